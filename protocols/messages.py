@@ -1,0 +1,194 @@
+"""The closed set of messages actors exchange, as one tagged union.
+
+Requests name what they want (`Reset`, `Act`, `Observe`, ...); each has one
+reply type. Events go to the event bus for the result sink and viewers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from protocols.actions import Action
+from protocols.observations import Observation
+from protocols.records import ChangeSummary, EpisodeAnalysis, EpisodeResult, StepRecord
+from protocols.tasks import Task
+
+
+class _Message(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="msg"):
+    pass
+
+
+# --- replies shared by many requests ---------------------------------------
+
+
+class Ack(_Message, frozen=True, kw_only=True, tag="ack"):
+    pass
+
+
+class Failure(_Message, frozen=True, kw_only=True, tag="failure"):
+    """A request that failed on the far side; `error` is the exception's class name."""
+
+    error: str
+    message: str
+
+
+# --- VMController --------------------------------------------------------------
+
+
+class Reset(_Message, frozen=True, kw_only=True, tag="reset"):
+    """Bring the VM to the task's initial state (a fresh context, display or snapshot)."""
+
+    task: Task
+    episode_id: str
+
+
+class Act(_Message, frozen=True, kw_only=True, tag="act"):
+    step: int
+    action: Action
+
+
+class Acted(_Message, frozen=True, kw_only=True, tag="acted"):
+    """The action ran (or not: `error`); `settle` is how long the screen took to calm down."""
+
+    duration: float = 0.0
+    settle: float = 0.0
+    error: str | None = None
+
+
+class Inspect(_Message, frozen=True, kw_only=True, tag="inspect"):
+    """Read VM state the Evaluator needs (files, page globals), per the task's spec."""
+
+    spec: dict[str, Any] = {}
+
+
+class Inspected(_Message, frozen=True, kw_only=True, tag="inspected"):
+    state: dict[str, Any] = {}
+
+
+# --- Observer -------------------------------------------------------------------
+
+
+class Observe(_Message, frozen=True, kw_only=True, tag="observe"):
+    step: int
+
+
+class Observed(_Message, frozen=True, kw_only=True, tag="observed"):
+    observation: Observation
+
+
+# --- Agent ----------------------------------------------------------------------
+
+
+class Decide(_Message, frozen=True, kw_only=True, tag="decide"):
+    """Choose the next action. `feedback` carries the error of the last reply or
+    action back to the agent; `summaries` the Summarizer's judgements so far."""
+
+    task: Task
+    episode_id: str
+    step: int
+    observation: Observation
+    feedback: str | None = None
+    summaries: tuple[ChangeSummary, ...] = ()
+
+
+class Usage(msgspec.Struct, frozen=True, omit_defaults=True):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+    latency: float = 0.0
+
+
+class Decision(_Message, frozen=True, kw_only=True, tag="decision"):
+    action: Action
+    reasoning: str = ""
+    usage: Usage = Usage()
+
+
+# --- Summarizer -----------------------------------------------------------------
+
+
+class Summarize(_Message, frozen=True, kw_only=True, tag="summarize"):
+    episode_id: str
+    step: int
+    goal: str
+    action: Action
+    reasoning: str = ""
+    before: Observation
+    after: Observation
+    earlier: tuple[ChangeSummary, ...] = ()
+
+
+class Summarized(_Message, frozen=True, kw_only=True, tag="summarized"):
+    summary: ChangeSummary
+
+
+# --- Evaluator ------------------------------------------------------------------
+
+
+class Evaluate(_Message, frozen=True, kw_only=True, tag="evaluate"):
+    task: Task
+    episode_id: str
+    steps: tuple[StepRecord, ...]
+    final: Observation | None = None
+    vm_state: dict[str, Any] = {}
+    ended_by: str = ""
+
+
+class Verdict(_Message, frozen=True, kw_only=True, tag="verdict"):
+    success: bool
+    score: float = 0.0
+    reason: str = ""
+
+
+class Analyze(_Message, frozen=True, kw_only=True, tag="analyze"):
+    task: Task
+    result: EpisodeResult
+    steps: tuple[StepRecord, ...]
+
+
+class Analyzed(_Message, frozen=True, kw_only=True, tag="analyzed"):
+    analysis: EpisodeAnalysis
+
+
+# --- events (event bus, result sink, viewers) -------------------------------
+
+
+class EpisodeStarted(_Message, frozen=True, kw_only=True, tag="episode_started"):
+    episode_id: str
+    task_id: str
+    attempt: int
+    at: float
+
+
+class StepTaken(_Message, frozen=True, kw_only=True, tag="step_taken"):
+    record: StepRecord
+    screenshot: bytes = b""
+
+
+class StepSummarized(_Message, frozen=True, kw_only=True, tag="step_summarized"):
+    episode_id: str
+    summary: ChangeSummary
+
+
+class EpisodeFinished(_Message, frozen=True, kw_only=True, tag="episode_finished"):
+    result: EpisodeResult
+    analysis: EpisodeAnalysis | None = None
+
+
+class EventsDropped(_Message, frozen=True, kw_only=True, tag="events_dropped"):
+    """Told to a slow subscriber: this many events were dropped before this one."""
+
+    count: int
+
+
+Message = (
+    Ack | Failure
+    | Reset | Act | Acted | Inspect | Inspected
+    | Observe | Observed
+    | Decide | Decision
+    | Summarize | Summarized
+    | Evaluate | Verdict | Analyze | Analyzed
+    | EpisodeStarted | StepTaken | StepSummarized | EpisodeFinished | EventsDropped
+)

@@ -1,0 +1,40 @@
+"""What an Observer captured of the screen after a step."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from protocols.ui import UIElement
+
+
+class Viewport(msgspec.Struct, frozen=True, array_like=True):
+    width: int
+    height: int
+
+
+class CaptureTimings(msgspec.Struct, frozen=True, omit_defaults=True):
+    """Seconds each part of a capture took; `total` is wall time, not the sum,
+    because screenshot and tree are captured concurrently."""
+
+    screenshot: float = 0.0
+    tree: float = 0.0
+    total: float = 0.0
+
+
+class Observation(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One capture. `partial` names the parts that are missing (a tree call that
+    ran out of time) so a step can go on with what it has."""
+
+    screenshot: bytes = b""
+    viewport: Viewport | None = None
+    tree: UIElement | None = None
+    raw_tree: Any = None
+    dom_html: str | None = None
+    url: str | None = None
+    window_title: str | None = None
+    app_name: str | None = None
+    focused_element: str | None = None
+    timings: CaptureTimings = CaptureTimings()
+    partial: tuple[str, ...] = ()

@@ -1,0 +1,89 @@
+"""What an episode leaves behind: step records, summaries, verdicts, analyses."""
+
+from __future__ import annotations
+
+import enum
+
+import msgspec
+
+from protocols.actions import Action
+
+
+class ErrorKind(enum.Enum):
+    """Who is to blame when an episode did not succeed.
+
+    `environment` is never the agent's fault: a VM that crashed or hung past
+    its retries. `evaluation` means the checker itself failed.
+    """
+
+    NONE = "none"
+    AGENT = "agent"
+    ENVIRONMENT = "environment"
+    EVALUATION = "evaluation"
+
+
+class StepTimings(msgspec.Struct, frozen=True, omit_defaults=True):
+    """Seconds per part of one step, as the episode saw them."""
+
+    agent: float = 0.0
+    act: float = 0.0
+    observe: float = 0.0
+    screenshot: float = 0.0
+    tree: float = 0.0
+    total: float = 0.0
+
+
+class ChangeSummary(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """The Summarizer's judgement of one step: what changed, and was it right."""
+
+    step: int
+    changes: str
+    correct: bool | None = None
+    reason: str = ""
+    suggestion: str = ""
+    latency: float = 0.0
+
+
+class StepRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One step as recorded: the action, what it cost, and what went wrong."""
+
+    episode_id: str
+    step: int
+    action: Action
+    reasoning: str = ""
+    error: str | None = None
+    timings: StepTimings = StepTimings()
+    started_at: float = 0.0
+    summary: ChangeSummary | None = None
+
+
+class EpisodeTimings(msgspec.Struct, frozen=True, omit_defaults=True):
+    reset: float = 0.0
+    steps: float = 0.0
+    evaluate: float = 0.0
+    total: float = 0.0
+
+
+class EpisodeResult(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """The benchmark's verdict on one attempt of one task."""
+
+    episode_id: str
+    task_id: str
+    domain: str = ""
+    attempt: int = 1
+    success: bool = False
+    score: float = 0.0
+    steps: int = 0
+    error_kind: ErrorKind = ErrorKind.NONE
+    reason: str = ""
+    timings: EpisodeTimings = EpisodeTimings()
+
+
+class EpisodeAnalysis(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """The error classifier's reading of one episode: a score per taxonomy category."""
+
+    episode_id: str
+    analysis: str = ""
+    summary: str = ""
+    categories: dict[str, float] = {}
+    signals: tuple[str, ...] = ()

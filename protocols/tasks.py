@@ -1,0 +1,30 @@
+"""A benchmark task, as every suite hands it to the harness."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+
+class Task(msgspec.Struct, frozen=True, kw_only=True):
+    """One task of a suite.
+
+    `raw_config` keeps the suite's own task file losslessly, so nothing the
+    benchmark said is lost in translation; `evaluation_spec` is the part the
+    Evaluator reads and the agent never sees.
+    """
+
+    task_id: str
+    instruction: str
+    domain: str = ""
+    initial_state_ref: str | None = None
+    time_limit_steps: int = 15
+    raw_config: dict[str, Any] = {}
+    evaluation_spec: dict[str, Any] = {}
+
+    def __post_init__(self) -> None:
+        if not self.task_id:
+            raise ValueError("`task_id` must not be empty")
+        if self.time_limit_steps <= 0:
+            raise ValueError(f"`time_limit_steps` must be positive, got {self.time_limit_steps}")

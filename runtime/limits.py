@@ -1,0 +1,85 @@
+"""Limits as first-class objects.
+
+A limit is a value that can be passed around, checked, and, when hit, raises
+`LimitExceeded` carrying which limit it was. An episode that hits one ends
+with that reason recorded and is still evaluated; the limit is never an
+anonymous timeout somewhere in the stack.
+"""
+
+from __future__ import annotations
+
+import math
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Iterator
+
+import anyio
+
+
+class LimitExceeded(Exception):
+    """A limit was hit. `limit` names its kind: "steps", "time" or "call"."""
+
+    limit = "limit"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.reason = message
+
+
+class StepLimitExceeded(LimitExceeded):
+    limit = "steps"
+
+
+class TimeLimitExceeded(LimitExceeded):
+    limit = "time"
+
+
+class CallTimeout(LimitExceeded):
+    """One request to an actor took longer than its timeout."""
+
+    limit = "call"
+
+    def __init__(self, actor: str, request: str, seconds: float) -> None:
+        super().__init__(f"{actor} did not answer {request} within {seconds:g} s")
+        self.actor = actor
+
+
+@dataclass(frozen=True)
+class StepLimit:
+    max_steps: int
+
+    def check(self, steps_taken: int) -> None:
+        if steps_taken >= self.max_steps:
+            raise StepLimitExceeded(f"step limit of {self.max_steps} reached")
+
+
+@dataclass(frozen=True)
+class TimeLimit:
+    """Wall time for a whole block (an episode)."""
+
+    seconds: float
+
+    @contextmanager
+    def enforce(self) -> Iterator[None]:
+        """Cancel the block after `seconds` and raise TimeLimitExceeded in its place."""
+        with anyio.CancelScope(deadline=anyio.current_time() + self.seconds) as scope:
+            yield
+        if scope.cancelled_caught:
+            raise TimeLimitExceeded(f"time limit of {self.seconds:g} s reached")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The limits of one episode: steps, wall time, and the timeout of each actor call."""
+
+    max_steps: int = 15
+    episode_seconds: float = math.inf
+    call_seconds: float = math.inf
+
+    @property
+    def steps(self) -> StepLimit:
+        return StepLimit(self.max_steps)
+
+    @property
+    def time(self) -> TimeLimit:
+        return TimeLimit(self.episode_seconds)

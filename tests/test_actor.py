@@ -1,0 +1,88 @@
+import anyio
+import pytest
+
+from runtime.actor import Actor, spawn
+from runtime.errors import ActorCrashed, ActorStopped, Refused, RequestRefused
+from runtime.limits import CallTimeout
+
+pytestmark = pytest.mark.anyio
+
+
+class Echo(Actor):
+    def __init__(self):
+        super().__init__("echo")
+        self.told = []
+        self.stopped = False
+
+    async def handle(self, message):
+        if message == "refuse":
+            raise Refused("not that one")
+        if message == "crash":
+            raise RuntimeError("boom")
+        if message == "hang":
+            await anyio.sleep_forever()
+        self.told.append(message)
+        return ("echo", message)
+
+    async def on_stop(self):
+        self.stopped = True
+
+
+async def test_ask_returns_the_handlers_reply_and_tell_is_delivered_in_order():
+    echo = Echo()
+    async with anyio.create_task_group() as tg:
+        ref = await spawn(tg, echo)
+        await ref.tell(1)
+        await ref.tell(2)
+        assert await ref.ask(3) == ("echo", 3)
+        assert echo.told == [1, 2, 3]
+        tg.cancel_scope.cancel()
+    assert echo.stopped
+
+
+async def test_refused_request_reaches_the_caller_and_the_actor_keeps_serving():
+    async with anyio.create_task_group() as tg:
+        ref = await spawn(tg, Echo())
+        with pytest.raises(RequestRefused, match="not that one"):
+            await ref.ask("refuse")
+        assert await ref.ask("still here") == ("echo", "still here")
+        tg.cancel_scope.cancel()
+
+
+async def test_crash_fails_the_caller_and_propagates_to_the_owner():
+    caught = []
+    with pytest.raises(ExceptionGroup) as info:
+        async with anyio.create_task_group() as tg:
+            ref = await spawn(tg, Echo())
+            try:
+                await ref.ask("crash")
+            except ActorCrashed as exc:
+                caught.append(exc)
+    assert "boom" in str(caught[0])
+    assert info.group_contains(RuntimeError, match="boom")
+    with pytest.raises(ActorStopped):
+        await ref.tell("after")
+
+
+async def test_ask_times_out_with_a_call_timeout_naming_actor_and_request():
+    async with anyio.create_task_group() as tg:
+        ref = await spawn(tg, Echo())
+        with pytest.raises(CallTimeout, match="echo did not answer str within 0.05 s"):
+            await ref.ask("hang", timeout=0.05)
+        tg.cancel_scope.cancel()
+
+
+async def test_full_mailbox_applies_backpressure_to_tell():
+    class Slow(Echo):
+        mailbox_size = 2
+
+    async with anyio.create_task_group() as tg:
+        ref = await spawn(tg, Slow())
+        await ref.tell("hang")  # occupies the actor
+        await anyio.sleep(0.01)
+        await ref.tell(1)
+        await ref.tell(2)
+        with anyio.move_on_after(0.05) as scope:
+            await ref.tell(3)
+        assert scope.cancelled_caught
+        tg.cancel_scope.cancel()
