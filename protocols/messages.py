@@ -42,6 +42,7 @@ class Reset(_Message, frozen=True, kw_only=True, tag="reset"):
 
     task: Task
     episode_id: str
+    attempt: int = 1
 
 
 class Act(_Message, frozen=True, kw_only=True, tag="act"):
@@ -71,7 +72,10 @@ class Inspected(_Message, frozen=True, kw_only=True, tag="inspected"):
 
 
 class Observe(_Message, frozen=True, kw_only=True, tag="observe"):
+    """Capture the screen; past `tree_timeout` seconds the tree is left out."""
+
     step: int
+    tree_timeout: float | None = None
 
 
 class Observed(_Message, frozen=True, kw_only=True, tag="observed"):
@@ -110,9 +114,11 @@ class Decision(_Message, frozen=True, kw_only=True, tag="decision"):
 
 
 class Summarize(_Message, frozen=True, kw_only=True, tag="summarize"):
+    """Judge step `step`: the goal is `task.instruction`."""
+
+    task: Task
     episode_id: str
     step: int
-    goal: str
     action: Action
     reasoning: str = ""
     before: Observation

@@ -45,13 +45,17 @@ class ChangeSummary(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=Tru
 
 
 class StepRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    """One step as recorded: the action, what it cost, and what went wrong."""
+    """One step as recorded: the action, what it cost, and what went wrong.
+
+    `changed` says whether the screen looked different after the action
+    (None for terminal actions, which do not touch the screen)."""
 
     episode_id: str
     step: int
     action: Action
     reasoning: str = ""
     error: str | None = None
+    changed: bool | None = None
     timings: StepTimings = StepTimings()
     started_at: float = 0.0
     summary: ChangeSummary | None = None

@@ -9,20 +9,27 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 from typing import AsyncIterator
 
+import math
+
 import anyio
 
 
 class Capacity:
-    def __init__(self, name: str, total: int) -> None:
+    def __init__(self, name: str, total: float) -> None:
         if total < 1:
             raise ValueError(f"capacity {name!r} needs at least 1 slot, got {total}")
         self.name = name
         self._limiter = anyio.CapacityLimiter(total)
         self.peak = 0
 
+    @classmethod
+    def unlimited(cls, name: str) -> Capacity:
+        """For an actor run on its own: the same code path, no limit."""
+        return cls(name, math.inf)
+
     @property
-    def total(self) -> int:
-        return int(self._limiter.total_tokens)
+    def total(self) -> float:
+        return self._limiter.total_tokens
 
     @property
     def in_use(self) -> int:

@@ -70,11 +70,13 @@ class TimeLimit:
 
 @dataclass(frozen=True)
 class Limits:
-    """The limits of one episode: steps, wall time, and the timeout of each actor call."""
+    """The limits of one episode: steps, wall time, the timeout of each actor
+    call, and how long a tree capture may hold up an observation."""
 
     max_steps: int = 15
     episode_seconds: float = math.inf
     call_seconds: float = math.inf
+    tree_seconds: float | None = None
 
     @property
     def steps(self) -> StepLimit:

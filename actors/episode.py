@@ -1,0 +1,225 @@
+"""One episode, as time flows: reset, then observe → decide → act, until done or a limit.
+
+The critical path of a step is Agent + act + observe (screenshot and tree
+captured together by the Observer). The Summarizer's judgement of step t is
+started as a side task and runs while the Agent already decides step t+1;
+records go to the ResultSink and the event bus by `tell`/`publish`, which
+return at once.
+
+A failure on the VM side (crash, hang, lost node) raises
+`EnvironmentFailure`: the episode cannot be judged, and whoever runs it
+retries on a fresh VM. A limit (steps, wall time, an Agent call timeout)
+ends the steps with its reason recorded, and the episode is still evaluated.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import msgspec
+
+from protocols import (
+    Act, Acted, ChangeSummary, Decide, Decision, EpisodeResult, EpisodeStarted, EpisodeTimings,
+    ErrorKind, Evaluate, Inspect, Inspected, Observation, Observe, Observed, Reset,
+    StepRecord, StepSummarized, StepTaken, StepTimings, Summarize, Summarized, Task, Verdict,
+)
+from runtime.actor import Ref
+from runtime.errors import ActorError
+from runtime.events import EventBus
+from runtime.limits import CallTimeout, LimitExceeded, Limits, StepLimit
+
+logger = logging.getLogger(__name__)
+
+
+class EnvironmentFailure(Exception):
+    """The VM side failed; the episode must be retried on a fresh VM."""
+
+
+class AgentFailed(Exception):
+    """The Agent actor crashed: the episode ends with an agent error and is still evaluated."""
+
+
+@dataclass
+class Crew:
+    """The actors one episode talks to. The sink and the bus are optional."""
+
+    vm: Ref
+    observer: Ref
+    agent: Ref
+    evaluator: Ref
+    summarizer: Ref | None = None
+    sink: Ref | None = None
+    bus: EventBus | None = None
+
+    async def emit(self, event: Any) -> None:
+        if self.bus is not None:
+            self.bus.publish(event)
+        if self.sink is not None:
+            await self.sink.tell(event)
+
+
+@dataclass(frozen=True)
+class EpisodeOutcome:
+    result: EpisodeResult
+    steps: tuple[StepRecord, ...]
+    final: Observation | None
+
+
+async def run_episode(task: Task, crew: Crew, limits: Limits, *, episode_id: str, attempt: int = 1) -> EpisodeOutcome:
+    return await _Episode(task, crew, limits, episode_id, attempt).run()
+
+
+class _Episode:
+    def __init__(self, task: Task, crew: Crew, limits: Limits, episode_id: str, attempt: int) -> None:
+        self.task = task
+        self.crew = crew
+        self.limits = limits
+        self.episode_id = episode_id
+        self.attempt = attempt
+        self.records: list[StepRecord] = []
+        self.summaries: dict[int, ChangeSummary] = {}
+        self.ended_by = ""
+
+    async def run(self) -> EpisodeOutcome:
+        started = anyio.current_time()
+        await self.crew.emit(EpisodeStarted(
+            episode_id=self.episode_id, task_id=self.task.task_id, attempt=self.attempt, at=started,
+        ))
+        await self._vm(self.crew.vm, Reset(task=self.task, episode_id=self.episode_id, attempt=self.attempt))
+        observation = await self._observe(0)
+        reset_done = anyio.current_time()
+
+        failure: EnvironmentFailure | None = None
+        async with anyio.create_task_group() as summaries:
+            try:
+                with self.limits.time.enforce():
+                    observation = await self._steps(observation, summaries)
+            except (LimitExceeded, AgentFailed) as exc:
+                self.ended_by = str(exc)
+            except EnvironmentFailure as exc:
+                failure = exc  # raised bare below, not wrapped in the summaries' group
+                summaries.cancel_scope.cancel()
+        if failure is not None:
+            raise failure
+        steps_done = anyio.current_time()
+
+        verdict, error_kind = await self._evaluate(observation)
+        finished = anyio.current_time()
+        records = tuple(
+            record if record.step not in self.summaries else _with_summary(record, self.summaries[record.step])
+            for record in self.records
+        )
+        result = EpisodeResult(
+            episode_id=self.episode_id,
+            task_id=self.task.task_id,
+            domain=self.task.domain,
+            attempt=self.attempt,
+            success=verdict.success,
+            score=verdict.score,
+            steps=len(records),
+            error_kind=error_kind,
+            reason=self._reason(verdict),
+            timings=EpisodeTimings(
+                reset=reset_done - started, steps=steps_done - reset_done,
+                evaluate=finished - steps_done, total=finished - started,
+            ),
+        )
+        return EpisodeOutcome(result=result, steps=records, final=observation)
+
+    async def _steps(self, observation: Observation, summaries: anyio.abc.TaskGroup) -> Observation:
+        step_limit = StepLimit(min(self.limits.max_steps, self.task.time_limit_steps))
+        feedback: str | None = None
+        for step in itertools.count(1):
+            step_limit.check(step - 1)
+            began = anyio.current_time()
+            decision = await self._decide(step, observation, feedback)
+            decided = anyio.current_time()
+            if decision.action.terminal:
+                await self._record(StepRecord(
+                    episode_id=self.episode_id, step=step, action=decision.action,
+                    reasoning=decision.reasoning, started_at=began,
+                    timings=StepTimings(agent=decided - began, total=decided - began),
+                ), observation)
+                return observation
+            acted: Acted = await self._vm(self.crew.vm, Act(step=step, action=decision.action))
+            act_done = anyio.current_time()
+            after = await self._observe(step)
+            done = anyio.current_time()
+            feedback = acted.error
+            await self._record(StepRecord(
+                episode_id=self.episode_id, step=step, action=decision.action, reasoning=decision.reasoning,
+                error=acted.error, changed=after.screenshot != observation.screenshot, started_at=began,
+                timings=StepTimings(
+                    agent=decided - began, act=act_done - decided, observe=done - act_done,
+                    screenshot=after.timings.screenshot, tree=after.timings.tree, total=done - began,
+                ),
+            ), after)
+            if self.crew.summarizer is not None:
+                summaries.start_soon(self._summarize, step, decision, observation, after)
+            observation = after
+
+    async def _decide(self, step: int, observation: Observation, feedback: str | None) -> Decision:
+        request = Decide(
+            task=self.task, episode_id=self.episode_id, step=step, observation=observation,
+            feedback=feedback, summaries=tuple(self.summaries[s] for s in sorted(self.summaries)),
+        )
+        try:
+            return await self.crew.agent.ask(request, timeout=self.limits.call_seconds)
+        except ActorError as exc:
+            raise AgentFailed(f"agent failed: {exc}") from exc
+
+    async def _observe(self, step: int) -> Observation:
+        request = Observe(step=step, tree_timeout=self.limits.tree_seconds)
+        observed: Observed = await self._vm(self.crew.observer, request)
+        return observed.observation
+
+    async def _vm(self, ref: Ref, request: Any) -> Any:
+        """Ask a VM-side actor; any failure of it is an environment failure."""
+        try:
+            return await ref.ask(request, timeout=self.limits.call_seconds)
+        except (ActorError, CallTimeout, OSError) as exc:
+            raise EnvironmentFailure(f"{type(request).__name__} failed: {exc}") from exc
+
+    async def _record(self, record: StepRecord, after: Observation) -> None:
+        self.records.append(record)
+        await self.crew.emit(StepTaken(record=record, screenshot=after.screenshot))
+
+    async def _summarize(self, step: int, decision: Decision, before: Observation, after: Observation) -> None:
+        assert self.crew.summarizer is not None
+        request = Summarize(
+            task=self.task, episode_id=self.episode_id, step=step, action=decision.action,
+            reasoning=decision.reasoning, before=before, after=after,
+            earlier=tuple(self.summaries[s] for s in sorted(self.summaries)),
+        )
+        try:
+            reply: Summarized = await self.crew.summarizer.ask(request, timeout=self.limits.call_seconds)
+        except (ActorError, CallTimeout) as exc:
+            logger.warning("episode %s step %d: no change summary: %s", self.episode_id, step, exc)
+            return
+        self.summaries[step] = reply.summary
+        await self.crew.emit(StepSummarized(episode_id=self.episode_id, summary=reply.summary))
+
+    async def _evaluate(self, final: Observation) -> tuple[Verdict, ErrorKind]:
+        inspected: Inspected = await self._vm(self.crew.vm, Inspect(spec=self.task.evaluation_spec))
+        request = Evaluate(
+            task=self.task, episode_id=self.episode_id, steps=tuple(self.records), final=final,
+            vm_state=inspected.state, ended_by=self.ended_by,
+        )
+        try:
+            verdict: Verdict = await self.crew.evaluator.ask(request, timeout=self.limits.call_seconds)
+        except (ActorError, CallTimeout) as exc:
+            return Verdict(success=False, reason=f"evaluation failed: {exc}"), ErrorKind.EVALUATION
+        return verdict, ErrorKind.NONE if verdict.success else ErrorKind.AGENT
+
+    def _reason(self, verdict: Verdict) -> str:
+        if verdict.success or not self.ended_by:
+            return verdict.reason
+        return f"{self.ended_by}; {verdict.reason}"
+
+
+def _with_summary(record: StepRecord, summary: ChangeSummary) -> StepRecord:
+    return msgspec.structs.replace(record, summary=summary)

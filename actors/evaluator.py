@@ -1,0 +1,45 @@
+"""Evaluator: the benchmark's verdict on an episode, then the error analysis.
+
+The verdict comes from a suite's `Checker` (it reads VM state the
+VMController fetched); the analysis files the episode under the error
+taxonomy. This first form uses the deterministic signals alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from protocols import Analyze, Analyzed, EpisodeAnalysis, Evaluate, Verdict
+from runtime.actor import Actor
+from runtime.errors import Refused
+
+from actors.signals import categories_from_signals, deterministic_signals
+
+NAME = "evaluator"
+
+
+class Checker(Protocol):
+    async def check(self, request: Evaluate) -> Verdict: ...
+
+
+class Evaluator(Actor):
+    def __init__(self, checker: Checker, name: str = NAME) -> None:
+        super().__init__(name)
+        self.checker = checker
+
+    async def handle(self, message: Any) -> Any:
+        match message:
+            case Evaluate():
+                return await self.checker.check(message)
+            case Analyze(result=result, steps=steps):
+                signals = deterministic_signals(result, steps)
+                categories = categories_from_signals(result, signals)
+                summary = "success" if result.success else (result.reason or ", ".join(categories))
+                return Analyzed(analysis=EpisodeAnalysis(
+                    episode_id=result.episode_id,
+                    analysis="; ".join(signals) or "no failure signals",
+                    summary=summary,
+                    categories=categories,
+                    signals=signals,
+                ))
+        raise Refused(f"Evaluator does not handle {type(message).__name__}")

@@ -1,0 +1,102 @@
+import anyio
+import pytest
+
+from actors.agent import Agent
+from actors.episode import Crew, EnvironmentFailure, run_episode
+from actors.evaluator import Evaluator
+from actors.observer import Observer
+from actors.sim.checker import SimChecker
+from actors.sim.llm import SimJudge, SimPolicy
+from actors.sim.vm import SimVM
+from actors.summarizer import Summarizer
+from actors.vm_controller import VMController
+from bench.suites.sim import sim_tasks
+from protocols import ErrorKind
+from runtime.actor import spawn
+from runtime.events import EventBus
+from runtime.limits import Limits
+
+pytestmark = pytest.mark.anyio
+
+FAST = {"scale": 0.001}
+
+
+async def crew_in(tg, bus=None):
+    vm = SimVM()
+    return Crew(
+        vm=await spawn(tg, VMController(vm)),
+        observer=await spawn(tg, Observer(vm)),
+        agent=await spawn(tg, Agent(SimPolicy())),
+        summarizer=await spawn(tg, Summarizer(SimJudge())),
+        evaluator=await spawn(tg, Evaluator(SimChecker())),
+        bus=bus,
+    )
+
+
+async def test_simulated_episode_succeeds_with_a_summary_per_action_step():
+    (task,) = sim_tasks(1, seed=3, sim=FAST)
+    bus = EventBus()
+    async with anyio.create_task_group() as tg:
+        crew = await crew_in(tg, bus)
+        with bus.subscribe() as events:
+            outcome = await run_episode(task, crew, Limits(call_seconds=5), episode_id="e1")
+        tg.cancel_scope.cancel()
+    assert outcome.result.success, outcome.result.reason
+    assert outcome.result.error_kind is ErrorKind.NONE
+    assert outcome.steps[-1].action.terminal
+    action_steps = [r for r in outcome.steps if not r.action.terminal]
+    assert action_steps and all(r.summary is not None and r.summary.correct for r in action_steps)
+    assert events.dropped == 0
+
+
+async def test_step_limit_ends_the_episode_with_its_reason_and_it_is_still_evaluated():
+    (task,) = sim_tasks(1, seed=3, sim=FAST)
+    async with anyio.create_task_group() as tg:
+        crew = await crew_in(tg)
+        outcome = await run_episode(task, crew, Limits(max_steps=1, call_seconds=5), episode_id="e1")
+        tg.cancel_scope.cancel()
+    assert not outcome.result.success
+    assert outcome.result.steps == 1
+    assert outcome.result.reason.startswith("step limit of 1 reached; ")
+    assert 0 < outcome.result.score < 1  # evaluated: the one step typed into a field
+    assert outcome.result.error_kind is ErrorKind.AGENT
+
+
+async def test_time_limit_ends_the_episode_with_its_reason():
+    (task,) = sim_tasks(1, seed=3, sim={"scale": 0.02})
+    async with anyio.create_task_group() as tg:
+        crew = await crew_in(tg)
+        outcome = await run_episode(task, crew, Limits(episode_seconds=0.1, call_seconds=5), episode_id="e1")
+        tg.cancel_scope.cancel()
+    assert outcome.result.reason.startswith("time limit of 0.1 s reached")
+    assert not outcome.result.success
+
+
+async def test_agent_call_timeout_ends_the_episode_with_the_call_limit_reason():
+    (task,) = sim_tasks(1, seed=3, sim={"scale": 0.001, "latencies": {"agent": {"mean": 100.0}}})
+    async with anyio.create_task_group() as tg:
+        crew = await crew_in(tg)
+        outcome = await run_episode(task, crew, Limits(call_seconds=0.05), episode_id="e1")
+        tg.cancel_scope.cancel()
+    assert outcome.result.reason.startswith("agent did not answer Decide within 0.05 s")
+    assert outcome.result.steps == 0
+
+
+async def test_hanging_vm_is_an_environment_failure():
+    (task,) = sim_tasks(1, seed=3, sim={"scale": 0.001, "faults": [{"kind": "hang", "step": 1}]})
+    async with anyio.create_task_group() as tg:
+        crew = await crew_in(tg)
+        with pytest.raises(EnvironmentFailure, match="Act failed: vm did not answer Act within 0.1 s"):
+            await run_episode(task, crew, Limits(call_seconds=0.1), episode_id="e1")
+        tg.cancel_scope.cancel()
+
+
+async def test_tree_capture_past_its_limit_yields_a_partial_observation():
+    (task,) = sim_tasks(1, seed=3, sim={"scale": 0.001, "faults": [{"kind": "tree_hang", "rate": 1.0}]})
+    async with anyio.create_task_group() as tg:
+        crew = await crew_in(tg)
+        outcome = await run_episode(task, crew, Limits(max_steps=2, call_seconds=5, tree_seconds=0.02), episode_id="e1")
+        tg.cancel_scope.cancel()
+    assert outcome.final.partial == ("tree",)
+    assert outcome.final.screenshot.startswith(b"\x89PNG")
+    assert outcome.result.reason.startswith("step limit of 2 reached")
