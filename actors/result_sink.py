@@ -21,7 +21,7 @@ from typing import Any
 import anyio
 import msgspec
 
-from protocols import EpisodeFinished, EpisodeStarted, EpisodeResult, StepSummarized, StepTaken, to_json
+from protocols import Ack, EpisodeFinished, EpisodeStarted, Flush, EpisodeResult, StepSummarized, StepTaken, to_json
 from runtime.actor import Actor
 from runtime.errors import Refused
 
@@ -88,6 +88,8 @@ class ResultSink(Actor):
                 await anyio.to_thread.run_sync(_append, self.run_dir / RESULTS, to_json(line) + b"\n", True)
                 self.attempts.pop(result.episode_id, None)
                 self.written += 1
+            case Flush():
+                return Ack()
             case _:
                 raise Refused(f"ResultSink does not handle {type(message).__name__}")
 

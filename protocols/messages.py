@@ -34,6 +34,11 @@ class Failure(_Message, frozen=True, kw_only=True, tag="failure"):
     message: str
 
 
+class Flush(_Message, frozen=True, kw_only=True, tag="flush"):
+    """Answered once everything told to the actor before it has been handled
+    (mailboxes are FIFO), so an owner can stop it without losing writes."""
+
+
 # --- VMController --------------------------------------------------------------
 
 
@@ -190,7 +195,7 @@ class EventsDropped(_Message, frozen=True, kw_only=True, tag="events_dropped"):
 
 
 Message = (
-    Ack | Failure
+    Ack | Failure | Flush
     | Reset | Act | Acted | Inspect | Inspected
     | Observe | Observed
     | Decide | Decision

@@ -1,0 +1,181 @@
+"""Many episodes at once: workers, each with its own crew and a supervised VM slot.
+
+Each of `concurrency` workers takes tasks from a shared queue. A worker owns
+two supervisors: one for its crew (Agent, Summarizer, Evaluator), one for its
+VM slot (a host of VMController and Observer: in-process, or a node process).
+When an episode fails on the VM side, the slot is recycled and the episode
+retried on the fresh VM, up to `max_attempts`; after that, or when the slot's
+restart intensity is exceeded, the episode is recorded as an environment
+error. Every task yields exactly one result.
+
+The error analysis of a finished episode runs as a side task of the worker,
+overlapping the reset of its next episode.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import anyio
+
+from protocols import EpisodeFinished, EpisodeResult, ErrorKind, Task, Analyze, Analyzed
+from runtime.actor import Actor, Ref
+from runtime.events import EventBus
+from runtime.limits import CallTimeout, Limits
+from runtime.errors import ActorError
+from runtime.supervisor import ChildSpec, Intensity, RestartIntensityExceeded, Supervisor, actor_child
+
+from actors import agent, evaluator, observer, summarizer, vm_controller
+from actors.episode import Crew, EnvironmentFailure, EpisodeOutcome, run_episode
+
+logger = logging.getLogger(__name__)
+
+VM_SLOT = "vm"
+
+
+@dataclass(frozen=True)
+class CrewFactory:
+    """Builds a worker's non-VM actors; each call gives fresh ones (restarts)."""
+
+    agent: Callable[[], Actor]
+    evaluator: Callable[[], Actor]
+    summarizer: Callable[[], Actor] | None = None
+
+    def children(self) -> list[ChildSpec]:
+        specs = [actor_child(agent.NAME, self.agent), actor_child(evaluator.NAME, self.evaluator)]
+        if self.summarizer is not None:
+            specs.append(actor_child(summarizer.NAME, self.summarizer))
+        return specs
+
+
+@dataclass
+class EpisodeRunner:
+    """`vm_slot` is a supervisor child start function whose handle has `.ref(name)`:
+    `functools.partial(run_local_host, build)` or `functools.partial(run_local_node, app)`."""
+
+    crew: CrewFactory
+    vm_slot: Callable[..., Any]
+    limits: Limits = Limits()
+    concurrency: int = 1
+    max_attempts: int = 3
+    vm_intensity: Intensity = Intensity(max_restarts=5, within_seconds=30.0)
+    sink: Ref | None = None
+    bus: EventBus | None = None
+    results: list[EpisodeResult] = field(default_factory=list)
+    on_result: Callable[[EpisodeResult], None] | None = None
+
+    async def run(self, tasks: Sequence[Task]) -> list[EpisodeResult]:
+        send, receive = anyio.create_memory_object_stream[Task](len(tasks) or 1)
+        for task in tasks:
+            send.send_nowait(task)
+        send.close()
+        async with receive, anyio.create_task_group() as tg:
+            for index in range(max(1, min(self.concurrency, len(tasks)))):
+                tg.start_soon(self._worker, index, receive.clone())
+        return self.results
+
+    async def _worker(self, index: int, queue) -> None:
+        crew_supervisor = Supervisor(self.crew.children(), name=f"crew-{index}")
+        async with queue, anyio.create_task_group() as tg:
+            await tg.start(crew_supervisor.run)
+            refs = {name: crew_supervisor.ref(name) for name in (agent.NAME, evaluator.NAME, summarizer.NAME)
+                    if name != summarizer.NAME or self.crew.summarizer is not None}
+            async with anyio.create_task_group() as finishing:
+                worker = _Worker(self, index, refs, finishing)
+                await worker.serve(queue)
+            tg.cancel_scope.cancel()
+
+    def _record(self, result: EpisodeResult) -> None:
+        self.results.append(result)
+        if self.on_result is not None:
+            self.on_result(result)
+
+
+class _SlotExhausted(Exception):
+    """The VM slot's supervisor gave up; the worker builds a new slot."""
+
+
+class _Worker:
+    def __init__(self, runner: EpisodeRunner, index: int, refs: dict[str, Ref], finishing) -> None:
+        self.runner = runner
+        self.index = index
+        self.refs = refs
+        self.finishing = finishing
+        self.in_flight: Task | None = None
+
+    async def serve(self, queue) -> None:
+        """Run tasks from `queue` until it is empty, rebuilding the VM slot whenever it escalates."""
+        while True:
+            slot = Supervisor(
+                [ChildSpec(VM_SLOT, self.runner.vm_slot)],
+                intensity=self.runner.vm_intensity, name=f"vm-slot-{self.index}",
+            )
+            try:
+                async with anyio.create_task_group() as tg:
+                    await tg.start(slot.run)
+                    await self._serve_slot(queue, slot)
+                    tg.cancel_scope.cancel()
+                return
+            except* (RestartIntensityExceeded, _SlotExhausted) as group:
+                reason = f"VM restart intensity exceeded: {group.exceptions[0]}"
+                logger.error("worker %d: %s", self.index, reason)
+                if self.in_flight is not None:
+                    self._give_up(self.in_flight, self._attempt, reason)
+
+    async def _serve_slot(self, queue, slot: Supervisor) -> None:
+        async for task in queue:
+            self.in_flight = task
+            await self._attempts(task, slot)
+            self.in_flight = None
+
+    async def _attempts(self, task: Task, slot: Supervisor) -> None:
+        reason = ""
+        for attempt in range(1, self.runner.max_attempts + 1):
+            self._attempt = attempt
+            host = await slot.handle(VM_SLOT)
+            crew = Crew(
+                vm=host.ref(vm_controller.NAME), observer=host.ref(observer.NAME),
+                agent=self.refs[agent.NAME], evaluator=self.refs[evaluator.NAME],
+                summarizer=self.refs.get(summarizer.NAME), sink=self.runner.sink, bus=self.runner.bus,
+            )
+            episode_id = f"{task.task_id}#{attempt}"
+            try:
+                outcome = await run_episode(task, crew, self.runner.limits, episode_id=episode_id, attempt=attempt)
+            except EnvironmentFailure as exc:
+                reason = str(exc)
+                logger.warning("worker %d: %s attempt %d: %s", self.index, task.task_id, attempt, reason)
+                try:
+                    await slot.restart(VM_SLOT, reason)
+                except RestartIntensityExceeded as escalation:
+                    raise _SlotExhausted(str(escalation)) from escalation
+                continue
+            self.finishing.start_soon(self._finish, task, outcome)
+            return
+        self._give_up(task, self.runner.max_attempts, f"failed on {self.runner.max_attempts} VMs: {reason}")
+
+    def _give_up(self, task: Task, attempts: int, reason: str) -> None:
+        result = EpisodeResult(
+            episode_id=f"{task.task_id}#{attempts}", task_id=task.task_id, domain=task.domain,
+            attempt=attempts, error_kind=ErrorKind.ENVIRONMENT, reason=reason,
+        )
+        self.in_flight = None
+        self.finishing.start_soon(self._finish, task, EpisodeOutcome(result=result, steps=(), final=None))
+
+    async def _finish(self, task: Task, outcome: EpisodeOutcome) -> None:
+        analysis = None
+        try:
+            reply: Analyzed = await self.refs[evaluator.NAME].ask(
+                Analyze(task=task, result=outcome.result, steps=outcome.steps),
+                timeout=self.runner.limits.call_seconds,
+            )
+            analysis = reply.analysis
+        except (ActorError, CallTimeout) as exc:
+            logger.warning("episode %s: no analysis: %s", outcome.result.episode_id, exc)
+        self.runner._record(outcome.result)
+        event = EpisodeFinished(result=outcome.result, analysis=analysis)
+        if self.runner.bus is not None:
+            self.runner.bus.publish(event)
+        if self.runner.sink is not None:
+            await self.runner.sink.tell(event)

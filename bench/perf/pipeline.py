@@ -1,0 +1,155 @@
+"""Per-step time of the actor runtime against a plain sequential loop, same episodes.
+
+    python -m bench.perf.pipeline [--scale 0.01] [--ks 1,4,16,64] [--backend asyncio|trio]
+
+The simulated suite runs with realistic latencies (act 0.2 s, screenshot
+0.05 s, tree 0.5 s, Agent LLM 2.0 s, Summarizer LLM 1.5 s, reset 1.0 s), all
+multiplied by `--scale` so the benchmark is quick. Printed, all measured in
+this one process:
+
+- per-step time of the sequential loop (reset, observe, act, summarize, one
+  thing after another, one episode at a time) and of the runtime;
+- the critical-path bound per step (act + max(screenshot, tree) + Agent,
+  plus each episode's reset and first capture spread over its steps);
+- runtime / bound, and sequential / runtime for K = 1 and K concurrent
+  episodes (target: >= 1.5 for K = 1, >= 0.9·K for K up to 64);
+- with every latency at zero and 1,000 concurrent episodes: the runtime's
+  CPU time per step beyond what the sequential loop spends on the same work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import time
+
+import anyio
+
+from actors.agent import Agent
+from actors.evaluator import Evaluator
+from actors.observer import Observer
+from actors.runner import CrewFactory, EpisodeRunner
+from actors.sim.checker import SimChecker
+from actors.sim.config import sim_config
+from actors.sim.llm import SimJudge, SimPolicy
+from actors.sim.vm import SimVM
+from actors.summarizer import Summarizer
+from actors.vm_controller import VMController
+from bench.suites.sim import sim_tasks
+from protocols import Decide, EpisodeResult, Evaluate, Observation, Summarize, Task
+from runtime.host import run_local_host
+from runtime.limits import Limits
+
+REALISTIC = {"reset": 1.0, "act": 0.2, "screenshot": 0.05, "tree": 0.5, "agent": 2.0, "summarizer": 1.5}
+
+
+def tasks(count: int, scale: float) -> list[Task]:
+    latencies = {name: {"mean": seconds} for name, seconds in REALISTIC.items()}
+    return sim_tasks(count, seed=7, sim={"scale": scale, "latencies": latencies})
+
+
+# --- the plain sequential loop (what today's harnesses do) ---------------------
+
+
+async def sequential_episode(task: Task) -> int:
+    """Reset, observe, decide, act, summarize, in strict order. Returns the steps taken."""
+    vm, policy, judge = SimVM(), SimPolicy(), SimJudge()
+    episode_id = f"{task.task_id}#seq"
+
+    async def observe() -> Observation:
+        screenshot, viewport = await vm.screenshot()
+        tree, raw = await vm.tree()
+        return Observation(screenshot=screenshot, viewport=viewport, tree=tree, raw_tree=raw)
+
+    await vm.reset(task, 1)
+    observation = await observe()
+    for step in range(1, task.time_limit_steps + 1):
+        decision = await policy.decide(Decide(task=task, episode_id=episode_id, step=step, observation=observation))
+        if decision.action.terminal:
+            break
+        await vm.act(step, decision.action)
+        after = await observe()
+        await judge.summarize(Summarize(task=task, episode_id=episode_id, step=step, action=decision.action,
+                                        before=observation, after=after))
+        observation = after
+    await SimChecker().check(Evaluate(task=task, episode_id=episode_id, steps=(), vm_state=await vm.inspect({})))
+    return step
+
+
+async def run_sequential(episodes: list[Task]) -> tuple[float, int]:
+    started = time.perf_counter()
+    steps = 0
+    for task in episodes:
+        steps += await sequential_episode(task)
+    return time.perf_counter() - started, steps
+
+
+# --- the actor runtime --------------------------------------------------------------
+
+
+def _vm_actors() -> list:
+    vm = SimVM()
+    return [VMController(vm), Observer(vm)]
+
+
+async def run_runtime(episodes: list[Task], concurrency: int) -> tuple[float, list[EpisodeResult]]:
+    runner = EpisodeRunner(
+        crew=CrewFactory(agent=lambda: Agent(SimPolicy()), evaluator=lambda: Evaluator(SimChecker()),
+                         summarizer=lambda: Summarizer(SimJudge())),
+        vm_slot=functools.partial(run_local_host, _vm_actors),
+        limits=Limits(call_seconds=600),
+        concurrency=concurrency,
+    )
+    started = time.perf_counter()
+    results = await runner.run(episodes)
+    return time.perf_counter() - started, results
+
+
+def bound_per_step(results: list[EpisodeResult], scale: float) -> float:
+    """The critical path of each episode, per step: reset and first capture, then
+    per step act + max(screenshot, tree) + Agent (the last step is the Agent's `done`)."""
+    r = {name: seconds * scale for name, seconds in REALISTIC.items()}
+    capture = max(r["screenshot"], r["tree"])
+    total = sum(r["reset"] + capture + (res.steps - 1) * (r["agent"] + r["act"] + capture) + r["agent"]
+                for res in results)
+    return total / sum(res.steps for res in results)
+
+
+async def main(scale: float, ks: list[int], overhead_episodes: int) -> None:
+    print(f"sim pipeline, latencies x{scale} (per step: act {0.2*scale*1e3:.1f} ms, tree {0.5*scale*1e3:.1f} ms, "
+          f"agent {2.0*scale*1e3:.1f} ms, summarizer {1.5*scale*1e3:.1f} ms)")
+    print(f"{'K':>4} {'seq s/step':>11} {'rt s/step':>10} {'bound':>8} {'rt/bound':>9} {'seq/rt':>7} {'target':>7}")
+    for k in ks:
+        episodes = tasks(k, scale)
+        seq_wall, seq_steps = await run_sequential(episodes)
+        rt_wall, results = await run_runtime(episodes, k)
+        rt_steps = sum(r.steps for r in results)
+        assert all(r.success for r in results), [r.reason for r in results if not r.success]
+        assert rt_steps == seq_steps, (rt_steps, seq_steps)
+        bound = bound_per_step(results, scale)
+        per_step_rt = rt_wall * k / rt_steps  # per-step time of one episode among K
+        target = 1.5 if k == 1 else 0.9 * k
+        print(f"{k:>4} {seq_wall / seq_steps:>11.4f} {per_step_rt:>10.4f} {bound:>8.4f} "
+              f"{per_step_rt / bound:>9.3f} {seq_wall / rt_wall:>7.2f} {target:>7.2f}")
+
+    episodes = tasks(overhead_episodes, 0.0)
+    cpu = time.process_time()
+    _, seq_steps = await run_sequential(episodes)
+    seq_cpu = time.process_time() - cpu
+    cpu = time.process_time()
+    wall, results = await run_runtime(episodes, overhead_episodes)
+    rt_cpu = time.process_time() - cpu
+    steps = sum(r.steps for r in results)
+    print(f"{overhead_episodes} concurrent episodes, zero latency: {steps} steps in {wall:.2f} s; CPU per step "
+          f"sequential {seq_cpu / seq_steps * 1e3:.3f} ms, runtime {rt_cpu / steps * 1e3:.3f} ms, "
+          f"runtime overhead {(rt_cpu / steps - seq_cpu / seq_steps) * 1e3:.3f} ms (target < 1 ms)")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scale", type=float, default=0.01)
+    parser.add_argument("--ks", default="1,4,16,64")
+    parser.add_argument("--overhead-episodes", type=int, default=1000)
+    parser.add_argument("--backend", choices=["asyncio", "trio"], default="asyncio")
+    args = parser.parse_args()
+    anyio.run(main, args.scale, [int(k) for k in args.ks.split(",")], args.overhead_episodes, backend=args.backend)

@@ -1,0 +1,39 @@
+"""Actors hosted in this process, by name: the in-process twin of a node.
+
+A supervisor child that runs a set of actors together (a VMController and an
+Observer sharing one screen) has one life: if any of them crashes, the host
+crashes, and the supervisor restarts all of them on a fresh backend.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import anyio
+from anyio.abc import TaskStatus
+
+from runtime.actor import Actor, LocalRef, spawn
+
+
+class LocalHost:
+    def __init__(self, refs: dict[str, LocalRef]) -> None:
+        self._refs = refs
+
+    def ref(self, name: str) -> LocalRef:
+        try:
+            return self._refs[name]
+        except KeyError:
+            raise LookupError(f"no actor named {name!r} here; hosted: {sorted(self._refs)}") from None
+
+
+async def run_local_host(
+    build: Callable[[], Sequence[Actor]],
+    *,
+    task_status: TaskStatus[LocalHost] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """Spawn `build()`'s actors, report the host, and run until one of them crashes."""
+    async with anyio.create_task_group() as tg:
+        refs = {}
+        for actor in build():
+            refs[actor.name] = await spawn(tg, actor)
+        task_status.started(LocalHost(refs))
