@@ -1,0 +1,525 @@
+"""Supervision after Erlang/OTP: restart what failed, and give up loudly when that does not help.
+
+A `Supervisor` owns its children: each one runs as a task in the supervisor's
+task group, inside a cancel scope of its own. When a child ends, its restart
+type (permanent, transient, temporary) says whether it comes back, and the
+strategy (one_for_one, one_for_all, rest_for_one) says which siblings go down
+and come back with it. Restarts of a child back off exponentially, and when
+restarts come faster than the supervisor's intensity allows, it stops
+everything and raises `RestartIntensityExceeded`: a supervisor that is itself
+a child then crashes in its parent, which decides in turn. A failure is never
+retried forever and never swallowed.
+
+One task decides everything: `run` handles exits and `restart` requests one at
+a time, in the order they arrived, so no two restarts ever interleave. While
+it backs off or waits for a child to start, whatever else happens queues up.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import math
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Sequence
+
+import anyio
+from anyio.abc import TaskGroup, TaskStatus
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from runtime.actor import Actor, LocalRef, Ref, run_actor
+from runtime.errors import ActorStopped
+from runtime.limits import CallTimeout
+
+logger = logging.getLogger(__name__)
+
+
+class Restart(enum.Enum):
+    """When a child that ended is started again."""
+
+    PERMANENT = "permanent"  # always
+    TRANSIENT = "transient"  # only after an abnormal exit (an exception)
+    TEMPORARY = "temporary"  # never, not even when a sibling's crash stopped it
+
+
+class Strategy(enum.Enum):
+    """Which children are stopped and restarted when one of them has to be restarted."""
+
+    ONE_FOR_ONE = "one_for_one"  # just that one
+    ONE_FOR_ALL = "one_for_all"  # all of them
+    REST_FOR_ONE = "rest_for_one"  # that one and every child started after it
+
+
+@dataclass(frozen=True)
+class ChildSpec:
+    """How to run one child.
+
+    `start` is called with `task_status=`, as `TaskGroup.start` would call it:
+    it calls `task_status.started(handle)` once ready (the handle is whatever
+    callers need, e.g. a Ref) and then runs until done. Returning is a normal
+    exit; raising, before or after `started`, is a crash.
+    """
+
+    id: str
+    start: Callable[..., Awaitable[None]]
+    restart: Restart = Restart.PERMANENT
+    shutdown_timeout: float = 5.0
+
+
+def actor_child(
+    id: str,
+    factory: Callable[[], Actor],
+    *,
+    restart: Restart = Restart.PERMANENT,
+    shutdown_timeout: float = 5.0,
+) -> ChildSpec:
+    """A child running an actor; its handle is the actor's LocalRef.
+
+    Each incarnation gets a fresh Actor from `factory`, because the state of
+    the one that crashed is what crashed it. The actor's own `shutdown_timeout`
+    is set to the spec's so that its shielded `on_stop` ends within the time
+    the supervisor waits for it.
+    """
+
+    async def start(*, task_status: TaskStatus[LocalRef] = anyio.TASK_STATUS_IGNORED) -> None:
+        actor = factory()
+        actor.shutdown_timeout = shutdown_timeout
+        await run_actor(actor, task_status=task_status)
+
+    return ChildSpec(id, start, restart, shutdown_timeout)
+
+
+@dataclass(frozen=True)
+class Intensity:
+    """More than `max_restarts` restarts within `within_seconds` and the supervisor gives up."""
+
+    max_restarts: int = 3
+    within_seconds: float = 5.0
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """The pause before restarting a child, growing with its consecutive restarts.
+
+    A VM or browser that died usually needs a moment before a new one can come
+    up; restarting it at once mostly burns through the restart intensity.
+    """
+
+    initial: float = 0.01
+    factor: float = 2.0
+    maximum: float = 1.0
+
+    def delay(self, attempt: int) -> float:
+        """The pause before restart number `attempt` (1 = the first in a row)."""
+        return min(self.maximum, self.initial * self.factor ** (attempt - 1))
+
+
+class RestartIntensityExceeded(Exception):
+    """Restarts came too fast: the supervisor stopped its children and gave up.
+
+    `__cause__` is the exception of the last crash (None if that child exited
+    normally or was restarted on request).
+    """
+
+
+class _Incarnation:
+    """One run of a child's start function; it is also the `task_status` that function gets.
+
+    Its cancel scope is shielded so that cancellation reaches the child only
+    through the supervisor, which stops children one by one in reverse start
+    order; a cancellation of the supervisor from outside becomes exactly that
+    orderly stop instead of all children being torn down at once.
+    """
+
+    def __init__(self, child: _Child, notify: Callable[[], None]) -> None:
+        self.child = child
+        self.scope = anyio.CancelScope(shield=True)
+        self.ready = anyio.Event()  # it started, or it ended before starting
+        self.done = anyio.Event()  # its task is over, cleanup included
+        self.has_started = False
+        self.handle: Any = None
+        self.error: Exception | None = None
+        self._notify = notify
+
+    def started(self, value: Any = None) -> None:
+        """The child is ready; `value` is what `Supervisor.handle` returns for it."""
+        self.handle = value
+        self.has_started = True
+        self.ready.set()
+        self._notify()
+
+    @property
+    def live(self) -> bool:
+        return self.has_started and not self.done.is_set()
+
+
+class _Child:
+    def __init__(self, spec: ChildSpec) -> None:
+        self.spec = spec
+        self.current: _Incarnation | None = None
+        self.ended = False  # for good: it will not be started again in this run
+
+
+@dataclass
+class _RestartRequest:
+    """`Supervisor.restart` asks the deciding task to kill and restart an incarnation."""
+
+    incarnation: _Incarnation
+    reason: str
+    done: anyio.Event = field(default_factory=anyio.Event)
+    escalation: RestartIntensityExceeded | None = None
+
+
+class Supervisor:
+    """Runs children and restarts them per their restart type and the strategy.
+
+    A Supervisor is itself a valid child (`ChildSpec(id, start=sub.run)`): its
+    escalation is a crash of that child in the parent, and the parent's restart
+    runs it again from scratch (its intensity window starts empty; `restarts`
+    and `history` keep counting).
+    """
+
+    _tg: TaskGroup
+    _scope: anyio.CancelScope
+    _finished: anyio.Event
+    # What the deciding task handles: incarnations that ended, and restart requests.
+    _mail_send: MemoryObjectSendStream[_Incarnation | _RestartRequest]
+    _mail: MemoryObjectReceiveStream[_Incarnation | _RestartRequest]
+
+    def __init__(
+        self,
+        children: Sequence[ChildSpec],
+        *,
+        strategy: Strategy = Strategy.ONE_FOR_ONE,
+        intensity: Intensity = Intensity(),
+        backoff: Backoff = Backoff(),
+        name: str = "supervisor",
+    ) -> None:
+        ids = [spec.id for spec in children]
+        duplicates = sorted({i for i in ids if ids.count(i) > 1})
+        if duplicates:
+            raise ValueError(f"{name}: duplicate child ids {duplicates}")
+        self.name = name
+        self.strategy = strategy
+        self.intensity = intensity
+        self.backoff = backoff
+        self.restarts = 0
+        self.history: list[tuple[float, str, str]] = []
+        self._children = [_Child(spec) for spec in children]
+        self._by_id = {child.spec.id: child for child in self._children}
+        self._recent: list[tuple[float, str]] = []  # restarts of this run still in the window
+        self._running = False
+        self._stopped = False
+        self._changed: anyio.Event | None = None
+
+    # -- public surface ----------------------------------------------------------------
+
+    async def run(self, *, task_status: TaskStatus[Supervisor] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Start the children in order, report started, then supervise them.
+
+        Returns when cancelled (after stopping the children), when `stop` was
+        called, or when no child remains. Raises RestartIntensityExceeded,
+        after stopping the children, when restarts came too fast.
+        """
+        if self._running:
+            raise RuntimeError(f"{self.name} is already running")
+        self._begin()
+        escalation = None
+        try:
+            async with anyio.create_task_group() as self._tg:
+                with self._scope:
+                    try:
+                        await self._start_in_order(self._children)
+                        task_status.started(self)
+                        await self._supervise()
+                    except RestartIntensityExceeded as exc:
+                        escalation = exc
+                    finally:
+                        with anyio.CancelScope(shield=True):
+                            for child in reversed(self._children):
+                                await self._stop(child)
+        finally:
+            self._end()
+        if escalation is not None:
+            raise escalation
+
+    async def stop(self) -> None:
+        """Stop the children in reverse start order and end `run`; returns once it has."""
+        if self._running:
+            self._scope.cancel()
+            await self._finished.wait()
+
+    async def handle(self, child_id: str) -> Any:
+        """The current incarnation's started value, waiting while the child is (re)starting."""
+        return (await self._live(child_id)).handle
+
+    def ref(self, child_id: str) -> SupervisedRef:
+        """A Ref that stays valid across restarts of the child (an actor child)."""
+        self._child(child_id)
+        return SupervisedRef(self, child_id)
+
+    async def restart(self, child_id: str, reason: str) -> None:
+        """Kill the child (say, it hangs) and restart it exactly as if it had crashed with `reason`.
+
+        Counts toward the intensity, and returns once the strategy's new
+        incarnations have started. Raises RestartIntensityExceeded if this
+        restart was one too many (the supervisor escalates with it too).
+        """
+        request = _RestartRequest(await self._live(child_id), reason)
+        self._mail_send.send_nowait(request)
+        await request.done.wait()
+        if request.escalation is not None:
+            raise RestartIntensityExceeded(str(request.escalation)) from request.escalation.__cause__
+        if self._stopped:
+            raise ActorStopped(self.name, "stopped before restarting " + repr(child_id))
+
+    # -- one run -----------------------------------------------------------------------
+
+    def _begin(self) -> None:
+        self._running = True
+        self._stopped = False
+        self._scope = anyio.CancelScope()
+        self._finished = anyio.Event()
+        self._mail_send, self._mail = anyio.create_memory_object_stream(math.inf)
+        self._recent = []
+        for child in self._children:
+            child.current = None
+            child.ended = False
+
+    def _end(self) -> None:
+        self._running = False
+        self._stopped = True
+        self._mail_send.close()
+        for message in _drain(self._mail):  # nobody will decide on these any more
+            if isinstance(message, _RestartRequest):
+                message.done.set()
+        self._mail.close()
+        self._finished.set()
+        self._notify()
+
+    async def _supervise(self) -> None:
+        while any(not child.ended for child in self._children):
+            message = await self._mail.receive()
+            if isinstance(message, _RestartRequest):
+                await self._restart_on_request(message)
+            elif message.child.current is message:  # else the supervisor stopped it itself
+                await self._exited(message)
+
+    async def _run_child(self, incarnation: _Incarnation) -> None:
+        """The task of one incarnation: whatever happens, the deciding task hears of it."""
+        spec = incarnation.child.spec
+        try:
+            with incarnation.scope:
+                await spec.start(task_status=incarnation)
+                if not incarnation.has_started and not incarnation.scope.cancel_called:
+                    raise RuntimeError(f"{spec.id} returned without calling task_status.started()")
+        except Exception as exc:
+            incarnation.error = exc
+            if incarnation.scope.cancel_called:
+                logger.warning("%s: child %r raised while stopping", self.name, spec.id, exc_info=exc)
+            else:
+                what = "crashed" if incarnation.has_started else "failed to start"
+                logger.error("%s: child %r %s", self.name, spec.id, what, exc_info=exc)
+        finally:
+            incarnation.ready.set()
+            incarnation.done.set()
+            self._notify()
+            self._mail_send.send_nowait(incarnation)
+
+    async def _start_in_order(self, children: list[_Child]) -> None:
+        for child in children:
+            if not child.ended and child.current is None:
+                await self._start(child)
+
+    async def _start(self, child: _Child) -> None:
+        """Start one incarnation and wait until it is ready; failing to start is a crash."""
+        incarnation = _Incarnation(child, self._notify)
+        child.current = incarnation
+        self._tg.start_soon(self._run_child, incarnation, name=f"{self.name}/{child.spec.id}")
+        await incarnation.ready.wait()
+        if not incarnation.has_started:
+            child.current = None
+            reason = "failed to start: " + _describe(incarnation.error)
+            await self._on_exit(child, reason, incarnation.error, abnormal=True)
+
+    async def _exited(self, incarnation: _Incarnation) -> None:
+        child = incarnation.child
+        child.current = None
+        error = incarnation.error
+        reason = "exited normally" if error is None else _describe(error)
+        await self._on_exit(child, reason, error, abnormal=error is not None)
+
+    async def _restart_on_request(self, request: _RestartRequest) -> None:
+        child = request.incarnation.child
+        try:
+            if child.current is request.incarnation:  # else it was replaced meanwhile
+                await self._stop(child)
+                await self._on_exit(child, request.reason, None, abnormal=True)
+        except RestartIntensityExceeded as exc:
+            request.escalation = exc
+            raise
+        finally:
+            request.done.set()
+
+    async def _on_exit(
+        self, child: _Child, reason: str, error: Exception | None, *, abnormal: bool
+    ) -> None:
+        kind = child.spec.restart
+        if kind is Restart.PERMANENT or (kind is Restart.TRANSIENT and abnormal):
+            await self._restart(child, reason, error)
+        else:
+            logger.info("%s: child %r ended for good (%s)", self.name, child.spec.id, reason)
+            child.ended = True
+            self._notify()
+
+    async def _restart(self, child: _Child, reason: str, error: Exception | None) -> None:
+        attempt = self._count(child, reason, error)
+        group = self._group(child)
+        for sibling in reversed(group):
+            await self._stop(sibling)
+        for sibling in group:
+            if sibling.spec.restart is Restart.TEMPORARY:
+                sibling.ended = True
+        self._notify()
+        await anyio.sleep(self.backoff.delay(attempt))
+        # A failure to start in here is handled (and counted) as a crash of its own.
+        await self._start_in_order(group)
+
+    def _count(self, child: _Child, reason: str, error: Exception | None) -> int:
+        """Record a restart of `child`; return how many it had in the window, or raise if too many."""
+        now = anyio.current_time()
+        window = self.intensity.within_seconds
+        self._recent = [(t, i) for t, i in self._recent if now - t < window]
+        count = len(self._recent) + 1
+        if count > self.intensity.max_restarts:
+            raise RestartIntensityExceeded(
+                f"{self.name}: {count} restarts within {window:g} s exceed the limit of "
+                f"{self.intensity.max_restarts}; last: child {child.spec.id!r} ({reason})"
+            ) from error
+        self._recent.append((now, child.spec.id))
+        self.history.append((now, child.spec.id, reason))
+        self.restarts += 1
+        logger.warning("%s: restarting %r (%s)", self.name, child.spec.id, reason)
+        return sum(1 for _, i in self._recent if i == child.spec.id)
+
+    def _group(self, child: _Child) -> list[_Child]:
+        """The children the strategy restarts with `child`, in start order."""
+        remaining = [c for c in self._children if not c.ended]
+        if self.strategy is Strategy.ONE_FOR_ALL:
+            return remaining
+        if self.strategy is Strategy.REST_FOR_ONE:
+            return remaining[remaining.index(child) :]
+        return [child]
+
+    async def _stop(self, child: _Child) -> None:
+        """Cancel the child's scope and wait for its task, at most `shutdown_timeout`.
+
+        Cleanup the child shields from cancellation cannot be cut short from
+        outside (that is what a shield is for), so the bound holds only if the
+        child bounds its shielded cleanup itself, as `run_actor` does with
+        `Actor.shutdown_timeout` (which `actor_child` sets to the spec's). Past
+        the timeout the supervisor logs it and goes on stopping or restarting
+        the others; the overdue task stays in the supervisor's task group, so
+        `run` returns only once it has finished, and nothing is left behind.
+        """
+        incarnation = child.current
+        if incarnation is None:
+            return
+        incarnation.scope.cancel()
+        with anyio.move_on_after(child.spec.shutdown_timeout) as waiting:
+            await incarnation.done.wait()
+        child.current = None  # only now: if the wait above is cancelled, the final stop waits again
+        if waiting.cancelled_caught:
+            logger.error(
+                "%s: child %r did not finish within its shutdown_timeout of %g s; going on without it",
+                self.name,
+                child.spec.id,
+                child.spec.shutdown_timeout,
+            )
+
+    # -- waiting for a child -----------------------------------------------------------
+
+    def _child(self, child_id: str) -> _Child:
+        try:
+            return self._by_id[child_id]
+        except KeyError:
+            raise LookupError(f"{self.name} has no child {child_id!r}") from None
+
+    async def _live(self, child_id: str) -> _Incarnation:
+        """The child's running incarnation, once there is one (also waits for `run` to start)."""
+        child = self._child(child_id)
+        while True:
+            changed = self._changed_event()
+            if self._stopped:
+                raise ActorStopped(self.name, "stopped")
+            if child.ended:
+                raise ActorStopped(child_id, f"ended and will not be restarted by {self.name}")
+            if child.current is not None and child.current.live:
+                return child.current
+            await changed.wait()
+
+    def _changed_event(self) -> anyio.Event:
+        # Made on demand: an Event needs a running event loop, __init__ may have none.
+        if self._changed is None:
+            self._changed = anyio.Event()
+        return self._changed
+
+    def _notify(self) -> None:
+        """Wake everyone waiting in `_live` to look again."""
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
+
+
+class SupervisedRef:
+    """A Ref to a supervised child that outlives its incarnations.
+
+    Each call goes to the incarnation running at the time, waiting for one
+    while the child restarts. A message that reached an incarnation is never
+    sent twice: if it dies meanwhile the caller gets ActorCrashed, as from any
+    ref. Only ActorStopped (the message did not get in, because that
+    incarnation was already going down) makes the ref wait for the incarnation
+    to end and deliver to the next one (so a child whose handle reports
+    ActorStopped while the child runs on would hold the caller until `ask`'s
+    timeout).
+    """
+
+    def __init__(self, supervisor: Supervisor, child_id: str) -> None:
+        self.name = child_id
+        self._supervisor = supervisor
+
+    async def tell(self, message: Any) -> None:
+        await self._deliver(lambda ref: ref.tell(message))
+
+    async def ask(self, message: Any, timeout: float = math.inf) -> Any:
+        """Ask the current incarnation; `timeout` also covers waiting for a restart."""
+        deadline = anyio.current_time() + timeout
+        with anyio.move_on_after(timeout):
+            try:
+                return await self._deliver(
+                    lambda ref: ref.ask(message, timeout=deadline - anyio.current_time())
+                )
+            except CallTimeout:
+                pass
+        raise CallTimeout(self.name, type(message).__name__, timeout)
+
+    async def _deliver(self, call: Callable[[Ref], Awaitable[Any]]) -> Any:
+        while True:
+            incarnation = await self._supervisor._live(self.name)
+            try:
+                return await call(incarnation.handle)
+            except ActorStopped:
+                await incarnation.done.wait()
+
+
+def _describe(error: BaseException | None) -> str:
+    return f"{type(error).__name__}: {error}"
+
+
+def _drain(receive: MemoryObjectReceiveStream[Any]) -> list[Any]:
+    messages = []
+    while True:
+        try:
+            messages.append(receive.receive_nowait())
+        except (anyio.WouldBlock, anyio.EndOfStream):
+            return messages
