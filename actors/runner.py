@@ -147,7 +147,7 @@ class _Worker:
                 reason = str(exc)
                 logger.warning("worker %d: %s attempt %d: %s", self.index, task.task_id, attempt, reason)
                 try:
-                    await slot.restart(VM_SLOT, reason)
+                    await slot.restart(VM_SLOT, reason, if_handle=host)
                 except RestartIntensityExceeded as escalation:
                     raise _SlotExhausted(str(escalation)) from escalation
                 continue

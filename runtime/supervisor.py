@@ -258,13 +258,23 @@ class Supervisor:
         self._child(child_id)
         return SupervisedRef(self, child_id)
 
-    async def restart(self, child_id: str, reason: str) -> None:
+    async def restart(self, child_id: str, reason: str, *, if_handle: Any = None) -> None:
         """Kill the child (say, it hangs) and restart it exactly as if it had crashed with `reason`.
 
         Counts toward the intensity, and returns once the strategy's new
         incarnations have started. Raises RestartIntensityExceeded if this
         restart was one too many (the supervisor escalates with it too).
+
+        With `if_handle`, only the incarnation that handed out that handle is
+        restarted: a caller that saw a call fail cannot tell whether the child
+        crashed (and is being restarted already) or hangs; if it is no longer
+        the live one, this just waits for its successor and counts nothing.
         """
+        if if_handle is not None:
+            current = self._child(child_id).current
+            if current is None or current.handle is not if_handle or not current.live:
+                await self._live(child_id)
+                return
         request = _RestartRequest(await self._live(child_id), reason)
         self._mail_send.send_nowait(request)
         await request.done.wait()
