@@ -8,12 +8,11 @@ proceeds instead of waiting.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import anyio
 
-from protocols import CaptureTimings, Observation, Observe, Observed
+from protocols import CaptureTimings, Observation, Observe, Observed, UIElement
 from runtime.actor import Actor
 from runtime.errors import Refused
 
@@ -35,30 +34,32 @@ class Observer(Actor):
         return Observed(observation=await self.capture(timeout))
 
     async def capture(self, tree_timeout: float) -> Observation:
-        parts: dict[str, Any] = {}
-        timings: dict[str, float] = {}
+        """The tree in a side task under its time limit; pixels and details meanwhile in this one."""
+        tree: list[tuple[UIElement | None, Any]] = []
+        tree_seconds = 0.0
 
-        async def timed(part: str, capture, timeout: float = math.inf) -> None:
-            started = anyio.current_time()
-            with anyio.move_on_after(timeout):
-                parts[part] = await capture()
-            timings[part] = anyio.current_time() - started
+        async def capture_tree() -> None:
+            nonlocal tree_seconds
+            began = anyio.current_time()
+            with anyio.move_on_after(tree_timeout):
+                tree.append(await self.backend.tree())
+            tree_seconds = anyio.current_time() - began
 
         started = anyio.current_time()
         async with anyio.create_task_group() as tg:
-            tg.start_soon(timed, "screenshot", self.backend.screenshot)
-            tg.start_soon(timed, "tree", self.backend.tree, tree_timeout)
-            tg.start_soon(timed, "details", self.backend.details)
-        total = anyio.current_time() - started
-
-        screenshot, viewport = parts["screenshot"]
-        tree, raw_tree = parts.get("tree", (None, None))
+            tg.start_soon(capture_tree)
+            screenshot, viewport = await self.backend.screenshot()
+            screenshot_seconds = anyio.current_time() - started
+            details = await self.backend.details()
+        (normalized, raw), = tree or [(None, None)]
         return Observation(
             screenshot=screenshot,
             viewport=viewport,
-            tree=tree,
-            raw_tree=raw_tree,
-            timings=CaptureTimings(screenshot=timings["screenshot"], tree=timings["tree"], total=total),
-            partial=() if "tree" in parts else ("tree",),
-            **parts["details"],
+            tree=normalized,
+            raw_tree=raw,
+            timings=CaptureTimings(
+                screenshot=screenshot_seconds, tree=tree_seconds, total=anyio.current_time() - started,
+            ),
+            partial=() if tree else ("tree",),
+            **details,
         )

@@ -96,7 +96,10 @@ class LocalRef:
 
     async def ask(self, message: Any, timeout: float = math.inf) -> Any:
         letter = _Letter(message, wants_reply=True)
-        with anyio.move_on_after(timeout) as scope:
+        if timeout == math.inf:  # the common case in hot loops: no cancel scope to set up
+            await self._post(letter)
+            return await letter.reply()
+        with anyio.move_on_after(timeout):
             await self._post(letter)
             return await letter.reply()
         letter.fail(ActorStopped(self.name, "caller gave up"))

@@ -19,16 +19,24 @@ _BUTTONS = ["Submit", "Save", "Apply", "Next"]
 _VALUES = ["alice", "bob@example.org", "Lyon", "555-0100", "Acme", "engineer"]
 
 
-def sim_tasks(count: int, *, seed: int = 0, sim: dict[str, Any] | None = None, max_steps: int = 15) -> list[Task]:
-    """`count` tasks; `sim` is merged into every task's simulation settings
-    (latencies, scale, faults, agent_error_rate, ...)."""
+def sim_tasks(
+    count: int, *, seed: int = 0, sim: dict[str, Any] | None = None, max_steps: int = 15,
+    goals: tuple[int, int] = (2, 6),
+) -> list[Task]:
+    """`count` tasks of `goals` (min, max) goals each, the last one a click;
+    `sim` is merged into every task's simulation settings (latencies, scale,
+    faults, agent_error_rate, ...)."""
+    if not 2 <= goals[0] <= goals[1] <= len(_FIELDS) + len(_BOXES) + 1:
+        raise ValueError(f"goals must lie within 2..{len(_FIELDS) + len(_BOXES) + 1}, got {goals}")
     rng = random.Random(seed)
-    return [_task(index, rng, seed, sim or {}, max_steps) for index in range(count)]
+    return [_task(index, rng, seed, sim or {}, max_steps, rng.randint(*goals) - 1) for index in range(count)]
 
 
-def _task(index: int, rng: random.Random, seed: int, sim: dict[str, Any], max_steps: int) -> Task:
-    fields = rng.sample(_FIELDS, rng.randint(1, 3))
-    boxes = rng.sample(_BOXES, rng.randint(0, 2))
+def _task(index: int, rng: random.Random, seed: int, sim: dict[str, Any], max_steps: int, fills: int) -> Task:
+    """`fills` fields and boxes to fill before the closing click."""
+    n_fields = rng.randint(max(0, fills - len(_BOXES)), min(fills, len(_FIELDS)))
+    fields = rng.sample(_FIELDS, n_fields)
+    boxes = rng.sample(_BOXES, fills - n_fields)
     button = rng.choice(_BUTTONS)
     values = {name: rng.choice(_VALUES) for name in fields}
     layout = [{"role": "textbox", "name": n} for n in _FIELDS] + [{"role": "checkbox", "name": n} for n in _BOXES]
