@@ -34,6 +34,7 @@ from actors.summarizer import Summarizer
 from actors.vm_controller import VMController
 from bench.suites.sim import sim_tasks
 from bench.summary import summarize
+from bench.tuning import tune_gc
 from protocols import EpisodeResult, Flush
 from runtime.actor import spawn
 from runtime.capacity import Capacity
@@ -174,6 +175,7 @@ def _write_json(path: Path, data: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    tune_gc()
     console = Console()
     results = anyio.run(run, args, console, backend=args.backend)
     return 0 if results else 1
