@@ -1,0 +1,42 @@
+import anyio
+import msgspec
+import pytest
+
+from actors.result_sink import ResultSink, episode_dir, read_results
+from protocols import (
+    ChangeSummary, Done, EpisodeFinished, EpisodeResult, EpisodeStarted, Flush, StepRecord, StepSummarized,
+    StepTaken,
+)
+from runtime.actor import spawn
+from runtime.errors import RequestRefused
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_sink_writes_steps_summaries_screenshots_and_one_durable_result_line(tmp_path):
+    async with anyio.create_task_group() as tg:
+        sink = await spawn(tg, ResultSink(tmp_path))
+        await sink.tell(EpisodeStarted(episode_id="e#2", task_id="forms/t1", attempt=2, at=0.0))
+        await sink.tell(StepTaken(record=StepRecord(episode_id="e#2", step=1, action=Done()), screenshot=b"png"))
+        await sink.tell(StepSummarized(episode_id="e#2", summary=ChangeSummary(step=1, changes="none")))
+        await sink.tell(EpisodeFinished(result=EpisodeResult(episode_id="e#2", task_id="forms/t1", success=True)))
+        await sink.ask(Flush())
+        with pytest.raises(RequestRefused, match="ResultSink does not handle Done"):
+            await sink.ask(Done())
+        tg.cancel_scope.cancel()
+    folder = episode_dir(tmp_path, "forms/t1", 2)
+    assert folder == tmp_path / "episodes" / "forms" / "t1" / "2"
+    lines = [msgspec.json.decode(line) for line in (folder / "steps.jsonl").read_bytes().splitlines()]
+    assert lines[0]["step"]["action"] == {"type": "done"} and lines[1]["summary"]["changes"] == "none"
+    assert (folder / "step-001.png").read_bytes() == b"png"
+    assert [line.result.task_id for line in read_results(tmp_path)] == ["forms/t1"]
+
+
+async def test_reader_skips_a_torn_last_line_left_by_a_crash(tmp_path):
+    good = b'{"result":{"episode_id":"a#1","task_id":"a"}}\n'
+    (tmp_path / "results.jsonl").write_bytes(good + b'{"result":{"episode_id":"b#1","ta')
+    assert [line.result.task_id for line in read_results(tmp_path)] == ["a"]
+
+
+def test_episode_folder_never_escapes_the_run_folder(tmp_path):
+    assert episode_dir(tmp_path, "../../etc/x", 1) == tmp_path / "episodes" / "etc" / "x" / "1"
