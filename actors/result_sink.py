@@ -67,6 +67,7 @@ class ResultSink(Actor):
 
     async def on_start(self) -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True)
+        await anyio.to_thread.run_sync(_end_torn_line, self.run_dir / RESULTS)
 
     async def handle(self, message: Any) -> Any:
         match message:
@@ -103,6 +104,17 @@ class ResultSink(Actor):
         _append(folder / "steps.jsonl", to_json({"step": record}) + b"\n", False)
         if screenshot:
             (folder / f"step-{record.step:03d}.png").write_bytes(screenshot)
+
+
+def _end_torn_line(path: Path) -> None:
+    """After a crash mid-write, close the torn line so the next result starts a line of its own
+    (the reader skips the fragment; nothing is rewritten)."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with path.open("rb") as file:
+        file.seek(-1, os.SEEK_END)
+        if file.read(1) != b"\n":
+            _append(path, b"\n", True)
 
 
 def _append(path: Path, line: bytes, durable: bool) -> None:

@@ -38,5 +38,15 @@ async def test_reader_skips_a_torn_last_line_left_by_a_crash(tmp_path):
     assert [line.result.task_id for line in read_results(tmp_path)] == ["a"]
 
 
+async def test_a_result_appended_after_a_torn_line_is_still_readable(tmp_path):
+    (tmp_path / "results.jsonl").write_bytes(b'{"result":{"episode_id":"a#1","task_id":"a"}}\n{"resu')
+    async with anyio.create_task_group() as tg:
+        sink = await spawn(tg, ResultSink(tmp_path))
+        await sink.tell(EpisodeFinished(result=EpisodeResult(episode_id="b#1", task_id="b")))
+        await sink.ask(Flush())
+        tg.cancel_scope.cancel()
+    assert [line.result.task_id for line in read_results(tmp_path)] == ["a", "b"]
+
+
 def test_episode_folder_never_escapes_the_run_folder(tmp_path):
     assert episode_dir(tmp_path, "../../etc/x", 1) == tmp_path / "episodes" / "etc" / "x" / "1"
