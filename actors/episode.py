@@ -43,15 +43,11 @@ class AgentFailed(Exception):
     """The Agent actor crashed: the episode ends with an agent error and is still evaluated."""
 
 
-@dataclass
-class Crew:
-    """The actors one episode talks to. The sink and the bus are optional."""
+@dataclass(frozen=True)
+class Outlets:
+    """Where events go: the event bus (viewers; a slow one loses old events)
+    and the ResultSink (told, so nothing is ever dropped). Both optional."""
 
-    vm: Ref
-    observer: Ref
-    agent: Ref
-    evaluator: Ref
-    summarizer: Ref | None = None
     sink: Ref | None = None
     bus: EventBus | None = None
 
@@ -60,6 +56,18 @@ class Crew:
             self.bus.publish(event)
         if self.sink is not None:
             await self.sink.tell(event)
+
+
+@dataclass
+class Crew:
+    """The actors one episode talks to, and where its events go."""
+
+    vm: Ref
+    observer: Ref
+    agent: Ref
+    evaluator: Ref
+    summarizer: Ref | None = None
+    outlets: Outlets = Outlets()
 
 
 @dataclass(frozen=True)
@@ -86,7 +94,7 @@ class _Episode:
 
     async def run(self) -> EpisodeOutcome:
         started = anyio.current_time()
-        await self.crew.emit(EpisodeStarted(
+        await self.crew.outlets.emit(EpisodeStarted(
             episode_id=self.episode_id, task_id=self.task.task_id, attempt=self.attempt, at=started,
         ))
         await self._vm(self.crew.vm, Reset(task=self.task, episode_id=self.episode_id, attempt=self.attempt))
@@ -186,7 +194,7 @@ class _Episode:
 
     async def _record(self, record: StepRecord, after: Observation) -> None:
         self.records.append(record)
-        await self.crew.emit(StepTaken(record=record, screenshot=after.screenshot))
+        await self.crew.outlets.emit(StepTaken(record=record, screenshot=after.screenshot))
 
     async def _summarize(self, step: int, decision: Decision, before: Observation, after: Observation) -> None:
         assert self.crew.summarizer is not None
@@ -201,7 +209,7 @@ class _Episode:
             logger.warning("episode %s step %d: no change summary: %s", self.episode_id, step, exc)
             return
         self.summaries[step] = reply.summary
-        await self.crew.emit(StepSummarized(episode_id=self.episode_id, summary=reply.summary))
+        await self.crew.outlets.emit(StepSummarized(episode_id=self.episode_id, summary=reply.summary))
 
     async def _evaluate(self, final: Observation) -> tuple[Verdict, ErrorKind]:
         inspected: Inspected = await self._vm(self.crew.vm, Inspect(spec=self.task.evaluation_spec))

@@ -16,19 +16,18 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Awaitable, Callable, Sequence
 
 import anyio
 
-from protocols import EpisodeFinished, EpisodeResult, ErrorKind, Task, Analyze, Analyzed
+from protocols import Analyze, Analyzed, EpisodeFinished, EpisodeResult, ErrorKind, Task
 from runtime.actor import Actor, Ref
-from runtime.events import EventBus
 from runtime.limits import CallTimeout, Limits
-from runtime.errors import ActorError
+from runtime.errors import ActorError, ActorStopped
 from runtime.supervisor import ChildSpec, Intensity, RestartIntensityExceeded, Supervisor, actor_child
 
 from actors import agent, evaluator, observer, summarizer, vm_controller
-from actors.episode import Crew, EnvironmentFailure, EpisodeOutcome, run_episode
+from actors.episode import Crew, EnvironmentFailure, EpisodeOutcome, Outlets, run_episode
 
 logger = logging.getLogger(__name__)
 
@@ -61,8 +60,7 @@ class EpisodeRunner:
     concurrency: int = 1
     max_attempts: int = 3
     vm_intensity: Intensity = Intensity(max_restarts=5, within_seconds=30.0)
-    sink: Ref | None = None
-    bus: EventBus | None = None
+    outlets: Outlets = Outlets()
     results: list[EpisodeResult] = field(default_factory=list)
     on_result: Callable[[EpisodeResult], None] | None = None
 
@@ -97,6 +95,15 @@ class _SlotExhausted(Exception):
     """The VM slot's supervisor gave up; the worker builds a new slot."""
 
 
+async def _from_slot(call: Awaitable[Any]) -> Any:
+    """Await a call on the slot supervisor; its escalation (seen here, or as its
+    having stopped because `run` escalated first) means the slot is exhausted."""
+    try:
+        return await call
+    except (RestartIntensityExceeded, ActorStopped) as exc:
+        raise _SlotExhausted(str(exc)) from exc
+
+
 class _Worker:
     def __init__(self, runner: EpisodeRunner, index: int, refs: dict[str, Ref], finishing) -> None:
         self.runner = runner
@@ -104,6 +111,7 @@ class _Worker:
         self.refs = refs
         self.finishing = finishing
         self.in_flight: Task | None = None
+        self.attempt = 0
 
     async def serve(self, queue) -> None:
         """Run tasks from `queue` until it is empty, rebuilding the VM slot whenever it escalates."""
@@ -119,10 +127,11 @@ class _Worker:
                     tg.cancel_scope.cancel()
                 return
             except* (RestartIntensityExceeded, _SlotExhausted) as group:
-                reason = f"VM restart intensity exceeded: {group.exceptions[0]}"
+                escalations, _ = group.split(RestartIntensityExceeded)
+                reason = f"VM restart intensity exceeded: {(escalations or group).exceptions[0]}"
                 logger.error("worker %d: %s", self.index, reason)
                 if self.in_flight is not None:
-                    self._give_up(self.in_flight, self._attempt, reason)
+                    self._give_up(self.in_flight, self.attempt, reason)
 
     async def _serve_slot(self, queue, slot: Supervisor) -> None:
         async for task in queue:
@@ -133,12 +142,12 @@ class _Worker:
     async def _attempts(self, task: Task, slot: Supervisor) -> None:
         reason = ""
         for attempt in range(1, self.runner.max_attempts + 1):
-            self._attempt = attempt
-            host = await slot.handle(VM_SLOT)
+            self.attempt = attempt
+            host = await _from_slot(slot.handle(VM_SLOT))
             crew = Crew(
                 vm=host.ref(vm_controller.NAME), observer=host.ref(observer.NAME),
                 agent=self.refs[agent.NAME], evaluator=self.refs[evaluator.NAME],
-                summarizer=self.refs.get(summarizer.NAME), sink=self.runner.sink, bus=self.runner.bus,
+                summarizer=self.refs.get(summarizer.NAME), outlets=self.runner.outlets,
             )
             episode_id = f"{task.task_id}#{attempt}"
             try:
@@ -146,10 +155,7 @@ class _Worker:
             except EnvironmentFailure as exc:
                 reason = str(exc)
                 logger.warning("worker %d: %s attempt %d: %s", self.index, task.task_id, attempt, reason)
-                try:
-                    await slot.restart(VM_SLOT, reason, if_handle=host)
-                except RestartIntensityExceeded as escalation:
-                    raise _SlotExhausted(str(escalation)) from escalation
+                await _from_slot(slot.restart(VM_SLOT, reason, if_handle=host))
                 continue
             self.finishing.start_soon(self._finish, task, outcome)
             return
@@ -174,8 +180,4 @@ class _Worker:
         except (ActorError, CallTimeout) as exc:
             logger.warning("episode %s: no analysis: %s", outcome.result.episode_id, exc)
         self.runner._record(outcome.result)
-        event = EpisodeFinished(result=outcome.result, analysis=analysis)
-        if self.runner.bus is not None:
-            self.runner.bus.publish(event)
-        if self.runner.sink is not None:
-            await self.runner.sink.tell(event)
+        await self.runner.outlets.emit(EpisodeFinished(result=outcome.result, analysis=analysis))

@@ -26,6 +26,7 @@ from actors.agent import Agent
 from actors.evaluator import Evaluator
 from actors.observer import Observer
 from actors.result_sink import ResultSink, read_results
+from actors.episode import Outlets
 from actors.runner import CrewFactory, EpisodeRunner
 from actors.sim.checker import SimChecker
 from actors.sim.llm import SimJudge, SimPolicy
@@ -125,8 +126,7 @@ async def run(args: argparse.Namespace, console: Console) -> list[EpisodeResult]
                               call_seconds=args.call_timeout, tree_seconds=args.tree_timeout),
                 concurrency=args.concurrency,
                 max_attempts=args.max_attempts,
-                sink=sink,
-                bus=bus,
+                outlets=Outlets(sink=sink, bus=bus),
                 on_result=advance,
             )
             await runner.run(pending)

@@ -9,6 +9,7 @@ import trio
 from actors.agent import Agent
 from actors.evaluator import Evaluator
 from actors.observer import Observer
+from actors.episode import Outlets
 from actors.runner import CrewFactory, EpisodeRunner
 from actors.sim.checker import SimChecker
 from actors.sim.llm import SimJudge, SimPolicy
@@ -33,7 +34,7 @@ def make_runner(bus):
         vm_slot=functools.partial(run_local_host, vm_actors),
         limits=Limits(call_seconds=5),
         concurrency=2,
-        bus=bus,
+        outlets=Outlets(bus=bus),
     )
 
 

@@ -2,7 +2,7 @@ import anyio
 import pytest
 
 from actors.agent import Agent
-from actors.episode import Crew, EnvironmentFailure, run_episode
+from actors.episode import Crew, EnvironmentFailure, Outlets, run_episode
 from actors.evaluator import Evaluator
 from actors.observer import Observer
 from actors.sim.checker import SimChecker
@@ -29,7 +29,7 @@ async def crew_in(tg, bus=None):
         agent=await spawn(tg, Agent(SimPolicy())),
         summarizer=await spawn(tg, Summarizer(SimJudge())),
         evaluator=await spawn(tg, Evaluator(SimChecker())),
-        bus=bus,
+        outlets=Outlets(bus=bus),
     )
 
 
