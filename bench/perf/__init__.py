@@ -1,0 +1,1 @@
+"""Performance benchmarks: `python -m bench.perf.<name>`."""

@@ -1,0 +1,249 @@
+"""A node: a process that hosts actors and serves them over a websocket.
+
+On a real VM the node runs next to the screen; the supervisor talks to its
+actors through `runtime.remote`. What a node hosts is decided by the command
+line (`--app module:callable`), never by the socket: a peer can only send
+`ask` and `tell` envelopes to actors that are already there.
+
+Per connection, tells are forwarded in the order they arrive (and wait while
+the actor's mailbox is full: that is the backpressure) while each ask runs in
+its own task, so one slow ask does not hold up the others. Bytes that are not
+a valid envelope close that connection with 1008 and the reason; the node
+goes on serving everyone else.
+
+A hosted actor that crashes takes the node down with it: a crashed browser
+or desktop is a crashed node, and the supervisor restarts the whole thing.
+
+    python -m runtime.node --listen 127.0.0.1:0 --token TOKEN --app pkg.mod:build
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import signal
+import sys
+import traceback
+from functools import partial
+from collections.abc import Callable, Sequence
+from typing import Any, get_args
+
+import anyio
+from anyio.abc import TaskGroup, TaskStatus
+
+from protocols.codec import Envelope, ProtocolError, decode, encode
+from protocols.messages import Ack, Failure, Message
+from runtime.actor import Actor, Ref, run_actor
+from runtime.errors import ActorError
+from runtime.websocket import DEFAULT_MAX_SIZE, ConnectionClosed, WebSocket, serve
+
+MESSAGE_TYPES: tuple[type, ...] = get_args(Message)
+POLICY_VIOLATION = 1008
+TOKEN_ENV = "TROUPE_NODE_TOKEN"
+
+
+class NodeCrashed(Exception):
+    """A hosted actor crashed, so the node stops."""
+
+
+class UnknownActor(LookupError):
+    """An envelope named an actor this node does not host."""
+
+
+def failure(exc: BaseException) -> Failure:
+    """The wire form of an exception: its class name and its text.
+
+    An ActorError's text starts with the actor's name; it is left out here
+    because the caller's side puts it back.
+    """
+    text = str(exc)
+    if isinstance(exc, ActorError) and text.startswith(f"{exc.actor}: "):
+        text = text[len(exc.actor) + 2:]
+    return Failure(error=type(exc).__name__, message=text)
+
+
+class _Node:
+    def __init__(self) -> None:
+        self.refs: dict[str, Ref] = {}
+        # Why connections are closed when the node stops; a crash replaces it.
+        self.closing = (1001, "node shutting down")
+
+    async def host(self, actor: Actor, *, task_status: TaskStatus[Ref] = anyio.TASK_STATUS_IGNORED) -> None:
+        try:
+            await run_actor(actor, task_status=task_status)
+        except Exception as exc:
+            reason = f"hosted actor {actor.name!r} crashed: {type(exc).__name__}: {exc}"
+            self.closing = (1011, reason)
+            raise NodeCrashed(reason) from exc
+
+    async def handle(self, ws: WebSocket) -> None:
+        try:
+            async with anyio.create_task_group() as asks:
+                try:
+                    await self._read(ws, asks)
+                finally:
+                    asks.cancel_scope.cancel()  # nobody is left to read the answers
+        finally:
+            if ws.close_code is None:
+                await ws.abort(*self.closing)
+
+    async def _read(self, ws: WebSocket, asks: TaskGroup) -> None:
+        while True:
+            try:
+                data = await ws.receive()
+            except ConnectionClosed:
+                return
+            try:
+                envelope, message = decode(data)
+                if envelope.kind not in ("ask", "tell"):
+                    raise ProtocolError(f"a node accepts only ask and tell envelopes, not {envelope.kind!r}")
+            except ProtocolError as exc:
+                await ws.close(POLICY_VIOLATION, str(exc))
+                return
+            if envelope.kind == "ask":
+                asks.start_soon(self._answer, ws, envelope, message)
+                continue
+            try:
+                await self._ref(envelope.to).tell(message)
+            except (ActorError, UnknownActor) as exc:
+                # A tell has no one waiting for it; id 0 marks the error as unsolicited.
+                await _send(ws, encode("error", failure(exc), id=0, to=envelope.to))
+
+    async def _answer(self, ws: WebSocket, envelope: Envelope, message: Any) -> None:
+        try:
+            reply = await self._ref(envelope.to).ask(message)
+            if reply is None:
+                reply = Ack()
+            if not isinstance(reply, MESSAGE_TYPES):
+                raise TypeError(f"{envelope.to} replied with a {type(reply).__name__}, which is not a protocols message")
+            data = encode("reply", reply, id=envelope.id, to=envelope.to)
+        except Exception as exc:  # noqa: BLE001 - every failure goes back to the asker
+            data = encode("error", failure(exc), id=envelope.id, to=envelope.to)
+        await _send(ws, data)
+
+    def _ref(self, name: str) -> Ref:
+        try:
+            return self.refs[name]
+        except KeyError:
+            hosted = ", ".join(sorted(self.refs)) or "nothing"
+            raise UnknownActor(f"no actor named {name!r} on this node; it hosts: {hosted}") from None
+
+
+async def _send(ws: WebSocket, data: bytes) -> None:
+    try:
+        await ws.send(data)
+    except ConnectionClosed:
+        pass  # the reader sees the close and ends the connection
+
+
+async def serve_node(
+    actors: Sequence[Actor],
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    token: str | None,
+    max_size: int = DEFAULT_MAX_SIZE,
+    task_status: TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """Run `actors` and serve them until cancelled; report the bound port.
+
+    Raises (in an ExceptionGroup, as task groups do) NodeCrashed when a
+    hosted actor crashes.
+    """
+    names = [actor.name for actor in actors]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise ValueError(f"two hosted actors share a name: {', '.join(duplicates)}")
+    node = _Node()
+    async with anyio.create_task_group() as tg:
+        for actor in actors:
+            node.refs[actor.name] = await tg.start(node.host, actor)
+        bound = await tg.start(partial(serve, node.handle, host=host, port=port, token=token, max_size=max_size))
+        task_status.started(bound)
+
+
+# --- command line ------------------------------------------------------------------
+
+
+def load_app(spec: str) -> Callable[[], Sequence[Actor]]:
+    """Import `module:callable` (the callable may be a dotted attribute path)."""
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        raise ValueError(f"--app must look like module:callable, got {spec!r}")
+    target: Any = importlib.import_module(module_name)
+    for part in attribute.split("."):
+        target = getattr(target, part)
+    if not callable(target):
+        raise TypeError(f"{spec} is not callable")
+    return target
+
+
+def _parse_listen(value: str) -> tuple[str, int]:
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {value!r}")
+    return host.strip("[]"), int(port)
+
+
+async def _run(build: Callable[[], Sequence[Actor]], host: str, port: int, token: str, max_size: int) -> None:
+    actors = list(build())
+    for actor in actors:
+        if not isinstance(actor, Actor):
+            raise TypeError(f"the app returned {actor!r}, which is not a runtime.actor.Actor")
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_stop_on_signal, tg.cancel_scope)
+        bound = await tg.start(partial(serve_node, actors, host=host, port=port, token=token, max_size=max_size))
+        print(json.dumps({"listening": f"{host}:{bound}"}), flush=True)
+
+
+async def _stop_on_signal(scope: anyio.CancelScope) -> None:
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async for signum in signals:
+            print(f"troupe node: stopping on {signal.Signals(signum).name}", file=sys.stderr, flush=True)
+            scope.cancel()
+            return
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
+    return [exc]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m runtime.node", description="Host actors and serve them over a websocket.")
+    parser.add_argument("--listen", type=_parse_listen, default=("127.0.0.1", 0), help="HOST:PORT (port 0: any free port)")
+    parser.add_argument("--token", default=None, help=f"bearer token clients must send (default: ${TOKEN_ENV})")
+    parser.add_argument("--app", required=True, help="module:callable returning the actors to host")
+    parser.add_argument("--backend", choices=("asyncio", "trio"), default="asyncio")
+    parser.add_argument("--max-size", type=int, default=DEFAULT_MAX_SIZE, help="largest incoming message in bytes")
+    args = parser.parse_args(argv)
+    token = args.token or os.environ.get(TOKEN_ENV)
+    if not token:
+        parser.error(f"no token: pass --token or set {TOKEN_ENV}; a node never runs unauthenticated")
+    try:
+        build = load_app(args.app)
+    except Exception as exc:  # noqa: BLE001 - import errors of any kind are reported the same way
+        parser.error(f"cannot load --app {args.app}: {type(exc).__name__}: {exc}")
+    host, port = args.listen
+    try:
+        anyio.run(_run, build, host, port, token, args.max_size, backend=args.backend)
+    except BaseException as exc:  # noqa: BLE001 - the process reports and exits
+        # The traceback first, the one-line summaries last: whoever keeps only
+        # the tail of stderr (run_local_node does) still gets them.
+        traceback.print_exception(exc, file=sys.stderr)
+        for leaf in _leaves(exc):
+            print(f"troupe node: {type(leaf).__name__}: {leaf}", file=sys.stderr)
+        sys.stderr.flush()
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    # Import the module by its real name so its classes are the ones the rest
+    # of the process (and the app) sees, not copies living in __main__.
+    from runtime.node import main as _main
+
+    sys.exit(_main())

@@ -1,0 +1,66 @@
+"""Actors for node tests; `python -m runtime.node --app tests.node_apps:build` hosts them."""
+
+from __future__ import annotations
+
+import anyio
+
+from protocols import Acted, Inspect, Inspected, Observation, Observe, Observed
+from runtime.actor import Actor
+from runtime.errors import Refused
+
+
+class Echo(Actor):
+    """Replies with the message it was asked (Observe: an observation of `step` bytes)."""
+
+    def __init__(self, name: str = "echo") -> None:
+        super().__init__(name)
+
+    async def handle(self, message):
+        if isinstance(message, Observe):
+            return Observed(observation=Observation(screenshot=b"\x89PNG" + bytes(message.step), url="about:echo"))
+        return message
+
+
+class Slow(Actor):
+    """Observe(step=n) answers after n tenths of a second (never, if n < 0)."""
+
+    def __init__(self) -> None:
+        super().__init__("slow")
+
+    async def handle(self, message):
+        if isinstance(message, Observe):
+            if message.step < 0:
+                await anyio.sleep_forever()
+            await anyio.sleep(message.step / 10)
+        return None  # the node replies Ack
+
+
+class Keeper(Actor):
+    """Records tells; `Inspect` returns them. `Inspect(spec={"refuse": ...})` refuses,
+    `Inspect(spec={"crash": ...})` crashes the actor (and with it, the node)."""
+
+    def __init__(self) -> None:
+        super().__init__("keeper")
+        self.steps: list[int] = []
+
+    async def handle(self, message):
+        if isinstance(message, Observe):
+            self.steps.append(message.step)
+            return None
+        if isinstance(message, Inspect):
+            if "refuse" in message.spec:
+                raise Refused(message.spec["refuse"])
+            if "crash" in message.spec:
+                raise RuntimeError(message.spec["crash"])
+            return Inspected(state={"steps": self.steps})
+        if isinstance(message, Acted):
+            return {"not": "a protocols message"}
+        raise Refused(f"keeper does not handle {type(message).__name__}")
+
+
+def build():
+    return [Echo(), Slow(), Keeper()]
+
+
+def build_broken():
+    raise RuntimeError("this app cannot be built: missing display :99")
