@@ -52,10 +52,12 @@ class CrewFactory:
 @dataclass
 class EpisodeRunner:
     """`vm_slot` is a supervisor child start function whose handle has `.ref(name)`:
-    `functools.partial(run_local_host, build)` or `functools.partial(run_local_node, app)`."""
+    `functools.partial(run_local_host, build)` or `functools.partial(run_local_node, app)`,
+    or a sequence of them, one per worker (`functools.partial(connect_node, url, token)`
+    for nodes already running elsewhere); then `concurrency` is the sequence's length."""
 
     crew: CrewFactory
-    vm_slot: Callable[..., Any]
+    vm_slot: Callable[..., Any] | Sequence[Callable[..., Any]]
     limits: Limits = Limits()
     concurrency: int = 1
     max_attempts: int = 3
@@ -69,19 +71,20 @@ class EpisodeRunner:
         for task in tasks:
             send.send_nowait(task)
         send.close()
+        slots = self.vm_slot if isinstance(self.vm_slot, Sequence) else [self.vm_slot] * self.concurrency
         async with receive, anyio.create_task_group() as tg:
-            for index in range(max(1, min(self.concurrency, len(tasks)))):
-                tg.start_soon(self._worker, index, receive.clone())
+            for index, slot in enumerate(slots[: max(1, len(tasks))]):
+                tg.start_soon(self._worker, index, slot, receive.clone())
         return self.results
 
-    async def _worker(self, index: int, queue) -> None:
+    async def _worker(self, index: int, vm_slot: Callable[..., Any], queue) -> None:
         crew_supervisor = Supervisor(self.crew.children(), name=f"crew-{index}")
         async with queue, anyio.create_task_group() as tg:
             await tg.start(crew_supervisor.run)
             refs = {name: crew_supervisor.ref(name) for name in (agent.NAME, evaluator.NAME, summarizer.NAME)
                     if name != summarizer.NAME or self.crew.summarizer is not None}
             async with anyio.create_task_group() as finishing:
-                worker = _Worker(self, index, refs, finishing)
+                worker = _Worker(self, index, vm_slot, refs, finishing)
                 await worker.serve(queue)
             tg.cancel_scope.cancel()
 
@@ -105,9 +108,11 @@ async def _from_slot(call: Awaitable[Any]) -> Any:
 
 
 class _Worker:
-    def __init__(self, runner: EpisodeRunner, index: int, refs: dict[str, Ref], finishing) -> None:
+    def __init__(self, runner: EpisodeRunner, index: int, vm_slot: Callable[..., Any], refs: dict[str, Ref],
+                 finishing) -> None:
         self.runner = runner
         self.index = index
+        self.vm_slot = vm_slot
         self.refs = refs
         self.finishing = finishing
         self.in_flight: Task | None = None
@@ -117,7 +122,7 @@ class _Worker:
         """Run tasks from `queue` until it is empty, rebuilding the VM slot whenever it escalates."""
         while True:
             slot = Supervisor(
-                [ChildSpec(VM_SLOT, self.runner.vm_slot)],
+                [ChildSpec(VM_SLOT, self.vm_slot)],
                 intensity=self.runner.vm_intensity, name=f"vm-slot-{self.index}",
             )
             try:
@@ -129,9 +134,16 @@ class _Worker:
             except* (RestartIntensityExceeded, _SlotExhausted) as group:
                 escalations, _ = group.split(RestartIntensityExceeded)
                 reason = f"VM restart intensity exceeded: {(escalations or group).exceptions[0]}"
-                logger.error("worker %d: %s", self.index, reason)
-                if self.in_flight is not None:
-                    self._give_up(self.in_flight, self.attempt, reason)
+            logger.error("worker %d: %s", self.index, reason)
+            if self.in_flight is not None:
+                self._give_up(self.in_flight, self.attempt, reason)
+                continue
+            # The slot failed before it could take a task (a node that cannot be
+            # reached): charge the next task with it, so every escalation makes progress.
+            try:
+                self._give_up(queue.receive_nowait(), 1, reason)
+            except (anyio.EndOfStream, anyio.WouldBlock):
+                return
 
     async def _serve_slot(self, queue, slot: Supervisor) -> None:
         async for task in queue:

@@ -12,6 +12,7 @@ import functools
 import json
 import logging
 import math
+import os
 import platform
 import sys
 from importlib import metadata
@@ -42,7 +43,7 @@ from runtime.capacity import Capacity
 from runtime.events import EventBus
 from runtime.host import run_local_host
 from runtime.limits import Limits
-from runtime.remote import run_local_node
+from runtime.remote import connect_node, run_local_node
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -64,6 +65,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--llm-slots", type=int, default=16, help="LLM calls in flight at once across the run")
     parser.add_argument("--vm", choices=["inproc", "node"], default="inproc",
                         help="host VM actors in this process, or in a node process per VM (websocket)")
+    parser.add_argument("--connect", action="append", default=[], metavar="URL",
+                        help="use a running node (python -m runtime.node) at ws://HOST:PORT as one VM; "
+                             "repeat for more; the run's concurrency is then the number of nodes")
+    parser.add_argument("--token", default=os.environ.get("TROUPE_NODE_TOKEN"),
+                        help="token for --connect nodes (default: $TROUPE_NODE_TOKEN)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated sim tasks")
     parser.add_argument("--scale", type=float, default=0.05,
                         help="sim: multiply the realistic latencies (act 0.2 s, tree 0.5 s, LLM 2 s, ...) by this")
@@ -88,6 +94,15 @@ def sim_vm_actors() -> list:
     return [VMController(vm), Observer(vm)]
 
 
+def vm_slots(args: argparse.Namespace):
+    """How each worker gets its VM: running nodes by URL, a node process each, or in-process."""
+    if args.connect:
+        return [functools.partial(connect_node, url, args.token) for url in args.connect]
+    if args.vm == "node":
+        return functools.partial(run_local_node, "actors.sim.node:build")
+    return functools.partial(run_local_host, sim_vm_actors)
+
+
 async def run(args: argparse.Namespace, console: Console) -> list[EpisodeResult]:
     out = args.out or Path("runs") / f"{args.suite}-{datetime.datetime.now():%Y%m%d-%H%M%S}"
     tasks = build_tasks(args)
@@ -99,8 +114,7 @@ async def run(args: argparse.Namespace, console: Console) -> list[EpisodeResult]
         console.print(f"resuming {out}: {len(done)} of {len(tasks)} episodes already finished")
 
     llm = Capacity("llm", args.llm_slots)
-    vm_slot = (functools.partial(run_local_node, "actors.sim.node:build") if args.vm == "node"
-               else functools.partial(run_local_host, sim_vm_actors))
+    vm_slot = vm_slots(args)
     bus = EventBus()
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("ok {task.fields[ok]}  env-err {task.fields[env]}"), TimeElapsedColumn(),
@@ -174,6 +188,8 @@ def _write_json(path: Path, data: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.connect and not args.token:
+        raise SystemExit("--connect needs a token: pass --token or set TROUPE_NODE_TOKEN")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     tune_gc()
     console = Console()

@@ -55,3 +55,48 @@ def test_cli_rejects_an_unknown_suite_naming_the_choices():
     result = run_cli("--suite", "nope")
     assert result.returncode == 2
     assert "invalid choice: 'nope'" in result.stderr and "sim" in result.stderr
+
+
+def test_cli_runs_vms_in_node_processes(tmp_path):
+    out = tmp_path / "run"
+    result = run_cli("--episodes", "3", "--concurrency", "2", "--vm", "node", "--scale", "0.001", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert [line.result.success for line in read_results(out)] == [True] * 3
+
+
+@pytest.fixture
+def running_node():
+    """A node started by hand, as a user would on a VM; yields its URL."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "runtime.node", "--listen", "127.0.0.1:0", "--app", "actors.sim.node:build"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "TROUPE_NODE_TOKEN": "s3cret"},
+    )
+    try:
+        address = json.loads(process.stdout.readline())["listening"]
+        yield f"ws://{address}"
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_cli_connects_to_a_running_node_by_url(tmp_path, running_node):
+    out = tmp_path / "run"
+    result = run_cli("--episodes", "2", "--connect", running_node, "--token", "s3cret", "--scale", "0.001",
+                     "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert [line.result.success for line in read_results(out)] == [True, True]
+
+
+def test_cli_with_a_wrong_node_token_records_environment_errors_that_say_so(tmp_path, running_node):
+    out = tmp_path / "run"
+    result = run_cli("--episodes", "1", "--connect", running_node, "--token", "wrong", "--out", str(out))
+    (line,) = read_results(out)
+    assert line.result.error_kind.value == "environment"
+    assert "invalid token" in line.result.reason
+
+
+def test_cli_connect_without_a_token_is_refused_before_running(tmp_path):
+    env_less = {k: v for k, v in os.environ.items() if k != "TROUPE_NODE_TOKEN"}
+    result = subprocess.run([sys.executable, "-m", "bench.supervisor", "--connect", "ws://127.0.0.1:9"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60, env=env_less)
+    assert result.returncode != 0 and "--connect needs a token" in result.stderr
