@@ -364,7 +364,11 @@ class Supervisor:
         try:
             if child.current is request.incarnation:  # else it was replaced meanwhile
                 await self._stop(child)
-                await self._on_exit(child, request.reason, None, abnormal=True)
+                # A child that raised on its own (its crash still unwinding when the
+                # request came) is restarted for that crash, not for the request.
+                error = request.incarnation.error
+                reason = request.reason if error is None else _describe(error)
+                await self._on_exit(child, reason, error, abnormal=True)
         except RestartIntensityExceeded as exc:
             request.escalation = exc
             raise

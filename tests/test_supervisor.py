@@ -405,6 +405,25 @@ async def test_restart_kills_a_hung_child_and_counts_it_as_a_crash():
         assert restarted(sup) == [("w", "watchdog: no answer in 10 s")]
 
 
+async def test_restart_if_handle_restarts_only_that_incarnation_and_never_counts_a_crash_twice():
+    log = []
+    sup = Supervisor(workers(log, "w"), backoff=NO_BACKOFF)
+    async with running(sup):
+        first = await sup.handle("w")
+        with pytest.raises(ActorCrashed):
+            await first.ask("crash")
+        # The caller saw the crash; the supervisor restarts on its own: no second restart.
+        with anyio.fail_after(1):
+            await sup.restart("w", "caller saw it fail", if_handle=first)
+        second = await sup.handle("w")
+        assert second is not first and await second.ask("who") == ("w", 2)
+        assert restarted(sup) == [("w", "RuntimeError: w crashed")]
+        # A live incarnation named by its handle (it hangs, say) is restarted and counted.
+        await sup.restart("w", "watchdog", if_handle=second)
+        assert await (await sup.handle("w")).ask("who") == ("w", 3)
+        assert restarted(sup) == [("w", "RuntimeError: w crashed"), ("w", "watchdog")]
+
+
 async def test_restart_beyond_intensity_raises_in_the_caller_and_escalates():
     sup = Supervisor(workers([], "w"), intensity=Intensity(max_restarts=0), name="sup")
     with pytest.raises(ExceptionGroup) as group:
