@@ -24,20 +24,17 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from actors.agent import Agent
-from actors.evaluator import Evaluator
-from actors.observer import Observer
-from actors.result_sink import ResultSink, read_results
 from actors.episode import Outlets
+from actors.evaluator import Evaluator
+from actors.result_sink import ResultSink, read_results
 from actors.runner import CrewFactory, EpisodeRunner
-from actors.sim.checker import SimChecker
-from actors.sim.llm import SimJudge, SimPolicy
-from actors.sim.vm import SimVM
 from actors.summarizer import Summarizer
-from actors.vm_controller import VMController
-from bench.suites.sim import sim_tasks
+from bench.agents import AGENTS, SUMMARIZERS
+from bench.suites import SUITES
+from bench.suites.base import Suite
 from bench.summary import summarize
 from bench.tuning import tune_gc
-from protocols import EpisodeResult, Flush
+from protocols import EpisodeResult, ErrorKind, Flush
 from runtime.actor import spawn
 from runtime.capacity import Capacity
 from runtime.events import EventBus
@@ -52,16 +49,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         description="Run benchmark episodes concurrently; write results, a summary and per-step records.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    parser.add_argument("--suite", choices=["sim"], default="sim",
-                        help="task suite: sim = generated form tasks on simulated VMs")
-    parser.add_argument("--episodes", type=int, default=24, help="number of tasks to run")
+    parser.add_argument("--suite", choices=sorted(SUITES), default="sim", help="task suite")
+    parser.add_argument("--agent", choices=sorted(AGENTS), default=None, help="agent (default: the suite's)")
+    parser.add_argument("--summarizer", choices=sorted(SUMMARIZERS) + ["none"], default="sim",
+                        help="per-step change summarizer, or none")
+    parser.add_argument("--episodes", type=int, default=24, help="number of tasks to run (generated suites)")
     parser.add_argument("--concurrency", type=int, default=8, help="episodes run at once (one VM each)")
     parser.add_argument("--max-steps", type=int, default=15, help="step limit per episode")
     parser.add_argument("--episode-timeout", type=float, default=math.inf, help="wall-time limit per episode, seconds")
     parser.add_argument("--call-timeout", type=float, default=60.0, help="timeout of one actor call, seconds")
     parser.add_argument("--tree-timeout", type=float, default=None,
                         help="seconds a tree capture may take before the step goes on without it")
-    parser.add_argument("--max-attempts", type=int, default=3, help="VMs an episode is tried on before it is an environment error")
+    parser.add_argument("--max-attempts", type=int, default=3,
+                        help="VMs an episode is tried on before it is an environment error")
     parser.add_argument("--llm-slots", type=int, default=16, help="LLM calls in flight at once across the run")
     parser.add_argument("--vm", choices=["inproc", "node"], default="inproc",
                         help="host VM actors in this process, or in a node process per VM (websocket)")
@@ -70,42 +70,42 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "repeat for more; the run's concurrency is then the number of nodes")
     parser.add_argument("--token", default=os.environ.get("TROUPE_NODE_TOKEN"),
                         help="token for --connect nodes (default: $TROUPE_NODE_TOKEN)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the generated sim tasks")
-    parser.add_argument("--scale", type=float, default=0.05,
-                        help="sim: multiply the realistic latencies (act 0.2 s, tree 0.5 s, LLM 2 s, ...) by this")
-    parser.add_argument("--agent-error-rate", type=float, default=0.15, help="sim: chance the agent clicks a wrong element")
-    parser.add_argument("--crash-rate", type=float, default=0.0, help="sim: chance a VM crashes at a step")
-    parser.add_argument("--no-summarizer", action="store_true", help="do not run the per-step change summarizer")
     parser.add_argument("--out", type=Path, default=None,
                         help="run folder (default runs/<suite>-<time>); an existing folder is resumed")
     parser.add_argument("--backend", choices=["asyncio", "trio"], default="asyncio", help="event loop")
-    return parser.parse_args(argv)
+    for name, suite in sorted(SUITES.items()):
+        suite.add_arguments(parser.add_argument_group(f"{name} suite"))
+    args = parser.parse_args(argv)
+    if args.connect and not args.token:
+        parser.error("--connect needs a token: pass --token or set TROUPE_NODE_TOKEN")
+    return args
 
 
-def build_tasks(args: argparse.Namespace):
-    sim = {"scale": args.scale, "agent_error_rate": args.agent_error_rate}
-    if args.crash_rate:
-        sim["faults"] = [{"kind": "crash", "rate": args.crash_rate}]
-    return sim_tasks(args.episodes, seed=args.seed, sim=sim, max_steps=args.max_steps)
-
-
-def sim_vm_actors() -> list:
-    vm = SimVM()
-    return [VMController(vm), Observer(vm)]
-
-
-def vm_slots(args: argparse.Namespace):
+def vm_slots(suite: Suite, args: argparse.Namespace):
     """How each worker gets its VM: running nodes by URL, a node process each, or in-process."""
     if args.connect:
         return [functools.partial(connect_node, url, args.token) for url in args.connect]
-    if args.vm == "node":
-        return functools.partial(run_local_node, "actors.sim.node:build")
-    return functools.partial(run_local_host, sim_vm_actors)
+    build = suite.vm_actors()
+    if args.vm == "node" or build is None:
+        return functools.partial(run_local_node, suite.node_app)
+    return functools.partial(run_local_host, build)
+
+
+def crew(suite: Suite, args: argparse.Namespace) -> CrewFactory:
+    llm = Capacity("llm", args.llm_slots)
+    policy = AGENTS[args.agent or suite.default_agent]
+    judge = None if args.summarizer == "none" else SUMMARIZERS[args.summarizer]
+    return CrewFactory(
+        agent=lambda: Agent(policy(args), capacity=llm),
+        evaluator=lambda: Evaluator(suite.checker()),
+        summarizer=None if judge is None else (lambda: Summarizer(judge(args), capacity=llm)),
+    )
 
 
 async def run(args: argparse.Namespace, console: Console) -> list[EpisodeResult]:
     out = args.out or Path("runs") / f"{args.suite}-{datetime.datetime.now():%Y%m%d-%H%M%S}"
-    tasks = build_tasks(args)
+    suite = SUITES[args.suite].from_args(args)
+    tasks = suite.selection(args)
     done = {line.result.task_id for line in read_results(out)}
     pending = [t for t in tasks if t.task_id not in done]
     started = datetime.datetime.now(datetime.timezone.utc)
@@ -113,34 +113,27 @@ async def run(args: argparse.Namespace, console: Console) -> list[EpisodeResult]
     if done:
         console.print(f"resuming {out}: {len(done)} of {len(tasks)} episodes already finished")
 
-    llm = Capacity("llm", args.llm_slots)
-    vm_slot = vm_slots(args)
-    bus = EventBus()
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("ok {task.fields[ok]}  env-err {task.fields[env]}"), TimeElapsedColumn(),
-                  console=console, transient=False) as progress:
+                  console=console) as progress:
         bar = progress.add_task(args.suite, total=len(pending), ok=0, env=0)
         counts = {"ok": 0, "env": 0}
 
         def advance(result: EpisodeResult) -> None:
             counts["ok"] += result.success
-            counts["env"] += result.error_kind.value == "environment"
+            counts["env"] += result.error_kind is ErrorKind.ENVIRONMENT
             progress.update(bar, advance=1, **counts)
 
         async with anyio.create_task_group() as tg:
             sink = await spawn(tg, ResultSink(out))
             runner = EpisodeRunner(
-                crew=CrewFactory(
-                    agent=lambda: Agent(SimPolicy(), capacity=llm),
-                    evaluator=lambda: Evaluator(SimChecker()),
-                    summarizer=None if args.no_summarizer else (lambda: Summarizer(SimJudge(), capacity=llm)),
-                ),
-                vm_slot=vm_slot,
+                crew=crew(suite, args),
+                vm_slot=vm_slots(suite, args),
                 limits=Limits(max_steps=args.max_steps, episode_seconds=args.episode_timeout,
                               call_seconds=args.call_timeout, tree_seconds=args.tree_timeout),
                 concurrency=args.concurrency,
                 max_attempts=args.max_attempts,
-                outlets=Outlets(sink=sink, bus=bus),
+                outlets=Outlets(sink=sink, bus=EventBus()),
                 on_result=advance,
             )
             await runner.run(pending)
@@ -148,9 +141,10 @@ async def run(args: argparse.Namespace, console: Console) -> list[EpisodeResult]
             tg.cancel_scope.cancel()
 
     results = [line.result for line in read_results(out)]
-    _write_json(out / "summary.json", summarize(results))
+    summary = summarize(results)
+    _write_json(out / "summary.json", summary)
     _write_json(out / "run.json", _run_info(args, started, datetime.datetime.now(datetime.timezone.utc)))
-    console.print(_table(summarize(results)))
+    console.print(_table(summary))
     console.print(f"run folder: {out}")
     return results
 
@@ -158,9 +152,8 @@ async def run(args: argparse.Namespace, console: Console) -> list[EpisodeResult]
 def _table(summary: dict) -> Table:
     table = Table(title="episodes by domain")
     for column in ("domain", "episodes", "success", "mean steps", "env errors", "s/step"):
-        table.add_column(column, justify="right" if column != "domain" else "left")
-    rows = list(summary["domains"].items()) + [("all", summary["overall"])]
-    for domain, figures in rows:
+        table.add_column(column, justify="left" if column == "domain" else "right")
+    for domain, figures in [*summary["domains"].items(), ("all", summary["overall"])]:
         if not figures["episodes"]:
             continue
         table.add_row(domain, str(figures["episodes"]),
@@ -171,9 +164,10 @@ def _table(summary: dict) -> Table:
 
 
 def _run_info(args: argparse.Namespace, started, ended) -> dict:
+    config = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items() if k != "token"}
     return {
         "command": [sys.executable, "-m", "bench.supervisor", *sys.argv[1:]],
-        "config": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "config": config,
         "versions": {"python": platform.python_version(),
                      **{name: metadata.version(name) for name in ("anyio", "msgspec", "websockets", "trio")}},
         "started": started.isoformat(),
@@ -188,12 +182,9 @@ def _write_json(path: Path, data: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.connect and not args.token:
-        raise SystemExit("--connect needs a token: pass --token or set TROUPE_NODE_TOKEN")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     tune_gc()
-    console = Console()
-    results = anyio.run(run, args, console, backend=args.backend)
+    results = anyio.run(run, args, Console(), backend=args.backend)
     return 0 if results else 1
 
 

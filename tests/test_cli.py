@@ -99,4 +99,4 @@ def test_cli_connect_without_a_token_is_refused_before_running(tmp_path):
     env_less = {k: v for k, v in os.environ.items() if k != "TROUPE_NODE_TOKEN"}
     result = subprocess.run([sys.executable, "-m", "bench.supervisor", "--connect", "ws://127.0.0.1:9"],
                             cwd=ROOT, capture_output=True, text=True, timeout=60, env=env_less)
-    assert result.returncode != 0 and "--connect needs a token" in result.stderr
+    assert result.returncode == 2 and "--connect needs a token" in result.stderr

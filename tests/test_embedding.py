@@ -8,30 +8,24 @@ import trio
 
 from actors.agent import Agent
 from actors.evaluator import Evaluator
-from actors.observer import Observer
 from actors.episode import Outlets
 from actors.runner import CrewFactory, EpisodeRunner
 from actors.sim.checker import SimChecker
 from actors.sim.llm import SimJudge, SimPolicy
-from actors.sim.vm import SimVM
+from actors.sim.node import build
 from actors.summarizer import Summarizer
-from actors.vm_controller import VMController
 from bench.suites.sim import sim_tasks
 from runtime.events import EventBus
 from runtime.host import run_local_host
 from runtime.limits import Limits
 
 
-def vm_actors():
-    vm = SimVM()
-    return [VMController(vm), Observer(vm)]
-
 
 def make_runner(bus):
     return EpisodeRunner(
         crew=CrewFactory(agent=lambda: Agent(SimPolicy()), evaluator=lambda: Evaluator(SimChecker()),
                          summarizer=lambda: Summarizer(SimJudge())),
-        vm_slot=functools.partial(run_local_host, vm_actors),
+        vm_slot=functools.partial(run_local_host, build),
         limits=Limits(call_seconds=5),
         concurrency=2,
         outlets=Outlets(bus=bus),

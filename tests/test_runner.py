@@ -7,13 +7,11 @@ import pytest
 
 from actors.agent import Agent
 from actors.evaluator import Evaluator
-from actors.observer import Observer
 from actors.runner import CrewFactory, EpisodeRunner
 from actors.sim.checker import SimChecker
 from actors.sim.llm import SimJudge, SimPolicy
-from actors.sim.vm import SimVM
+from actors.sim.node import build
 from actors.summarizer import Summarizer
-from actors.vm_controller import VMController
 from bench.suites.sim import sim_tasks
 from protocols import ErrorKind
 from runtime.host import run_local_host
@@ -23,16 +21,12 @@ from runtime.supervisor import Intensity
 pytestmark = pytest.mark.anyio
 
 
-def vm_actors():
-    vm = SimVM()
-    return [VMController(vm), Observer(vm)]
-
 
 def runner(**overrides):
     settings = dict(
         crew=CrewFactory(agent=lambda: Agent(SimPolicy()), evaluator=lambda: Evaluator(SimChecker()),
                          summarizer=lambda: Summarizer(SimJudge())),
-        vm_slot=functools.partial(run_local_host, vm_actors),
+        vm_slot=functools.partial(run_local_host, build),
         limits=Limits(call_seconds=2),
         concurrency=3,
     )

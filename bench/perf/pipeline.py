@@ -32,13 +32,12 @@ import anyio
 
 from actors.agent import Agent
 from actors.evaluator import Evaluator
-from actors.observer import Observer
 from actors.runner import CrewFactory, EpisodeRunner
 from actors.sim.checker import SimChecker
 from actors.sim.llm import SimJudge, SimPolicy
+from actors.sim.node import build
 from actors.sim.vm import SimVM
 from actors.summarizer import Summarizer
-from actors.vm_controller import VMController
 from bench.suites.sim import sim_tasks
 from bench.tuning import tune_gc
 from protocols import Decide, EpisodeResult, Evaluate, Observation, Summarize, Task
@@ -114,16 +113,12 @@ async def run_sequential(episodes: list[Task]) -> tuple[float, int, float]:
 # --- the actor runtime --------------------------------------------------------------
 
 
-def _vm_actors() -> list:
-    vm = SimVM()
-    return [VMController(vm), Observer(vm)]
-
 
 async def run_runtime(episodes: list[Task], concurrency: int) -> tuple[float, list[EpisodeResult]]:
     runner = EpisodeRunner(
         crew=CrewFactory(agent=lambda: Agent(SimPolicy()), evaluator=lambda: Evaluator(SimChecker()),
                          summarizer=lambda: Summarizer(SimJudge())),
-        vm_slot=functools.partial(run_local_host, _vm_actors),
+        vm_slot=functools.partial(run_local_host, build),
         limits=Limits(call_seconds=600),
         concurrency=concurrency,
     )

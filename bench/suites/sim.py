@@ -8,10 +8,15 @@ accessibility tree, and `evaluation_spec` holds the state the VM must reach.
 
 from __future__ import annotations
 
+import argparse
 import random
 from typing import Any
 
 from protocols import Task
+
+from actors.sim.checker import SimChecker
+from actors.sim.node import build
+from bench.suites.base import Suite
 
 _FIELDS = ["Name", "Email", "City", "Phone", "Company", "Title"]
 _BOXES = ["Subscribe", "Agree to terms", "Remember me", "Dark mode"]
@@ -51,3 +56,41 @@ def _task(index: int, rng: random.Random, seed: int, sim: dict[str, Any], max_st
         raw_config={"sim": {"layout": layout, "seed": seed, **sim}},
         evaluation_spec={"expect": {"fields": values, "checked": boxes, "clicked": [button]}},
     )
+
+
+class SimSuite(Suite):
+    """Generated form tasks on simulated VMs; `--scale` shrinks the realistic latencies."""
+
+    name = "sim"
+    node_app = "actors.sim.node:build"
+
+    def __init__(self, tasks: list[Task]) -> None:
+        self.tasks = tasks
+
+    @classmethod
+    def add_arguments(cls, group: argparse._ArgumentGroup) -> None:
+        group.add_argument("--seed", type=int, default=0, help="sim: seed of the generated tasks")
+        group.add_argument("--scale", type=float, default=0.05,
+                           help="sim: multiply the realistic latencies (act 0.2 s, tree 0.5 s, LLM 2 s, ...) by this")
+        group.add_argument("--agent-error-rate", type=float, default=0.15,
+                           help="sim: chance the simulated agent clicks a wrong element")
+        group.add_argument("--crash-rate", type=float, default=0.0, help="sim: chance a VM crashes at a step")
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> SimSuite:
+        sim: dict[str, Any] = {"scale": args.scale, "agent_error_rate": args.agent_error_rate}
+        if args.crash_rate:
+            sim["faults"] = [{"kind": "crash", "rate": args.crash_rate}]
+        return cls(sim_tasks(args.episodes, seed=args.seed, sim=sim, max_steps=args.max_steps))
+
+    def list_tasks(self, domain: str | None = None) -> list[Task]:
+        return [t for t in self.tasks if domain is None or t.domain == domain]
+
+    def selection(self, args: argparse.Namespace) -> list[Task]:
+        return self.tasks
+
+    def checker(self) -> SimChecker:
+        return SimChecker()
+
+    def vm_actors(self):
+        return build

@@ -1,0 +1,18 @@
+"""The agents and change summarizers a run can use, by name (`--agent`, `--summarizer`)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Callable
+
+from actors.agent import Policy
+from actors.sim.llm import SimJudge, SimPolicy
+from actors.summarizer import Judge
+
+AGENTS: dict[str, Callable[[argparse.Namespace], Policy]] = {
+    "sim": lambda args: SimPolicy(),
+}
+
+SUMMARIZERS: dict[str, Callable[[argparse.Namespace], Judge]] = {
+    "sim": lambda args: SimJudge(),
+}
