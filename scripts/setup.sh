@@ -1,7 +1,26 @@
 #!/usr/bin/env bash
-# Create .venv with troupe and its test tools; idempotent.
+# Set up a fresh machine: Debian packages the backends drive (when run as root
+# and something is missing), then .venv with troupe and its test tools. Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Debian packages: the browser for the browser backend and the tests' viewer checks.
+APT_PACKAGES=(chromium)
+
+missing=()
+for package in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ]; then
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    else
+        echo "setup: missing Debian packages (install them as root): ${missing[*]}" >&2
+    fi
+fi
+
 python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e '.[test]'
