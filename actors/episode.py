@@ -95,7 +95,7 @@ class _Episode:
     async def run(self) -> EpisodeOutcome:
         started = anyio.current_time()
         await self.crew.outlets.emit(EpisodeStarted(
-            episode_id=self.episode_id, task_id=self.task.task_id, attempt=self.attempt, at=started,
+            episode_id=self.episode_id, task_id=self.task.task_id, attempt=self.attempt, at=started, task=self.task,
         ))
         await self._vm(self.crew.vm, Reset(task=self.task, episode_id=self.episode_id, attempt=self.attempt))
         observation = await self._observe(0)
@@ -135,6 +135,9 @@ class _Episode:
                 reset=reset_done - started, steps=steps_done - reset_done,
                 evaluate=finished - steps_done, total=finished - started,
             ),
+            input_tokens=sum(r.input_tokens for r in records),
+            output_tokens=sum(r.output_tokens for r in records),
+            cost=sum(r.cost for r in records),
         )
         return EpisodeOutcome(result=result, steps=records, final=observation)
 
@@ -150,8 +153,8 @@ class _Episode:
                 await self._record(StepRecord(
                     episode_id=self.episode_id, step=step, action=decision.action,
                     reasoning=decision.reasoning, started_at=began,
-                    timings=StepTimings(agent=decided - began, total=decided - began),
-                ), observation)
+                    timings=StepTimings(agent=decided - began, total=decided - began), **_spend(decision),
+                ), observation, observation)
                 return observation
             acted: Acted = await self._vm(self.crew.vm, Act(step=step, action=decision.action))
             act_done = anyio.current_time()
@@ -164,8 +167,8 @@ class _Episode:
                 timings=StepTimings(
                     agent=decided - began, act=act_done - decided, observe=done - act_done,
                     screenshot=after.timings.screenshot, tree=after.timings.tree, total=done - began,
-                ),
-            ), after)
+                ), **_spend(decision),
+            ), after, observation)
             if self.crew.summarizer is not None:
                 summaries.start_soon(self._summarize, step, decision, observation, after)
             observation = after
@@ -192,9 +195,9 @@ class _Episode:
         except (ActorError, CallTimeout, OSError) as exc:
             raise EnvironmentFailure(f"{type(request).__name__} failed: {exc}") from exc
 
-    async def _record(self, record: StepRecord, after: Observation) -> None:
+    async def _record(self, record: StepRecord, after: Observation, before: Observation) -> None:
         self.records.append(record)
-        await self.crew.outlets.emit(StepTaken(record=record, screenshot=after.screenshot))
+        await self.crew.outlets.emit(StepTaken(record=record, screenshot=after.screenshot, before=before))
 
     async def _summarize(self, step: int, decision: Decision, before: Observation, after: Observation) -> None:
         assert self.crew.summarizer is not None
@@ -203,13 +206,15 @@ class _Episode:
             reasoning=decision.reasoning, before=before, after=after,
             earlier=tuple(self.summaries[s] for s in sorted(self.summaries)),
         )
+        asked = anyio.current_time()
         try:
             reply: Summarized = await self.crew.summarizer.ask(request, timeout=self.limits.call_seconds)
         except (ActorError, CallTimeout) as exc:
             logger.warning("episode %s step %d: no change summary: %s", self.episode_id, step, exc)
             return
-        self.summaries[step] = reply.summary
-        await self.crew.outlets.emit(StepSummarized(episode_id=self.episode_id, summary=reply.summary))
+        summary = msgspec.structs.replace(reply.summary, asked_at=asked, answered_at=anyio.current_time())
+        self.summaries[step] = summary
+        await self.crew.outlets.emit(StepSummarized(episode_id=self.episode_id, summary=summary))
 
     async def _evaluate(self, final: Observation) -> tuple[Verdict, ErrorKind]:
         inspected: Inspected = await self._vm(self.crew.vm, Inspect(spec=self.task.evaluation_spec))
@@ -231,3 +236,9 @@ class _Episode:
 
 def _with_summary(record: StepRecord, summary: ChangeSummary) -> StepRecord:
     return msgspec.structs.replace(record, summary=summary)
+
+
+def _spend(decision: Decision) -> dict[str, Any]:
+    """The step's share of tokens and cost, from the Agent's reply."""
+    usage = decision.usage
+    return {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens, "cost": usage.cost}

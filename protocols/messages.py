@@ -171,11 +171,15 @@ class EpisodeStarted(_Message, frozen=True, kw_only=True, tag="episode_started")
     task_id: str
     attempt: int
     at: float
+    task: Task | None = None
+    """The whole task, so a run folder can be replayed as a static dataset."""
 
 
 class StepTaken(_Message, frozen=True, kw_only=True, tag="step_taken"):
     record: StepRecord
     screenshot: bytes = b""
+    before: Observation | None = None
+    """The observation the agent decided on (a static dataset pairs it with the action)."""
 
 
 class StepSummarized(_Message, frozen=True, kw_only=True, tag="step_summarized"):

@@ -42,6 +42,10 @@ class ChangeSummary(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=Tru
     reason: str = ""
     suggestion: str = ""
     latency: float = 0.0
+    asked_at: float = 0.0
+    answered_at: float = 0.0
+    """When the episode asked for this judgement and got it (its clock), so a
+    timeline can show the Summarizer overlapping the next step."""
 
 
 class StepRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -59,6 +63,11 @@ class StepRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     timings: StepTimings = StepTimings()
     started_at: float = 0.0
     summary: ChangeSummary | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+    reference: Action | None = None
+    """The recorded action this step is scored against (static benchmarks)."""
 
 
 class EpisodeTimings(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -81,6 +90,9 @@ class EpisodeResult(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=Tru
     error_kind: ErrorKind = ErrorKind.NONE
     reason: str = ""
     timings: EpisodeTimings = EpisodeTimings()
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
 
 
 class EpisodeAnalysis(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
