@@ -2,7 +2,8 @@
 
 The verdict comes from a suite's `Checker` (it reads VM state the
 VMController fetched); the analysis files the episode under the error
-taxonomy. This first form uses the deterministic signals alone.
+taxonomy: the deterministic signals always, refined by an `Analyst` (the
+LLM classifier of `actors.llm.analysis`) when one is configured.
 """
 
 from __future__ import annotations
@@ -22,10 +23,17 @@ class Checker(Protocol):
     async def check(self, request: Evaluate) -> Verdict: ...
 
 
+class Analyst(Protocol):
+    """Refines the deterministic analysis (an LLM classifier); must return one even when it fails."""
+
+    async def analyze(self, request: Analyze, deterministic: EpisodeAnalysis) -> EpisodeAnalysis: ...
+
+
 class Evaluator(Actor):
-    def __init__(self, checker: Checker, name: str = NAME) -> None:
+    def __init__(self, checker: Checker, name: str = NAME, *, analyst: Analyst | None = None) -> None:
         super().__init__(name)
         self.checker = checker
+        self.analyst = analyst
 
     async def handle(self, message: Any) -> Any:
         match message:
@@ -35,11 +43,14 @@ class Evaluator(Actor):
                 signals = deterministic_signals(result, steps)
                 categories = categories_from_signals(result, signals)
                 summary = "success" if result.success else (result.reason or ", ".join(categories))
-                return Analyzed(analysis=EpisodeAnalysis(
+                analysis = EpisodeAnalysis(
                     episode_id=result.episode_id,
                     analysis="; ".join(signals) or "no failure signals",
                     summary=summary,
                     categories=categories,
                     signals=signals,
-                ))
+                )
+                if self.analyst is not None:
+                    analysis = await self.analyst.analyze(message, analysis)
+                return Analyzed(analysis=analysis)
         raise Refused(f"Evaluator does not handle {type(message).__name__}")

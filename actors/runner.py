@@ -185,7 +185,7 @@ class _Worker:
         analysis = None
         try:
             reply: Analyzed = await self.refs[evaluator.NAME].ask(
-                Analyze(task=task, result=outcome.result, steps=outcome.steps),
+                Analyze(task=task, result=outcome.result, steps=outcome.steps, final=outcome.final),
                 timeout=self.runner.limits.call_seconds,
             )
             analysis = reply.analysis

@@ -154,9 +154,12 @@ class Verdict(_Message, frozen=True, kw_only=True, tag="verdict"):
 
 
 class Analyze(_Message, frozen=True, kw_only=True, tag="analyze"):
+    """File a finished episode under the error taxonomy; `final` is its last observation."""
+
     task: Task
     result: EpisodeResult
     steps: tuple[StepRecord, ...]
+    final: Observation | None = None
 
 
 class Analyzed(_Message, frozen=True, kw_only=True, tag="analyzed"):

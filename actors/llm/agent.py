@@ -1,0 +1,168 @@
+"""The LLM agent policy: a prompt from the task and the screen, one action back as strict JSON.
+
+The prompt holds the instruction, the current observation (tree text and/or
+screenshot), the last few steps with their errors and, when enabled, the
+Summarizer's judgement of them. The reply is parsed into a protocol
+`Action` and grounded in the tree (a `node_id` must exist; its box, role
+and name are filled in so every backend can act on it). An invalid reply
+goes back to the model with the reason; `max_bad_replies` in a row end the
+episode with an agent error (see `actors.llm.replies`).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from protocols import Action, ChangeSummary, Decide, Decision, Target, UIElement, to_json
+from protocols.keys import MODIFIERS
+
+from actors.llm.client import LLMClient, text_part
+from actors.llm.observation import Mode, observation_parts
+from actors.llm.replies import ReplyError, ask, extract_json
+
+SYSTEM_PROMPT = f"""\
+You operate a computer's graphical interface to accomplish a task. Each turn you see \
+the task, the current screen (an accessibility tree with one element per line, \
+`[id] role "name" @(x,y widthxheight)`, and/or a screenshot) and your previous steps. \
+You choose exactly one next action.
+
+Reply with one JSON object and nothing else:
+{{"thought": "<what you see and why this action>", "plan": "<the remaining steps, briefly>", "action": ACTION}}
+
+ELEMENT is {{"node_id": "<id from the tree>"}}. POINT is {{"x": 120, "y": 45}} in screen pixels, \
+or {{"x": 0.5, "y": 0.2, "unit": "norm"}} as fractions of the screen.
+ACTION is one of:
+  {{"type": "click", "target": ELEMENT}} or {{"type": "click", "point": POINT}} \
+(also "double_click", "right_click", "move"; optional "modifiers")
+  {{"type": "type", "text": "...", "target": ELEMENT}}   (without target: types into the focused element)
+  {{"type": "key", "key": "enter", "modifiers": ["ctrl"]}}
+  {{"type": "hotkey", "keys": ["ctrl", "c"]}}
+  {{"type": "scroll", "direction": "up" | "down" | "left" | "right", "amount": 3}}
+  {{"type": "drag", "point": POINT, "end": POINT}}   (or "target" / "end_target" ELEMENTs)
+  {{"type": "wait", "seconds": 1}}
+  {{"type": "answer", "text": "..."}}   the answer, when the task asks a question
+  {{"type": "done"}}   when the task is complete
+  {{"type": "fail", "reason": "..."}}   when the task cannot be done
+Modifiers are {sorted(MODIFIERS)}. Keys are lowercase names: enter, tab, escape, backspace, \
+up, down, pageup, f5, a, 1, ...
+Prefer elements from the tree over raw points. Do not repeat an action that had no effect."""
+
+_EPISODES_KEPT = 256
+
+
+@dataclass
+class _Turn:
+    step: int
+    action: str
+    thought: str
+    error: str | None = None
+
+
+class _Reply(msgspec.Struct):
+    action: dict[str, Any]
+    thought: str = ""
+    plan: str = ""
+
+
+class LLMPolicy:
+    """`observation` chooses what the model sees; `history` how many earlier
+    steps it is told about; `summaries` whether the Summarizer's judgements go in."""
+
+    def __init__(
+        self, client: LLMClient, *, observation: Mode = "tree", history: int = 5, summaries: bool = True,
+        max_bad_replies: int = 3,
+    ) -> None:
+        if max_bad_replies < 1:
+            raise ValueError(f"max_bad_replies must be at least 1, got {max_bad_replies}")
+        self.client = client
+        self.observation = observation
+        self.history = history
+        self.summaries = summaries
+        self.max_bad_replies = max_bad_replies
+        self._turns: OrderedDict[str, list[_Turn]] = OrderedDict()
+
+    async def decide(self, request: Decide) -> Decision:
+        turns = self._episode(request.episode_id)
+        if turns and request.feedback:
+            turns[-1].error = request.feedback
+        messages = [{"role": "system", "content": SYSTEM_PROMPT},
+                    {"role": "user", "content": self._prompt(request, turns)}]
+        (action, reasoning), usage = await ask(
+            self.client, messages, lambda text: parse_action(text, request.observation.tree),
+            attempts=self.max_bad_replies, what="agent",
+        )
+        turns.append(_Turn(request.step, to_json(action).decode(), reasoning))
+        if action.terminal:
+            self._turns.pop(request.episode_id, None)
+        return Decision(action=action, reasoning=reasoning, usage=usage)
+
+    def _episode(self, episode_id: str) -> list[_Turn]:
+        """This episode's turns; the oldest episodes are forgotten (ones that ended on a limit)."""
+        turns = self._turns.setdefault(episode_id, [])
+        self._turns.move_to_end(episode_id)
+        while len(self._turns) > _EPISODES_KEPT:
+            self._turns.popitem(last=False)
+        return turns
+
+    def _prompt(self, request: Decide, turns: list[_Turn]) -> list[dict[str, Any]]:
+        lines = [f"Task: {request.task.instruction}",
+                 f"This is step {request.step} of at most {request.task.time_limit_steps}."]
+        judged = {s.step: s for s in request.summaries} if self.summaries else {}
+        recent = turns[-self.history:] if self.history else []
+        if recent:
+            lines.append("Your previous steps, oldest first:")
+            lines += [_describe(turn, judged.get(turn.step)) for turn in recent]
+        return [text_part("\n".join(lines)), *observation_parts(request.observation, self.observation, "Current screen")]
+
+
+def _describe(turn: _Turn, summary: ChangeSummary | None) -> str:
+    line = f"- step {turn.step}: {turn.action}"
+    if turn.thought:
+        line += f" (you thought: {turn.thought})"
+    if turn.error:
+        line += f"\n  the action failed: {turn.error}"
+    if summary is not None:
+        verdict = {True: "correct", False: "incorrect", None: "unclear"}[summary.correct]
+        line += f"\n  observer: {summary.changes}; judged {verdict}"
+        if summary.reason:
+            line += f" ({summary.reason})"
+        if summary.suggestion:
+            line += f"; suggestion: {summary.suggestion}"
+    return line
+
+
+def parse_action(text: str, tree: UIElement | None) -> tuple[Action, str]:
+    """The action of a reply, grounded in `tree`, and the reasoning given with it."""
+    try:
+        reply = msgspec.convert(extract_json(text), _Reply)
+    except msgspec.ValidationError as exc:
+        raise ReplyError(f"the reply object is wrong: {exc}") from None
+    try:
+        action = msgspec.convert(reply.action, Action)
+    except msgspec.ValidationError as exc:
+        raise ReplyError(f"`action` is not a valid action: {exc}") from None
+    reasoning = reply.thought + (f"\nPlan: {reply.plan}" if reply.plan else "")
+    return _ground(action, tree), reasoning
+
+
+def _ground(action: Action, tree: UIElement | None) -> Action:
+    """Fill targets named by node_id with the element's box, role and name."""
+    changes = {field: _element(getattr(action, field), tree) for field in ("target", "end_target")
+               if getattr(action, field, None) is not None}
+    return msgspec.structs.replace(action, **changes) if changes else action
+
+
+def _element(target: Target, tree: UIElement | None) -> Target:
+    if target.node_id is None:
+        return target
+    element = tree.find(target.node_id) if tree is not None else None
+    if element is None:
+        if target.bbox is not None:
+            return target
+        where = "the accessibility tree" if tree is not None else "this observation (it has no tree; use a point)"
+        raise ReplyError(f"there is no element with node_id {target.node_id!r} in {where}")
+    return Target(node_id=element.node_id, bbox=element.bbox or target.bbox, role=element.role, name=element.name)

@@ -1,0 +1,203 @@
+"""An async client for OpenAI-compatible chat completions, on httpx (asyncio and trio).
+
+Transient failures (429, 5xx, dropped or refused connections, timeouts) are
+retried with jittered exponential backoff, honouring a server's Retry-After;
+a 4xx is the caller's mistake and is raised at once with the server's own
+message. Every call reports its tokens, cost and latency as a `Usage`.
+
+Each call opens its own httpx client and closes it before returning: no
+connection pool outlives the call that owns it, so there is nothing to close
+at shutdown and a client object can be used from any event loop. The TLS
+context, the costly part, is built once per client. When a `Capacity` is
+given, each HTTP attempt holds one slot of it, and backoff sleeps hold none.
+"""
+
+from __future__ import annotations
+
+import base64
+import email.utils
+import logging
+import random
+import time
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import anyio
+import httpx
+
+from protocols import Usage
+from runtime.capacity import Capacity
+
+from actors.llm.config import LLMConfig
+
+logger = logging.getLogger(__name__)
+
+
+class LLMError(Exception):
+    """Base of every failure of a chat-completions call."""
+
+
+class LLMRequestError(LLMError):
+    """The server refused the request (a 4xx): retrying would not help."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class LLMUnavailable(LLMError):
+    """Every attempt failed transiently (429, 5xx, connection error, timeout)."""
+
+
+class LLMBadResponse(LLMError):
+    """The server answered 200 with something that is not a chat completion."""
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    usage: Usage
+    attempts: int = 1
+
+
+class _Transient(Exception):
+    """One failed attempt worth retrying; `retry_after` is the server's wish, if any."""
+
+    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.retry_after = retry_after
+
+
+def text_part(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def image_part(image: bytes) -> dict[str, Any]:
+    """A PNG or JPEG screenshot as a base64 data-URL content part."""
+    mime = "image/jpeg" if image.startswith(b"\xff\xd8") else "image/png"
+    return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{base64.b64encode(image).decode()}"}}
+
+
+class LLMClient:
+    def __init__(
+        self,
+        config: LLMConfig,
+        *,
+        capacity: Capacity | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.config = config
+        self.capacity = capacity or Capacity.unlimited("llm")
+        self._transport = transport
+        self._rng = rng or random.Random()
+        self.url = config.base_url.rstrip("/") + "/chat/completions"
+
+    @cached_property
+    def _tls(self) -> Any:
+        return httpx.create_ssl_context() if self.url.startswith("https://") else False
+
+    async def complete(
+        self, messages: list[dict[str, Any]], *, max_tokens: int | None = None, temperature: float | None = 0.0,
+    ) -> Completion:
+        """One chat completion: the assistant's text and what it cost."""
+        body: dict[str, Any] = {"model": self.config.model, "messages": messages}
+        if max_tokens is not None:
+            body["max_tokens"] = max_tokens
+        if temperature is not None:
+            body["temperature"] = temperature
+        headers = {"Authorization": f"Bearer {self.config.api_key}"} if self.config.api_key else {}
+        started = time.monotonic()
+        async with httpx.AsyncClient(
+            timeout=self.config.timeout, transport=self._transport, verify=self._tls, headers=headers,
+        ) as http:
+            for attempt in range(1, self.config.max_retries + 2):
+                try:
+                    payload = self._check(await self._post(http, body))
+                except _Transient as exc:
+                    if attempt > self.config.max_retries:
+                        raise LLMUnavailable(
+                            f"{self.url}: gave up after {attempt} attempts; last: {exc}") from None
+                    delay = self._delay(attempt, exc.retry_after)
+                    logger.warning("LLM call to %s failed (%s); retry %d in %.2f s", self.url, exc, attempt, delay)
+                    await anyio.sleep(delay)
+                    continue
+                return self._completion(payload, time.monotonic() - started, attempt)
+        raise AssertionError("unreachable")
+
+    async def _post(self, http: httpx.AsyncClient, body: dict[str, Any]) -> httpx.Response:
+        try:
+            async with self.capacity.slot():
+                return await http.post(self.url, json=body)
+        except httpx.TimeoutException:
+            raise _Transient(f"no answer within {self.config.timeout:g} s") from None
+        except httpx.TransportError as exc:
+            raise _Transient(f"connection error: {type(exc).__name__}: {exc}") from None
+
+    def _check(self, response: httpx.Response) -> Any:
+        if response.status_code == 429 or response.status_code >= 500:
+            raise _Transient(f"HTTP {response.status_code}", _retry_after(response))
+        if response.status_code >= 400:
+            hint = " (check the API key)" if response.status_code in (401, 403) else ""
+            raise LLMRequestError(response.status_code, f"{self.url} refused the request with HTTP "
+                                  f"{response.status_code}{hint}: {_server_message(response)}")
+        try:
+            return response.json()
+        except ValueError:
+            raise LLMBadResponse(f"{self.url} answered with malformed JSON: {response.text[:200]!r}") from None
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        """The server's Retry-After if it gave one, else exponential backoff with
+        jitter (half fixed, half random, so retries of many callers spread out)."""
+        if retry_after is not None:
+            return min(retry_after, self.config.backoff_max)
+        ceiling = min(self.config.backoff * 2 ** (attempt - 1), self.config.backoff_max)
+        return ceiling / 2 + self._rng.uniform(0, ceiling / 2)
+
+    def _completion(self, payload: Any, latency: float, attempts: int) -> Completion:
+        try:
+            text = payload["choices"][0]["message"]["content"]
+        except (KeyError, IndexError, TypeError):
+            raise LLMBadResponse(f"{self.url} answered without choices[0].message.content: "
+                                 f"{str(payload)[:200]!r}") from None
+        usage = payload.get("usage") or {}
+        input_tokens = int(usage.get("prompt_tokens") or 0)
+        output_tokens = int(usage.get("completion_tokens") or 0)
+        return Completion(
+            text=text if isinstance(text, str) else "",
+            usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens,
+                        cost=self.config.cost(input_tokens, output_tokens), latency=latency),
+            attempts=attempts,
+        )
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    """Retry-After in seconds, from either of its forms (seconds, or an HTTP date)."""
+    value = response.headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
+def _server_message(response: httpx.Response) -> str:
+    """The `error.message` of an OpenAI-style error body, else the start of the body."""
+    try:
+        error = response.json().get("error")
+        if isinstance(error, dict) and error.get("message"):
+            return str(error["message"])
+    except (ValueError, AttributeError):
+        pass
+    return response.text[:200] or response.reason_phrase
+
+
+def add_usage(a: Usage, b: Usage) -> Usage:
+    return Usage(input_tokens=a.input_tokens + b.input_tokens, output_tokens=a.output_tokens + b.output_tokens,
+                 cost=a.cost + b.cost, latency=a.latency + b.latency)

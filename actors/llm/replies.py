@@ -1,0 +1,69 @@
+"""Asking a model for a JSON answer, and what to do when it does not give one.
+
+A reply that cannot be used is not an exception to crash on: the error goes
+back to the model as the next turn of the same conversation ("that was not
+valid because ..."), and only after `attempts` bad replies in a row does the
+caller give up. Giving up, or an LLM that cannot be reached, raises
+`NoAnswer`, a `Refused`: the actor refuses that one request and keeps
+serving, and the episode sees an agent error whose text says what happened.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, TypeVar
+
+import msgspec
+
+from protocols import Usage
+from runtime.errors import Refused
+
+from actors.llm.client import LLMClient, LLMError, add_usage
+
+T = TypeVar("T")
+
+
+class ReplyError(ValueError):
+    """A reply that does not say what was asked; the text is shown to the model."""
+
+
+class NoAnswer(Refused):
+    """No usable answer: the LLM failed, or gave `attempts` invalid replies in a row."""
+
+
+def extract_json(text: str) -> dict[str, Any]:
+    """The JSON object in a reply, tolerating code fences and prose around it."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end < start:
+        raise ReplyError("the reply contains no JSON object")
+    try:
+        value = msgspec.json.decode(text[start : end + 1])
+    except msgspec.DecodeError as exc:
+        raise ReplyError(f"the reply is not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise ReplyError("the reply must be one JSON object")
+    return value
+
+
+async def ask(
+    client: LLMClient, messages: list[dict[str, Any]], parse: Callable[[str], T], *, attempts: int, what: str,
+) -> tuple[T, Usage]:
+    """Ask until `parse` accepts a reply; return it with the usage of every call made."""
+    conversation = list(messages)
+    usage = Usage()
+    last: ReplyError | None = None
+    for _ in range(attempts):
+        try:
+            completion = await client.complete(conversation)
+        except LLMError as exc:
+            raise NoAnswer(f"{what}: LLM call failed: {exc}") from exc
+        usage = add_usage(usage, completion.usage)
+        try:
+            return parse(completion.text), usage
+        except ReplyError as exc:
+            last = exc
+            conversation += [
+                {"role": "assistant", "content": completion.text},
+                {"role": "user", "content": f"That reply is invalid: {exc}. "
+                                            "Answer again with only the JSON object described above."},
+            ]
+    raise NoAnswer(f"{what}: {attempts} invalid replies in a row; last: {last}")

@@ -1,0 +1,135 @@
+"""A local OpenAI-compatible chat-completions server with scripted replies.
+
+It lets the LLM paths run end to end without a network or a key: a real
+socket on 127.0.0.1, real HTTP, and misbehaviour on demand (latency, 429
+with Retry-After, 5xx, dropped connections, malformed bodies, a wrong key).
+It runs in threads of its own, so the code under test can use either event
+loop, and a slow reply never blocks another.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Iterable
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted answer. `content` is the assistant's text; `raw` replaces
+    the whole body; `drop` closes the connection without answering."""
+
+    content: str = ""
+    status: int = 200
+    delay: float = 0.0
+    retry_after: str | None = None
+    drop: bool = False
+    raw: bytes | None = None
+    usage: tuple[int, int] = (100, 20)
+
+
+Responder = Callable[[dict[str, Any]], "Reply | str"]
+
+
+class FakeLLM:
+    """`responder` maps a request body to a reply, or is a sequence of replies
+    served in order (the last one repeats). With `api_key`, any other key gets 401."""
+
+    def __init__(self, responder: Responder | Iterable[Reply | str], *, api_key: str | None = None) -> None:
+        if callable(responder):
+            self._respond: Responder = responder
+        else:
+            script = list(responder)
+            cursor = itertools.count()
+            self._respond = lambda body: script[min(next(cursor), len(script) - 1)]
+        self.api_key = api_key
+        self.requests: list[dict[str, Any]] = []
+        self.active = 0
+        self.peak = 0
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def __enter__(self) -> FakeLLM:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._closing.set()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
+
+    def _serve(self, handler: BaseHTTPRequestHandler) -> None:
+        length = int(handler.headers.get("Content-Length") or 0)
+        body = json.loads(handler.rfile.read(length) or b"{}")
+        with self._lock:
+            self.requests.append(body)
+            self.active += 1
+            self.peak = max(self.peak, self.active)
+        try:
+            if self.api_key is not None and handler.headers.get("Authorization") != f"Bearer {self.api_key}":
+                reply = Reply(status=401, raw=_error("Incorrect API key provided."))
+            else:
+                answer = self._respond(body)
+                reply = Reply(content=answer) if isinstance(answer, str) else answer
+            self._closing.wait(reply.delay)
+            if reply.drop:
+                handler.close_connection = True
+                return
+            _send(handler, reply, body.get("model", ""))
+        finally:
+            with self._lock:
+                self.active -= 1
+
+
+def _handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:  # noqa: N802 (the http.server naming)
+            if not self.path.endswith("/chat/completions"):
+                _send(self, Reply(status=404, raw=_error(f"no route {self.path}")), "")
+                return
+            server._serve(self)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Quiet: tests read `requests`, not stderr."""
+
+    return Handler
+
+
+def _send(handler: BaseHTTPRequestHandler, reply: Reply, model: str) -> None:
+    if reply.raw is not None:
+        data = reply.raw
+    elif reply.status != 200:
+        data = _error(f"scripted HTTP {reply.status}")
+    else:
+        data = json.dumps({
+            "id": "chatcmpl-fake", "object": "chat.completion", "model": model,
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": reply.content}}],
+            "usage": {"prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],
+                      "total_tokens": sum(reply.usage)},
+        }).encode()
+    handler.send_response(reply.status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    if reply.retry_after is not None:
+        handler.send_header("Retry-After", reply.retry_after)
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
+def _error(message: str) -> bytes:
+    return json.dumps({"error": {"message": message, "type": "invalid_request_error"}}).encode()
