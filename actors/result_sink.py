@@ -1,4 +1,4 @@
-"""ResultSink: the run folder, written off the critical path.
+"""ResultSink: the run folder (see `actors.run_folder`), written off the critical path.
 
 Episodes `tell` the sink and move on; the sink writes in a worker thread.
 It is told directly rather than fed from the event bus because the bus drops
@@ -6,54 +6,39 @@ events for slow readers, and results must never be dropped: a full mailbox
 slows the episode instead (backpressure), which only happens if the disk
 cannot keep up.
 
-Layout (plain files, readable without troupe):
-  results.jsonl                           one line per finished episode, fsynced
-  episodes/<task>/<attempt>/steps.jsonl   step records and change summaries
-  episodes/<task>/<attempt>/step-NNN.png  the screenshot after each step
+results.jsonl is only ever appended to, one whole line per `write`, fsynced.
+The sink knows which tasks already have a line (from the file, at start) and
+never writes a second one, so a resumed or doubly-reported run cannot
+duplicate a result. An episode folder left by an attempt that never finished
+(the process died) is cleared when that attempt starts again, so its
+steps.jsonl holds one run of the episode, not two interleaved.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
 import anyio
 import msgspec
 
-from protocols import Ack, EpisodeFinished, EpisodeStarted, Flush, EpisodeResult, StepSummarized, StepTaken, to_json
+from protocols import (
+    Ack, EpisodeFinished, EpisodeStarted, Flush, Observation, StepRecord, StepSummarized, StepTaken, Task, to_json,
+)
 from runtime.actor import Actor
 from runtime.errors import Refused
 
+from actors.run_folder import (
+    RESULTS, STEPS, TASK, ResultLine, ResultsError, episode_dir, observation_path, read_results, screenshot_path,
+)
+
+__all__ = ["NAME", "RESULTS", "ResultLine", "ResultSink", "ResultsError", "episode_dir", "read_results"]
+
 NAME = "sink"
-RESULTS = "results.jsonl"
-
-
-class ResultLine(msgspec.Struct, frozen=True, omit_defaults=True):
-    """One line of results.jsonl: the verdict plus the analysis categories."""
-
-    result: EpisodeResult
-    categories: dict[str, float] = {}
-    summary: str = ""
-
-
-def read_results(run_dir: Path) -> list[ResultLine]:
-    """Every complete line of results.jsonl; a torn last line (a crash mid-write) is skipped."""
-    path = Path(run_dir) / RESULTS
-    if not path.exists():
-        return []
-    lines = []
-    for raw in path.read_bytes().splitlines():
-        try:
-            lines.append(msgspec.json.decode(raw, type=ResultLine))
-        except msgspec.DecodeError:
-            continue
-    return lines
-
-
-def episode_dir(run_dir: Path, task_id: str, attempt: int) -> Path:
-    safe = "/".join(part for part in task_id.split("/") if part not in ("", ".", ".."))
-    return Path(run_dir) / "episodes" / safe / str(attempt)
+logger = logging.getLogger(__name__)
 
 
 class ResultSink(Actor):
@@ -63,47 +48,68 @@ class ResultSink(Actor):
         super().__init__(name)
         self.run_dir = Path(run_dir)
         self.attempts: dict[str, tuple[str, int]] = {}
+        self.finished: set[str] = set()
         self.written = 0
 
     async def on_start(self) -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         await anyio.to_thread.run_sync(_end_torn_line, self.run_dir / RESULTS)
+        lines = await anyio.to_thread.run_sync(read_results, self.run_dir)
+        self.finished = {line.result.task_id for line in lines}
 
     async def handle(self, message: Any) -> Any:
         match message:
-            case EpisodeStarted(episode_id=episode_id, task_id=task_id, attempt=attempt):
+            case EpisodeStarted(episode_id=episode_id, task_id=task_id, attempt=attempt, task=task):
                 self.attempts[episode_id] = (task_id, attempt)
-            case StepTaken(record=record, screenshot=screenshot):
+                await anyio.to_thread.run_sync(_start_folder, self._folder(episode_id), task)
+            case StepTaken(record=record, screenshot=screenshot, before=before):
                 folder = self._folder(record.episode_id)
-                await anyio.to_thread.run_sync(self._write_step, folder, record, screenshot)
+                await anyio.to_thread.run_sync(_write_step, folder, record, screenshot, before)
             case StepSummarized(episode_id=episode_id, summary=summary):
-                folder = self._folder(episode_id)
                 line = to_json({"summary": summary}) + b"\n"
-                await anyio.to_thread.run_sync(_append, folder / "steps.jsonl", line, False)
+                await anyio.to_thread.run_sync(_append, self._folder(episode_id) / STEPS, line, False)
             case EpisodeFinished(result=result, analysis=analysis):
+                self.attempts.pop(result.episode_id, None)
+                if result.task_id in self.finished:
+                    logger.warning("task %s already has a result; not writing %s", result.task_id, result.episode_id)
+                    return None
                 line = ResultLine(
                     result=result,
                     categories=analysis.categories if analysis else {},
                     summary=analysis.summary if analysis else "",
                 )
                 await anyio.to_thread.run_sync(_append, self.run_dir / RESULTS, to_json(line) + b"\n", True)
-                self.attempts.pop(result.episode_id, None)
+                self.finished.add(result.task_id)
                 self.written += 1
             case Flush():
                 return Ack()
             case _:
                 raise Refused(f"ResultSink does not handle {type(message).__name__}")
+        return None
 
     def _folder(self, episode_id: str) -> Path:
         task_id, attempt = self.attempts.get(episode_id, (episode_id, 1))
         return episode_dir(self.run_dir, task_id, attempt)
 
-    @staticmethod
-    def _write_step(folder: Path, record, screenshot: bytes) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        _append(folder / "steps.jsonl", to_json({"step": record}) + b"\n", False)
-        if screenshot:
-            (folder / f"step-{record.step:03d}.png").write_bytes(screenshot)
+
+def _start_folder(folder: Path, task: Task | None) -> None:
+    if folder.exists():
+        shutil.rmtree(folder)  # an unfinished attempt of an earlier, interrupted run
+    folder.mkdir(parents=True)
+    if task is not None:
+        (folder / TASK).write_bytes(to_json(task) + b"\n")
+
+
+def _write_step(folder: Path, record: StepRecord, screenshot: bytes, before: Observation | None) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    _append(folder / STEPS, to_json({"step": record}) + b"\n", False)
+    if screenshot:
+        screenshot_path(folder, record.step).write_bytes(screenshot)
+    if before is not None:
+        observation_path(folder, record.step).write_bytes(to_json(msgspec.structs.replace(before, screenshot=b"")))
+        first = screenshot_path(folder, 0)
+        if record.step == 1 and before.screenshot and not first.exists():
+            first.write_bytes(before.screenshot)
 
 
 def _end_torn_line(path: Path) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import urllib.parse
 from collections import deque
 from functools import partial
 from collections.abc import Awaitable, Callable
@@ -56,6 +57,9 @@ ABNORMAL_CLOSURE = 1006
 
 _CHUNK = 256 * 1024
 _logger = logging.getLogger("troupe.websocket")
+
+HttpHandler = Callable[[Request], Awaitable[tuple[int, str, bytes]]]
+"""Answers a plain HTTP request (not a websocket upgrade): (status, content type, body)."""
 
 
 class ConnectionClosed(Exception):
@@ -407,6 +411,8 @@ async def serve(
     token: str | None,
     max_size: int = DEFAULT_MAX_SIZE,
     handshake_timeout: float = 10.0,
+    http: HttpHandler | None = None,
+    query_token: bool = False,
     task_status: TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
     """Accept websocket connections until cancelled; report the bound port.
@@ -415,6 +421,11 @@ async def serve(
     task group. `token=None` disables authentication and must be asked for
     explicitly. A handler's exception closes its connection with 1011 and the
     error text; it never stops the server.
+
+    `http`, if given, answers requests that are not websocket upgrades (so one
+    port can serve a web page and its event stream); without it they get 426.
+    `query_token` also accepts the token as `?token=` in the URL, because a
+    browser's WebSocket cannot send an Authorization header.
     """
     _check_max_size(max_size)
     listener = await anyio.create_tcp_listener(local_host=host, local_port=port)
@@ -423,13 +434,23 @@ async def serve(
         async with anyio.create_task_group() as tg:
             task_status.started(bound)
             await listener.serve(
-                partial(_serve_connection, handler, token, max_size, handshake_timeout), task_group=tg
+                partial(_serve_connection, handler, _Gate(token, query_token, http), max_size, handshake_timeout),
+                task_group=tg
             )
+
+
+class _Gate:
+    """What a server checks before it upgrades: the token, and who answers plain HTTP."""
+
+    def __init__(self, token: str | None, query_token: bool, http: HttpHandler | None) -> None:
+        self.token = token
+        self.query_token = query_token
+        self.http = http
 
 
 async def _serve_connection(
     handler: Callable[[WebSocket], Awaitable[None]],
-    token: str | None,
+    gate: _Gate,
     max_size: int,
     handshake_timeout: float,
     stream: SocketStream,
@@ -437,7 +458,7 @@ async def _serve_connection(
     ws: WebSocket | None = None
     try:
         with anyio.move_on_after(handshake_timeout):
-            ws = await _accept(stream, token, max_size)
+            ws = await _accept(stream, gate, max_size)
         if ws is None:
             return
         try:
@@ -454,16 +475,20 @@ async def _serve_connection(
             await anyio.aclose_forcefully(stream)
 
 
-async def _accept(stream: SocketStream, token: str | None, max_size: int) -> WebSocket | None:
+async def _accept(stream: SocketStream, gate: _Gate, max_size: int) -> WebSocket | None:
     protocol = ServerProtocol(max_size=max_size)
     ws = WebSocket(stream, protocol)
     request = await ws._read_handshake()
     if not isinstance(request, Request):
         await ws._flush()  # a malformed request may have an error response queued
         return None
+    if gate.http is not None and request.headers.get("Upgrade", "").lower() != "websocket":
+        protocol.send_response(await _answer_http(protocol, gate.http, request))
+        await ws._flush()
+        return None
     response = protocol.accept(request)
-    if response.status_code == 101 and token is not None:
-        refusal = _check_token(request, token)
+    if response.status_code == 101 and gate.token is not None:
+        refusal = _check_token(request, gate.token, gate.query_token)
         if refusal is not None:
             response = protocol.reject(401, f"Failed to open a WebSocket connection: {refusal}.\n")
             response.headers["WWW-Authenticate"] = 'Bearer realm="troupe"'
@@ -472,9 +497,33 @@ async def _accept(stream: SocketStream, token: str | None, max_size: int) -> Web
     return ws if response.status_code == 101 else None
 
 
-def _check_token(request: Request, token: str) -> str | None:
+async def _answer_http(protocol: ServerProtocol, http: HttpHandler, request: Request) -> Response:
+    try:
+        status, content_type, body = await http(request)
+    except Exception as exc:
+        _logger.warning("HTTP handler failed", exc_info=True)
+        status, content_type, body = 500, "text/plain; charset=utf-8", f"{type(exc).__name__}: {exc}\n".encode()
+    response = protocol.reject(status, "")
+    for name, value in (("Content-Type", content_type), ("Content-Length", str(len(body))),
+                        ("Cache-Control", "no-store")):
+        if name in response.headers:
+            del response.headers[name]
+        response.headers[name] = value
+    response.body = body
+    return response
+
+
+def query_token(request: Request) -> str | None:
+    """The `token` query parameter of the request's URL, if any."""
+    values = urllib.parse.parse_qs(urllib.parse.urlsplit(request.path).query).get("token")
+    return values[0] if values else None
+
+
+def _check_token(request: Request, token: str, in_query: bool = False) -> str | None:
     """Return why the request is not authorized, or None if it is."""
     values = request.headers.get_all("Authorization")
+    if not values and in_query and query_token(request) is not None:
+        values = [f"Bearer {query_token(request)}"]
     if not values:
         return "missing token (send 'Authorization: Bearer <token>')"
     if len(values) > 1:

@@ -29,9 +29,15 @@ class UnknownTask(LookupError):
         super().__init__(f"{suite} has no task {task_id!r}{hint}")
 
 
+class SuiteError(Exception):
+    """A suite cannot load what the command line asked for; the message says what and where."""
+
+
 class Suite(ABC):
     name: ClassVar[str]
     interactive: ClassVar[bool] = True
+    source: ClassVar[str | None] = None
+    """What `--suite NAME:SOURCE` names after the colon (e.g. "RUN_DIR"); None if the suite takes nothing."""
     default_agent: ClassVar[str] = "sim"
     node_app: ClassVar[str | None] = None
     """`module:function` building the VM actors in a node (`--vm node`)."""

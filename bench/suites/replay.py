@@ -1,0 +1,82 @@
+"""`--suite replay:RUN_DIR`: a run folder, replayed as a static benchmark.
+
+Any folder in the run-folder layout (`actors.run_folder`) is a dataset of
+recorded trajectories: each episode folder holds the task, the observation
+the recording agent saw before each step, its action and the screens. With
+a results.jsonl, the attempt that produced each result is the trajectory;
+without one, the highest attempt of each task. Episodes with no recorded
+step (an environment error) have nothing to score and are left out.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from protocols import Task
+
+from actors.run_folder import (
+    STEPS, ResultsError, episode_dir, read_observation, read_results, read_steps, read_task, screenshot_path,
+)
+from bench.static import RecordedStep, StaticSuite
+from bench.suites.base import SuiteError
+
+
+class ReplaySuite(StaticSuite):
+    name = "replay"
+    source = "RUN_DIR"
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        if not self.root.is_dir():
+            raise SuiteError(f"replay: {self.root} is not a folder (expected a run folder with episodes/)")
+        try:
+            episodes = list(self._episodes())
+        except ResultsError as exc:
+            raise SuiteError(f"replay: {exc}") from None
+        if not episodes:
+            raise SuiteError(f"replay: {self.root} holds no recorded episodes "
+                             f"(expected episodes/<task>/<attempt>/{STEPS} with task.json)")
+        self.tasks = {task.task_id: task for task, _ in episodes}
+        self.folders = {task.task_id: folder for task, folder in episodes}
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> ReplaySuite:
+        if not args.suite_source:
+            raise SuiteError("replay needs the run folder to replay: --suite replay:RUN_DIR")
+        return cls(Path(args.suite_source))
+
+    def _episodes(self):
+        results = read_results(self.root)
+        if results:
+            candidates = [episode_dir(self.root, line.result.task_id, line.result.attempt) for line in results]
+        else:
+            latest: dict[Path, Path] = {}
+            for steps in sorted(self.root.glob(f"episodes/**/{STEPS}")):
+                attempt = steps.parent
+                if attempt.name.isdigit():
+                    best = latest.get(attempt.parent)
+                    if best is None or int(attempt.name) > int(best.name):
+                        latest[attempt.parent] = attempt
+            candidates = list(latest.values())
+        for folder in candidates:
+            if (folder / STEPS).exists() and (folder / "task.json").exists():
+                yield read_task(folder), folder
+
+    def list_tasks(self, domain: str | None = None) -> list[Task]:
+        return [t for t in self.tasks.values() if domain is None or t.domain == domain]
+
+    def selection(self, args: argparse.Namespace) -> list[Task]:
+        return self.list_tasks()
+
+    def trajectory(self, task: Task) -> list[RecordedStep]:
+        folder = self.folders[task.task_id]
+        return [
+            RecordedStep(observation=read_observation(folder, record.step), reference=record.action,
+                         after=_png(screenshot_path(folder, record.step)))
+            for record in read_steps(folder)
+        ]
+
+
+def _png(path: Path) -> bytes:
+    return path.read_bytes() if path.exists() else b""
