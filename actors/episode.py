@@ -99,6 +99,9 @@ class _Episode:
         ))
         await self._vm(self.crew.vm, Reset(task=self.task, episode_id=self.episode_id, attempt=self.attempt))
         observation = await self._observe(0)
+        if observation.instruction and observation.instruction != self.task.instruction:
+            # The environment generated the goal at reset (MiniWoB's utterance).
+            self.task = msgspec.structs.replace(self.task, instruction=observation.instruction)
         reset_done = anyio.current_time()
 
         failure: EnvironmentFailure | None = None

@@ -36,5 +36,8 @@ class Observation(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     window_title: str | None = None
     app_name: str | None = None
     focused_element: str | None = None
+    instruction: str | None = None
+    """The goal as the environment states it, for tasks whose goal is generated
+    at reset (a MiniWoB page's utterance); the episode then uses it as the task's."""
     timings: CaptureTimings = CaptureTimings()
     partial: tuple[str, ...] = ()
