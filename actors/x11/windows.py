@@ -1,0 +1,59 @@
+"""Top-level windows of a display, read with python-xlib: the active one's title and
+application, and waiting for a window to appear (a setup step).
+
+The window manager publishes both (_NET_ACTIVE_WINDOW, _NET_CLIENT_LIST); the
+application name is the WM_CLASS class ("Mousepad"), which is what a user
+sees in a task switcher.
+"""
+
+from __future__ import annotations
+
+import time
+
+from Xlib import X, display as xdisplay, error as xerror
+
+
+class WindowList:
+    def __init__(self, display: str) -> None:
+        self.conn = xdisplay.Display(display)
+        self.root = self.conn.screen().root
+        self._atoms = {name: self.conn.intern_atom(name) for name in
+                       ("_NET_ACTIVE_WINDOW", "_NET_CLIENT_LIST", "_NET_WM_NAME", "UTF8_STRING")}
+
+    def _window_ids(self, atom: str) -> list[int]:
+        prop = self.root.get_full_property(self._atoms[atom], X.AnyPropertyType)
+        return [int(w) for w in prop.value] if prop is not None else []
+
+    def title_and_app(self, window_id: int) -> tuple[str, str]:
+        window = self.conn.create_resource_object("window", window_id)
+        try:
+            prop = window.get_full_property(self._atoms["_NET_WM_NAME"], self._atoms["UTF8_STRING"])
+            title = prop.value.decode("utf-8", "replace") if prop is not None else (window.get_wm_name() or "")
+            wm_class = window.get_wm_class()
+        except xerror.BadWindow:
+            return "", ""  # closed between listing and reading
+        return str(title), wm_class[1] if wm_class else ""
+
+    def active(self) -> tuple[str | None, str | None]:
+        ids = [w for w in self._window_ids("_NET_ACTIVE_WINDOW") if w]
+        if not ids:
+            return None, None
+        title, app = self.title_and_app(ids[0])
+        return title or None, app or None
+
+    def titles(self) -> list[str]:
+        return [self.title_and_app(w)[0] for w in self._window_ids("_NET_CLIENT_LIST")]
+
+    def wait_for(self, title: str, timeout: float) -> str:
+        """Block until a window whose title contains `title` exists; return its full title."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = [t for t in self.titles() if title in t]
+            if found:
+                return found[0]
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no window titled like {title!r} within {timeout:g} s; open: {self.titles()}")
+            time.sleep(0.05)
+
+    def close(self) -> None:
+        self.conn.close()
