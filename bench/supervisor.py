@@ -73,6 +73,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=None,
                         help="run folder (default runs/<suite>-<time>); an existing folder is resumed")
     parser.add_argument("--backend", choices=["asyncio", "trio"], default="asyncio", help="event loop")
+    parser.add_argument("--list", action="store_true",
+                        help="print the suite's tasks per domain and what of them can run here, then exit")
     for name, suite in sorted(SUITES.items()):
         suite.add_arguments(parser.add_argument_group(f"{name} suite"))
     args = parser.parse_args(argv)
@@ -183,6 +185,9 @@ def _write_json(path: Path, data: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.list:
+        print(SUITES[args.suite].from_args(args).listing())
+        return 0
     tune_gc()
     results = anyio.run(run, args, Console(), backend=args.backend)
     return 0 if results else 1

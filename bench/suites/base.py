@@ -72,3 +72,11 @@ class Suite(ABC):
     def vm_actors(self) -> Callable[[], list[Actor]] | None:
         """A factory of in-process VM actors, or None when they must live in a node."""
         return None
+
+    def listing(self) -> str:
+        """What `--list` prints: the number of tasks per domain (suites add what they can run)."""
+        counts: dict[str, int] = {}
+        for task in self.list_tasks():
+            counts[task.domain] = counts.get(task.domain, 0) + 1
+        return "\n".join([f"{self.name}: {sum(counts.values())} tasks"]
+                         + [f"{domain:<20} {n:>5}" for domain, n in counts.items()])
