@@ -63,6 +63,14 @@ def observation_path(folder: Path, step: int) -> Path:
     return folder / f"observation-{step:03d}.json"
 
 
+def read_screenshot(folder: Path, step: int) -> bytes:
+    """The PNG after `step`, or b"" if none was recorded."""
+    try:
+        return screenshot_path(Path(folder), step).read_bytes()
+    except FileNotFoundError:
+        return b""
+
+
 def read_lines(path: Path, type: type) -> list:
     """Decode every whole line of a JSON-lines file; skip lines torn by a crash."""
     if not path.exists():
@@ -121,5 +129,4 @@ def read_observation(folder: Path, step: int) -> Observation:
         raise ResultsError(f"{path}: missing (no observation recorded for step {step})") from None
     except msgspec.DecodeError as exc:
         raise ResultsError(f"{path}: malformed observation: {exc}") from None
-    shot = screenshot_path(Path(folder), step - 1)
-    return msgspec.structs.replace(observation, screenshot=shot.read_bytes() if shot.exists() else b"")
+    return msgspec.structs.replace(observation, screenshot=read_screenshot(folder, step - 1))

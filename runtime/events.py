@@ -35,6 +35,13 @@ class Subscription:
         self._closed = True
         self._wakeup.set()
 
+    def discard(self) -> int:
+        """Drop every queued event and return how many: for a reader that is about
+        to resynchronize from a snapshot newer than all of them."""
+        count = len(self._queue)
+        self._queue.clear()
+        return count
+
     def take_dropped(self) -> int:
         """How many events were dropped since the last call."""
         count = self.dropped - self._dropped_reported

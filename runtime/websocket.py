@@ -504,8 +504,7 @@ async def _answer_http(protocol: ServerProtocol, http: HttpHandler, request: Req
         _logger.warning("HTTP handler failed", exc_info=True)
         status, content_type, body = 500, "text/plain; charset=utf-8", f"{type(exc).__name__}: {exc}\n".encode()
     response = protocol.reject(status, "")
-    for name, value in (("Content-Type", content_type), ("Content-Length", str(len(body))),
-                        ("Cache-Control", "no-store")):
+    for name, value in (("Content-Type", content_type), ("Content-Length", str(len(body)))):
         if name in response.headers:
             del response.headers[name]
         response.headers[name] = value

@@ -16,7 +16,7 @@ from pathlib import Path
 from protocols import Task
 
 from actors.run_folder import (
-    STEPS, ResultsError, episode_dir, read_observation, read_results, read_steps, read_task, screenshot_path,
+    STEPS, ResultsError, episode_dir, read_observation, read_results, read_screenshot, read_steps, read_task,
 )
 from bench.static import RecordedStep, StaticSuite
 from bench.suites.base import SuiteError
@@ -73,10 +73,6 @@ class ReplaySuite(StaticSuite):
         folder = self.folders[task.task_id]
         return [
             RecordedStep(observation=read_observation(folder, record.step), reference=record.action,
-                         after=_png(screenshot_path(folder, record.step)))
+                         after=read_screenshot(folder, record.step))
             for record in read_steps(folder)
         ]
-
-
-def _png(path: Path) -> bytes:
-    return path.read_bytes() if path.exists() else b""

@@ -1,0 +1,144 @@
+"""The live viewer's server: one port, a web page and a websocket stream of step events.
+
+One task follows the run's event bus, folds each event into `ViewerState`
+and publishes the JSON update (encoded once, shared by all viewers) on a
+second, viewer-side bus. Each viewer connection has its own bounded
+subscription there: a viewer that reads slowly or not at all loses its oldest
+updates, never slows the run (publishing is synchronous and O(viewers)).
+When a viewer has lost updates it is told how many (`events_dropped`) and
+gets a fresh snapshot, so its picture is whole again.
+
+The stream is one-way: JSON in binary frames, server to viewer. A viewer
+that sends anything is disconnected with a reason. With a token, both the
+page and the stream require it (`?token=` in the URL, or a bearer header).
+"""
+
+from __future__ import annotations
+
+import hmac
+import re
+import urllib.parse
+from functools import partial
+from importlib import resources
+from pathlib import Path
+
+import anyio
+from anyio.abc import TaskStatus
+
+from protocols import EventsDropped, to_json
+from runtime.events import EventBus, Subscription
+from runtime.websocket import ConnectionClosed, WebSocket, query_token, serve
+
+from actors.run_folder import episode_dir, read_screenshot
+from bench.viewer.state import ViewerState
+
+POLICY_VIOLATION = 1008
+_SHOT = re.compile(r"^/shot/(?P<episode>[^/]+)/(?P<step>\d+)$")
+_HTML = "text/html; charset=utf-8"
+_TEXT = "text/plain; charset=utf-8"
+
+
+def page_html() -> bytes:
+    """The viewer page with the shared timeline script inlined: one self-contained file."""
+    folder = resources.files("bench.viewer")
+    page = (folder / "page.html").read_text()
+    return page.replace("/*TIMELINE*/", (folder / "timeline.js").read_text()).encode()
+
+
+class ViewerServer:
+    def __init__(self, bus: EventBus, *, token: str | None = None, run_dir: Path | None = None,
+                 queue: int = 256) -> None:
+        self.bus = bus
+        self.token = token
+        self.run_dir = run_dir
+        self.queue = queue
+        self.state = ViewerState()
+        self.updates = EventBus()
+        self._page = page_html()
+
+    async def run(self, host: str = "127.0.0.1", port: int = 0,
+                  *, task_status: TaskStatus[int] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Serve until cancelled; reports the bound port."""
+        with self.bus.subscribe(maxlen=8192) as events:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._follow, events)
+                bound = await tg.start(partial(serve, self._viewer, host=host, port=port, token=self.token,
+                                               http=self._http, query_token=True))
+                task_status.started(bound)
+
+    async def _follow(self, events: Subscription) -> None:
+        async for event in events:
+            lost = events.take_dropped()
+            if lost:
+                self.updates.publish(to_json(EventsDropped(count=lost)))
+            update = self.state.apply(event)
+            if update is not None:
+                self.updates.publish(to_json(update))
+
+    async def _viewer(self, ws: WebSocket) -> None:
+        with self.updates.subscribe(self.queue) as updates:
+            try:
+                await ws.send(to_json(self.state.snapshot()))
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(self._refuse_input, ws, tg.cancel_scope)
+                    await self._stream(ws, updates)
+            except* ConnectionClosed:
+                pass  # the viewer went away (or was told why it had to)
+
+    async def _stream(self, ws: WebSocket, updates: Subscription) -> None:
+        async for update in updates:
+            lost = updates.take_dropped()
+            if lost:
+                lost += updates.discard()
+                snapshot = to_json(self.state.snapshot())
+                await ws.send(to_json(EventsDropped(count=lost)))
+                await ws.send(snapshot)
+            else:
+                await ws.send(update)
+
+    @staticmethod
+    async def _refuse_input(ws: WebSocket, scope: anyio.CancelScope) -> None:
+        """The stream is one-way; whatever a viewer sends ends its connection, with the reason."""
+        try:
+            data = await ws.receive()
+        except ConnectionClosed:
+            scope.cancel()
+            return
+        await ws.close(POLICY_VIOLATION, f"the viewer stream is one-way; got {len(data)} unexpected bytes")
+        scope.cancel()
+
+    async def _http(self, request) -> tuple[int, str, bytes]:
+        refusal = self._refusal(request)
+        if refusal is not None:
+            return 401, _TEXT, f"troupe viewer: {refusal}\n".encode()
+        path = urllib.parse.urlsplit(request.path).path
+        if path in ("/", "/index.html"):
+            return 200, _HTML, self._page
+        shot = _SHOT.match(path)
+        if shot is not None:
+            png = await self._screenshot(urllib.parse.unquote(shot["episode"]), int(shot["step"]))
+            if png:
+                return 200, "image/png", png
+        return 404, _TEXT, f"troupe viewer: nothing at {path}\n".encode()
+
+    def _refusal(self, request) -> str | None:
+        if self.token is None:
+            return None
+        given = query_token(request)
+        if given is None:
+            return "missing token: open the URL printed at the start of the run (it ends in ?token=...)"
+        if not hmac.compare_digest(given.encode(), self.token.encode()):
+            return "invalid token"
+        return None
+
+    async def _screenshot(self, episode_id: str, step: int) -> bytes:
+        """The latest screenshot from memory; earlier ones from the run folder."""
+        card = self.state.card(episode_id)
+        if card is None:
+            return b""
+        if step == card.latest_step:
+            return card.screenshot
+        if self.run_dir is None:
+            return b""
+        folder = episode_dir(self.run_dir, card.task_id, card.attempt)
+        return await anyio.to_thread.run_sync(read_screenshot, folder, step)

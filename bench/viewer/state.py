@@ -1,0 +1,122 @@
+"""What the live viewer knows: one card per episode, built from bus events.
+
+`apply` turns a bus event into the JSON update viewers receive and folds it
+into the cards, in one synchronous call; `snapshot` is every card at once.
+A viewer subscribes and takes the snapshot with no await in between, so the
+updates it receives are exactly the ones after its snapshot.
+
+Cards are keyed by task: a retry on a fresh VM replaces the card of the
+attempt that died. Screenshots stay out of the JSON (a URL points at them)
+and only the latest one per card is kept in memory; finished cards beyond
+`keep_finished` are forgotten, oldest first, so a long run's viewer stays small.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from protocols import (
+    EpisodeFinished, EpisodeResult, EpisodeStarted, ErrorKind, StepRecord, StepSummarized, StepTaken,
+)
+
+RUNNING = "running"
+
+
+@dataclass
+class Card:
+    task_id: str
+    episode_id: str
+    attempt: int
+    started_at: float
+    domain: str = ""
+    instruction: str = ""
+    status: str = RUNNING
+    steps: dict[int, StepRecord] = field(default_factory=dict)
+    latest_step: int = -1
+    screenshot: bytes = b""
+    result: EpisodeResult | None = None
+    categories: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "task_id": self.task_id, "episode_id": self.episode_id, "attempt": self.attempt,
+            "started_at": self.started_at, "domain": self.domain, "instruction": self.instruction,
+            "status": self.status, "steps": [self.steps[n] for n in sorted(self.steps)],
+            "shot": shot_url(self.episode_id, self.latest_step) if self.screenshot else None,
+            "result": self.result, "categories": self.categories,
+        }
+
+
+def shot_url(episode_id: str, step: int) -> str:
+    return f"/shot/{urllib.parse.quote(episode_id, safe='')}/{step}"
+
+
+def status_of(result: EpisodeResult) -> str:
+    if result.success:
+        return "succeeded"
+    if result.error_kind is ErrorKind.NONE or result.error_kind is ErrorKind.AGENT:
+        return "failed"
+    return f"{result.error_kind.value} error"
+
+
+class ViewerState:
+    def __init__(self, keep_finished: int = 200) -> None:
+        self.cards: OrderedDict[str, Card] = OrderedDict()
+        self.by_episode: dict[str, str] = {}
+        self.keep_finished = keep_finished
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"msg": "snapshot", "episodes": [card.to_json() for card in self.cards.values()]}
+
+    def card(self, episode_id: str) -> Card | None:
+        task_id = self.by_episode.get(episode_id)
+        return None if task_id is None else self.cards.get(task_id)
+
+    def apply(self, event: Any) -> dict[str, Any] | None:
+        """Fold `event` into the cards; return the update for viewers (None: nothing to tell)."""
+        match event:
+            case EpisodeStarted(episode_id=episode_id, task_id=task_id, attempt=attempt, at=at, task=task):
+                card = Card(task_id=task_id, episode_id=episode_id, attempt=attempt, started_at=at,
+                            domain=task.domain if task else "", instruction=task.instruction if task else "")
+                self.cards.pop(task_id, None)
+                self.cards[task_id] = card
+                self.by_episode[episode_id] = task_id
+                return {"msg": "episode_started", "card": card.to_json()}
+            case StepTaken(record=record, screenshot=screenshot):
+                card = self.card(record.episode_id)
+                if card is None:
+                    return None
+                card.steps[record.step] = record
+                if screenshot and record.step >= card.latest_step:
+                    card.screenshot, card.latest_step = screenshot, record.step
+                shot = shot_url(record.episode_id, record.step) if screenshot else None
+                return {"msg": "step_taken", "task_id": card.task_id, "record": record, "shot": shot}
+            case StepSummarized(episode_id=episode_id, summary=summary):
+                card = self.card(episode_id)
+                if card is None or summary.step not in card.steps:
+                    return None
+                card.steps[summary.step] = msgspec.structs.replace(card.steps[summary.step], summary=summary)
+                return {"msg": "step_summarized", "task_id": card.task_id, "summary": summary}
+            case EpisodeFinished(result=result, analysis=analysis):
+                card = self.cards.get(result.task_id)
+                if card is None or card.episode_id != result.episode_id:
+                    card = Card(task_id=result.task_id, episode_id=result.episode_id, attempt=result.attempt,
+                                started_at=0.0, domain=result.domain)
+                    self.cards[result.task_id] = card
+                card.status, card.result = status_of(result), result
+                card.categories = analysis.categories if analysis else {}
+                self._forget_old()
+                return {"msg": "episode_finished", "task_id": card.task_id, "status": card.status,
+                        "result": result, "categories": card.categories}
+        return None
+
+    def _forget_old(self) -> None:
+        finished = [task_id for task_id, card in self.cards.items() if card.status != RUNNING]
+        for task_id in finished[: max(0, len(finished) - self.keep_finished)]:
+            card = self.cards.pop(task_id)
+            self.by_episode.pop(card.episode_id, None)
