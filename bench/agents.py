@@ -8,11 +8,14 @@ from typing import Callable
 from actors.agent import Policy
 from actors.sim.llm import SimJudge, SimPolicy
 from actors.summarizer import Judge
+from bench import llm
 
 AGENTS: dict[str, Callable[[argparse.Namespace], Policy]] = {
     "sim": lambda args: SimPolicy(),
+    "llm": llm.policy,
 }
 
 SUMMARIZERS: dict[str, Callable[[argparse.Namespace], Judge]] = {
     "sim": lambda args: SimJudge(),
+    "llm": llm.judge,
 }

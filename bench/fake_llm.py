@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterable
+
+from actors.llm import agent as agent_module, analysis, summarizer as summarizer_module
+from actors.sim.llm import parse_goals
 
 
 @dataclass(frozen=True)
@@ -97,7 +101,7 @@ def _handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def do_POST(self) -> None:  # noqa: N802 (the http.server naming)
+        def do_POST(self) -> None:
             if not self.path.endswith("/chat/completions"):
                 _send(self, Reply(status=404, raw=_error(f"no route {self.path}")), "")
                 return
@@ -133,3 +137,42 @@ def _send(handler: BaseHTTPRequestHandler, reply: Reply, model: str) -> None:
 
 def _error(message: str) -> bytes:
     return json.dumps({"error": {"message": message, "type": "invalid_request_error"}}).encode()
+
+
+def by_role(*, agent: Responder, summarizer: Responder | None = None, classifier: Responder | None = None) -> Responder:
+    """One server for every LLM role of a run, told apart by their system prompts."""
+    roles = {agent_module.SYSTEM_PROMPT: agent, summarizer_module.SYSTEM_PROMPT: summarizer,
+             analysis.SYSTEM_PROMPT: classifier}
+
+    def respond(body: dict[str, Any]) -> Reply | str:
+        responder = roles.get(body["messages"][0]["content"])
+        if responder is None:
+            return Reply(status=400, raw=_error("no scripted reply for this role"))
+        return responder(body)
+
+    return respond
+
+
+_TREE_LINE = re.compile(r'^\s*\[(?P<id>[^\]]+)\] \w+ "(?P<name>[^"]*)"', re.MULTILINE)
+_STEP = re.compile(r"This is step (\d+) ")
+
+
+def form_filler(body: dict[str, Any]) -> str:
+    """A model that solves simulated form tasks: goal k of the instruction at step k,
+    grounded by name in the tree text of the prompt, then `done`."""
+    prompt = body["messages"][1]["content"]
+    text = "\n".join(part["text"] for part in prompt if part["type"] == "text")
+    instruction = text.split("\n", 1)[0].removeprefix("Task: ")
+    goals = parse_goals(instruction)
+    index = int(_STEP.search(text)[1]) - 1
+    if index >= len(goals):
+        return json.dumps({"thought": "every goal is done", "action": {"type": "done"}})
+    goal = goals[index]
+    if goal["key"] is not None:
+        return json.dumps({"thought": f"press {goal['key']}", "action": {"type": "key", "key": goal["key"]}})
+    ids = {m["name"]: m["id"] for m in _TREE_LINE.finditer(text)}
+    if goal["text"] is not None:
+        action = {"type": "type", "text": goal["text"], "target": {"node_id": ids[goal["field"]]}}
+    else:
+        action = {"type": "click", "target": {"node_id": ids[goal["name"]]}}
+    return json.dumps({"thought": f"goal {index + 1}", "plan": "one goal per step", "action": action})

@@ -6,11 +6,14 @@ from collections import defaultdict
 from statistics import mean
 from typing import Iterable
 
+from actors.run_folder import ResultLine
+from bench.taxonomy import taxonomy
 from protocols import EpisodeResult, ErrorKind
 
 
-def summarize(results: Iterable[EpisodeResult]) -> dict:
-    """Counts and rates overall and per domain; plain data for summary.json and the table."""
+def summarize(results: Iterable[EpisodeResult], lines: Iterable[ResultLine] = ()) -> dict:
+    """Counts and rates overall and per domain; plain data for summary.json and the table.
+    `lines` (results.jsonl) carry the error analysis, counted under `taxonomy`."""
     by_domain: dict[str, list[EpisodeResult]] = defaultdict(list)
     everything = list(results)
     for result in everything:
@@ -18,6 +21,7 @@ def summarize(results: Iterable[EpisodeResult]) -> dict:
     return {
         "overall": _figures(everything),
         "domains": {domain: _figures(group) for domain, group in sorted(by_domain.items())},
+        "taxonomy": taxonomy(lines),
     }
 
 

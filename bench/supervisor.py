@@ -29,6 +29,7 @@ from actors.evaluator import Evaluator
 from actors.result_sink import ResultSink, read_results
 from actors.runner import CrewFactory, EpisodeRunner
 from actors.summarizer import Summarizer
+from bench import llm as llm_options
 from bench.agents import AGENTS, SUMMARIZERS
 from bench.suites import SUITES
 from bench.suites.base import Suite
@@ -75,11 +76,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--backend", choices=["asyncio", "trio"], default="asyncio", help="event loop")
     parser.add_argument("--list", action="store_true",
                         help="print the suite's tasks per domain and what of them can run here, then exit")
+    llm_options.add_arguments(parser)
     for name, suite in sorted(SUITES.items()):
         suite.add_arguments(parser.add_argument_group(f"{name} suite"))
     args = parser.parse_args(argv)
     if args.connect and not args.token:
         parser.error("--connect needs a token: pass --token or set TROUPE_NODE_TOKEN")
+    llm_options.check(args, parser)
     return args
 
 
@@ -99,7 +102,7 @@ def crew(suite: Suite, args: argparse.Namespace) -> CrewFactory:
     judge = None if args.summarizer == "none" else SUMMARIZERS[args.summarizer]
     return CrewFactory(
         agent=lambda: Agent(policy(args), capacity=llm),
-        evaluator=lambda: Evaluator(suite.checker()),
+        evaluator=lambda: Evaluator(suite.checker(), analyst=llm_options.analyst(args, llm)),
         summarizer=None if judge is None else (lambda: Summarizer(judge(args), capacity=llm)),
     )
 
@@ -142,8 +145,9 @@ async def run(args: argparse.Namespace, console: Console) -> list[EpisodeResult]
             await sink.ask(Flush())
             tg.cancel_scope.cancel()
 
-    results = [line.result for line in read_results(out)]
-    summary = summarize(results)
+    lines = read_results(out)
+    results = [line.result for line in lines]
+    summary = summarize(results, lines)
     _write_json(out / "summary.json", summary)
     _write_json(out / "run.json", _run_info(args, started, datetime.datetime.now(datetime.timezone.utc)))
     console.print(_table(summary))

@@ -22,7 +22,7 @@ from protocols.keys import MODIFIERS
 
 from actors.llm.client import LLMClient, text_part
 from actors.llm.observation import Mode, observation_parts
-from actors.llm.replies import ReplyError, ask, extract_json
+from actors.llm.replies import ReplyError, ask, decode_reply
 
 SYSTEM_PROMPT = f"""\
 You operate a computer's graphical interface to accomplish a task. Each turn you see \
@@ -137,10 +137,7 @@ def _describe(turn: _Turn, summary: ChangeSummary | None) -> str:
 
 def parse_action(text: str, tree: UIElement | None) -> tuple[Action, str]:
     """The action of a reply, grounded in `tree`, and the reasoning given with it."""
-    try:
-        reply = msgspec.convert(extract_json(text), _Reply)
-    except msgspec.ValidationError as exc:
-        raise ReplyError(f"the reply object is wrong: {exc}") from None
+    reply = decode_reply(text, _Reply)
     try:
         action = msgspec.convert(reply.action, Action)
     except msgspec.ValidationError as exc:

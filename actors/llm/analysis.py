@@ -19,7 +19,7 @@ from protocols import Analyze, EpisodeAnalysis, ErrorKind, StepRecord, to_json
 
 from actors.llm.client import LLMClient, text_part
 from actors.llm.observation import Mode, observation_parts
-from actors.llm.replies import NoAnswer, ReplyError, ask, extract_json
+from actors.llm.replies import NoAnswer, ReplyError, ask, decode_reply
 
 TAXONOMY: dict[str, str] = {
     "navigation_planning": "agent error: a wrong or missing plan, lost its way, steps in the wrong order, "
@@ -63,10 +63,7 @@ def parse_classification(text: str) -> tuple[dict[str, float], str, str]:
     Partial replies are accepted: a list of names scores 1.0 each, unknown
     names are dropped, scores are clamped to [0, 1], a missing summary
     becomes the top category. A reply naming no known category is invalid."""
-    try:
-        reply = msgspec.convert(extract_json(text), _Reply)
-    except msgspec.ValidationError as exc:
-        raise ReplyError(f"the reply object is wrong: {exc}") from None
+    reply = decode_reply(text, _Reply)
     named = reply.categories if isinstance(reply.categories, dict) else dict.fromkeys(reply.categories, 1.0)
     categories: dict[str, float] = {}
     for name, score in named.items():

@@ -44,6 +44,14 @@ def extract_json(text: str) -> dict[str, Any]:
     return value
 
 
+def decode_reply(text: str, shape: type[T]) -> T:
+    """The reply's JSON object as a `shape` Struct; a wrong field is named in the error."""
+    try:
+        return msgspec.convert(extract_json(text), shape)
+    except msgspec.ValidationError as exc:
+        raise ReplyError(f"the reply object is wrong: {exc}") from None
+
+
 async def ask(
     client: LLMClient, messages: list[dict[str, Any]], parse: Callable[[str], T], *, attempts: int, what: str,
 ) -> tuple[T, Usage]:

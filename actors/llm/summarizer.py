@@ -17,7 +17,7 @@ from protocols import ChangeSummary, Summarize, to_json
 
 from actors.llm.client import LLMClient, image_part, text_part
 from actors.llm.observation import DIFF_THRESHOLD, Mode, diff_observations
-from actors.llm.replies import ReplyError, ask, extract_json
+from actors.llm.replies import ask, decode_reply
 
 SYSTEM_PROMPT = """\
 You review one step of an agent that operates a graphical interface. You are given the \
@@ -40,10 +40,7 @@ class _Reply(msgspec.Struct):
 
 
 def parse_summary(text: str, step: int) -> ChangeSummary:
-    try:
-        reply = msgspec.convert(extract_json(text), _Reply)
-    except msgspec.ValidationError as exc:
-        raise ReplyError(f"the reply object is wrong: {exc}") from None
+    reply = decode_reply(text, _Reply)
     return ChangeSummary(step=step, changes=reply.changes, correct=reply.correct, reason=reply.reason,
                          suggestion=reply.suggestion)
 

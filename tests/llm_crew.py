@@ -1,0 +1,55 @@
+"""A crew of LLM actors on a simulated VM, talking to a local fake chat-completions server."""
+
+from __future__ import annotations
+
+import json
+
+from actors.agent import Agent
+from actors.episode import Crew, Outlets
+from actors.evaluator import Evaluator
+from actors.llm.agent import LLMPolicy
+from actors.llm.analysis import LLMAnalyst
+from actors.llm.client import LLMClient
+from actors.llm.config import LLMConfig
+from actors.llm.summarizer import LLMJudge
+from actors.observer import Observer
+from actors.sim.checker import SimChecker
+from actors.sim.vm import SimVM
+from actors.summarizer import Summarizer
+from actors.vm_controller import VMController
+from runtime.actor import spawn
+
+SUMMARY = json.dumps({"changes": "the field shows the text", "correct": True, "reason": "as asked"})
+CLASSIFICATION = json.dumps({"categories": {"navigation_planning": 0.9, "reasoning": 0.2},
+                             "explanation": "stopped early", "summary": "gave up before submitting"})
+
+
+def llm_client(server, **settings) -> LLMClient:
+    return LLMClient(LLMConfig(model="fake", base_url=server.url, timeout=5.0, max_retries=1, backoff=0.01,
+                               **settings))
+
+
+def role_requests(server, prompt_module) -> list[dict]:
+    return [body for body in server.requests if body["messages"][0]["content"] == prompt_module.SYSTEM_PROMPT]
+
+
+def prompt_text(body: dict) -> str:
+    """Every text of a request, in order (system, user parts, feedback turns)."""
+    texts = []
+    for message in body["messages"]:
+        content = message["content"]
+        texts += [content] if isinstance(content, str) else [p["text"] for p in content if p["type"] == "text"]
+    return "\n".join(texts)
+
+
+async def llm_crew(tg, server, *, summarizer: bool = True, analyst: bool = False, bus=None, **policy) -> Crew:
+    vm = SimVM()
+    client = llm_client(server)
+    return Crew(
+        vm=await spawn(tg, VMController(vm)),
+        observer=await spawn(tg, Observer(vm)),
+        agent=await spawn(tg, Agent(LLMPolicy(client, **policy))),
+        summarizer=await spawn(tg, Summarizer(LLMJudge(client))) if summarizer else None,
+        evaluator=await spawn(tg, Evaluator(SimChecker(), analyst=LLMAnalyst(client) if analyst else None)),
+        outlets=Outlets(bus=bus),
+    )

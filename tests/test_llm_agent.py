@@ -1,0 +1,114 @@
+"""The LLM agent through real episodes: a sim VM, the actors, and a local chat-completions server."""
+
+import json
+
+import anyio
+import pytest
+
+from actors.episode import run_episode
+from actors.llm import agent as agent_prompt, summarizer as summarizer_prompt
+from bench.fake_llm import FakeLLM, Reply, by_role, form_filler
+from bench.suites.sim import sim_tasks
+from protocols import Done, ErrorKind, StepSummarized
+from runtime.events import EventBus
+from runtime.limits import Limits
+from tests.llm_crew import SUMMARY, llm_crew, prompt_text, role_requests
+
+pytestmark = pytest.mark.anyio
+
+LIMITS = Limits(call_seconds=10)
+
+
+def task(**sim):
+    (one,) = sim_tasks(1, seed=3, sim={"scale": 0.001, **sim}, goals=(3, 3))
+    return one
+
+
+async def episode(server, the_task=None, **crew):
+    async with anyio.create_task_group() as tg:
+        outcome = await run_episode(the_task or task(), await llm_crew(tg, server, **crew), LIMITS, episode_id="e1")
+        tg.cancel_scope.cancel()
+    return outcome
+
+
+async def test_the_llm_agent_solves_a_task_with_the_summaries_in_its_prompt():
+    def thinking(body):  # slower than the summarizer, so summaries are in by the next-but-one decision
+        return Reply(content=form_filler(body), delay=0.1)
+
+    with FakeLLM(by_role(agent=thinking, summarizer=lambda body: SUMMARY)) as server:
+        outcome = await episode(server)
+    assert outcome.result.success, outcome.result.reason
+    assert isinstance(outcome.steps[-1].action, Done)
+    typed = outcome.steps[0].action
+    assert typed.target.bbox is not None and typed.target.role == "textbox"  # grounded in the tree
+    assert outcome.steps[0].reasoning == "goal 1\nPlan: one goal per step"
+    assert all(r.summary.changes == "the field shows the text" for r in outcome.steps if not r.action.terminal)
+    agent_calls = role_requests(server, agent_prompt)
+    assert "[w0] textbox" in prompt_text(agent_calls[0])
+    assert "step 1: " in prompt_text(agent_calls[-1])
+    # the summary of step 1 is in a later prompt (the last one: summaries overlap the next decision)
+    assert "observer: the field shows the text; judged correct" in prompt_text(agent_calls[-1])
+    assert len(role_requests(server, summarizer_prompt)) == len(outcome.steps) - 1
+
+
+async def test_summaries_can_be_left_out_of_the_prompt_and_a_screenshot_sent_instead_of_the_tree():
+    with FakeLLM(by_role(agent=form_filler, summarizer=lambda body: SUMMARY)) as server:
+        outcome = await episode(server, summaries=False, observation="both")
+    assert outcome.result.success
+    last = role_requests(server, agent_prompt)[-1]
+    assert "observer:" not in prompt_text(last)
+    parts = last["messages"][1]["content"]
+    assert "[w0] textbox" in prompt_text(last)
+    assert [p["type"] for p in parts] == ["text", "text", "image_url"]
+
+
+async def test_a_reply_that_is_not_an_action_goes_back_to_the_model_and_it_recovers():
+    def agent(body):
+        if len(body["messages"]) == 2 and "step 1 " in prompt_text(body):
+            return "I would click the Name field."
+        if len(body["messages"]) == 4:
+            return json.dumps({"action": {"type": "click"}})  # a click with nowhere to click
+        return form_filler(body)
+
+    with FakeLLM(by_role(agent=agent, summarizer=lambda body: SUMMARY)) as server:
+        outcome = await episode(server, max_bad_replies=3)
+    assert outcome.result.success, outcome.result.reason
+    first_step = role_requests(server, agent_prompt)[:3]
+    assert "That reply is invalid: the reply contains no JSON object" in prompt_text(first_step[1])
+    assert "`action` is not a valid action: click needs `point` or `target`" in prompt_text(first_step[2])
+
+
+async def test_n_bad_replies_in_a_row_end_the_episode_with_an_agent_error_that_is_still_evaluated():
+    with FakeLLM(by_role(agent=lambda body: json.dumps({"action": {"type": "click", "target": {"node_id": "nope"}}}),
+                         summarizer=lambda body: SUMMARY)) as server:
+        outcome = await episode(server, max_bad_replies=2)
+    result = outcome.result
+    assert result.error_kind is ErrorKind.AGENT and not result.success and result.steps == 0
+    assert "agent: 2 invalid replies in a row; last: there is no element with node_id 'nope'" in result.reason
+    assert result.reason.endswith("is not clicked")  # the verdict's reason follows: it was evaluated
+    assert len(role_requests(server, agent_prompt)) == 2
+
+
+async def test_an_unreachable_llm_ends_the_episode_with_the_cause_named():
+    with FakeLLM([Reply(status=503)]) as server:
+        outcome = await episode(server, summarizer=False)
+    assert outcome.result.error_kind is ErrorKind.AGENT
+    assert "agent: LLM call failed:" in outcome.result.reason and "last: HTTP 503" in outcome.result.reason
+
+
+async def test_late_summaries_are_recorded_against_their_own_steps():
+    def slow_summary(body):
+        step = int(prompt_text(body).split("Step ", 1)[1].split(".", 1)[0])
+        return Reply(content=json.dumps({"changes": f"change of step {step}", "correct": True}), delay=0.3)
+
+    bus = EventBus()
+    with FakeLLM(by_role(agent=form_filler, summarizer=slow_summary)) as server, bus.subscribe() as events:
+        outcome = await episode(server, bus=bus)
+        bus.close()
+        summarized = [e async for e in events if isinstance(e, StepSummarized)]
+    assert outcome.result.success
+    action_steps = [r for r in outcome.steps if not r.action.terminal]
+    assert [r.summary.changes for r in action_steps] == [f"change of step {r.step}" for r in action_steps]
+    # every summary arrived after the agent had already moved on: no prompt could include one
+    assert not any("observer:" in prompt_text(b) for b in role_requests(server, agent_prompt))
+    assert sorted(e.summary.step for e in summarized) == [r.step for r in action_steps]
