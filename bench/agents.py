@@ -9,10 +9,14 @@ from actors.agent import Policy
 from actors.sim.llm import SimJudge, SimPolicy
 from actors.summarizer import Judge
 from bench import llm
+from bench.baseline.miniwob_agent import ScriptedMiniWobAgent
+from bench.desktop_agent import DesktopScriptedPolicy
 
 AGENTS: dict[str, Callable[[argparse.Namespace], Policy]] = {
     "sim": lambda args: SimPolicy(),
     "llm": llm.policy,
+    "desktop-scripted": lambda args: DesktopScriptedPolicy(),
+    "scripted": lambda args: ScriptedMiniWobAgent(),
 }
 
 SUMMARIZERS: dict[str, Callable[[argparse.Namespace], Judge]] = {

@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 
 # Debian packages: the browser for the browser backend and the tests' viewer checks.
 APT_PACKAGES=(chromium)
+# The X11 desktop backend and its suite: display, input, window manager, AT-SPI, applications.
+APT_PACKAGES+=(xvfb xdotool openbox dbus at-spi2-core mousepad galculator xterm git)
 
 missing=()
 for package in "${APT_PACKAGES[@]}"; do

@@ -56,6 +56,7 @@ class X11Desktop:
         self.session = Session.start(width, height)
         self.screen = Screen(self.session.display, self.encoding)
         self.windows = WindowList(self.session.display)
+        await anyio.to_thread.run_sync(self.windows.wait_for_manager, 10.0, limiter=self._xlib)
         await run_steps(self.session, steps, self._wait_window)
 
     async def act(self, step: int, action: Action) -> Acted:

@@ -74,13 +74,15 @@ class Proc:
     name: str
     popen: subprocess.Popen
     watched: bool = False
+    log: Path | None = None
 
     def died(self) -> str | None:
         code = self.popen.poll()
         if code is None or (code == 0 and self.name != "Xvfb"):
             return None  # running, or an application the task closed normally
         how = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
-        return f"{self.name} (pid {self.popen.pid}) {how}"
+        last = self.log.read_bytes()[-300:].decode(errors="replace").strip() if self.log and self.log.exists() else ""
+        return f"{self.name} (pid {self.popen.pid}) {how}" + (f"; its last output: {last}" if last else "")
 
 
 @dataclass
@@ -151,11 +153,14 @@ class Session:
 
     def _popen(self, name: str, command: list[str], *, env: dict[str, str], watched: bool = False,
                pass_fds: tuple[int, ...] = (), cwd: Path | None = None) -> Proc:
-        popen = subprocess.Popen(
-            command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            pass_fds=pass_fds, cwd=cwd, preexec_fn=_die_with_parent, start_new_session=True,
-        )
-        proc = Proc(name, popen, watched)
+        logs = self.home / ".logs"
+        logs.mkdir(exist_ok=True)
+        with open(logs / f"{name}.log", "ab") as log:
+            popen = subprocess.Popen(
+                command, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                pass_fds=pass_fds, cwd=cwd, preexec_fn=_die_with_parent, start_new_session=True,
+            )
+        proc = Proc(name, popen, watched, logs / f"{name}.log")
         self.procs.append(proc)
         return proc
 

@@ -69,7 +69,8 @@ STEP_TYPES: dict[str, type[msgspec.Struct]] = {
     "launch": Launch, "execute": Execute, "create_file": CreateFile, "create_folder": CreateFolder,
     "open": Open, "wait_window": WaitWindow, "sleep": Sleep,
 }
-DEFAULT_APPS = {".txt": "mousepad", ".md": "mousepad", ".csv": "mousepad", ".conf": "mousepad", ".py": "mousepad"}
+DEFAULT_APPS = {".txt": "mousepad", ".md": "mousepad", ".csv": "mousepad", ".conf": "mousepad", ".ini": "mousepad",
+                ".py": "mousepad"}
 
 
 def parse_steps(config: Any) -> list[msgspec.Struct]:

@@ -18,7 +18,8 @@ class WindowList:
         self.conn = xdisplay.Display(display)
         self.root = self.conn.screen().root
         self._atoms = {name: self.conn.intern_atom(name) for name in
-                       ("_NET_ACTIVE_WINDOW", "_NET_CLIENT_LIST", "_NET_WM_NAME", "UTF8_STRING")}
+                       ("_NET_ACTIVE_WINDOW", "_NET_CLIENT_LIST", "_NET_WM_NAME", "UTF8_STRING",
+                                    "_NET_SUPPORTING_WM_CHECK")}
 
     def _window_ids(self, atom: str) -> list[int]:
         prop = self.root.get_full_property(self._atoms[atom], X.AnyPropertyType)
@@ -43,6 +44,15 @@ class WindowList:
 
     def titles(self) -> list[str]:
         return [self.title_and_app(w)[0] for w in self._window_ids("_NET_CLIENT_LIST")]
+
+    def wait_for_manager(self, timeout: float) -> None:
+        """Block until a window manager runs: a window mapped before it starts is never managed
+        (no title in the client list, no focus)."""
+        deadline = time.monotonic() + timeout
+        while not self._window_ids("_NET_SUPPORTING_WM_CHECK"):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no window manager took the display within {timeout:g} s")
+            time.sleep(0.02)
 
     def wait_for(self, title: str, timeout: float) -> str:
         """Block until a window whose title contains `title` exists; return its full title."""

@@ -49,7 +49,7 @@ def commands(ops: list[Op]) -> list[list[str] | float]:
     for op in ops:
         kind, *args = op
         current = commands[-1]
-        assert isinstance(current, list)
+        assert isinstance(current, list)  # a float (wait) is always followed by a fresh list
         match kind:
             case "move":
                 current += ["mousemove", "--sync", str(args[0]), str(args[1])]
@@ -64,8 +64,13 @@ def commands(ops: list[Op]) -> list[list[str] | float]:
             case "press":
                 current += ["key", keysym(args[0])]
             case "type":
-                current += ["type", "--delay", str(TYPE_DELAY_MS), "--", args[0]]
-                commands.append([])
+                # Newlines as Return presses: typed as text they are dropped by some applications.
+                for index, line in enumerate(args[0].split("\n")):
+                    if index:
+                        commands[-1] += ["key", "Return"]
+                    if line:
+                        commands[-1] += ["type", "--delay", str(TYPE_DELAY_MS), "--", line]
+                        commands.append([])
             case "wait":
                 commands += [float(args[0]), []]
             case _:
