@@ -1,0 +1,219 @@
+"""One Chromium as a VM: the VMBackend and ScreenBackend of the browser.
+
+One browser per node process, one fresh browser context per episode (that is
+the reset: no cookies, storage or history leak between episodes). Actions
+wait for the page to settle instead of sleeping; observations take the
+screenshot and the accessibility tree at the same time over one CDP session.
+
+A browser that dies is not a step error: every call checks, and raises
+`BrowserCrashed`, which crashes the hosting actor and with it the node, so
+the supervisor restarts the node and retries the episode on a fresh browser.
+"""
+
+from __future__ import annotations
+
+import base64
+import keyword
+from typing import Any
+
+import anyio
+from playwright.async_api import Browser, BrowserContext, CDPSession, Page, Playwright, async_playwright
+from playwright.async_api import Error as PlaywrightError
+
+from protocols import Acted, Action, Task, UIElement, Viewport, Wait
+from runtime.errors import Refused
+
+from actors.browser.actions import ActionError, perform
+from actors.browser.launch import LAUNCH_ARGS, find_browser
+from actors.browser.settle import INIT_SCRIPT, NetworkWatch, SettlePolicy, settle
+from actors.browser.sites import MINIWOB_SCHEME, MiniWobServer, page_spec, start_miniwob
+from actors.normalize.cdp import layout_boxes, normalize
+
+
+class BrowserCrashed(RuntimeError):
+    """The browser process is gone; the node must be restarted."""
+
+
+class BrowserBackend:
+    def __init__(self, executable: str | None = None, *, settle_policy: SettlePolicy = SettlePolicy(),
+                 action_timeout: float = 10.0, load_timeout: float = 15.0) -> None:
+        self.executable = executable
+        self.settle_policy = settle_policy
+        self.action_timeout = action_timeout
+        self.load_timeout = load_timeout
+        self._playwright: Playwright | None = None
+        self._browser: Browser | None = None
+        self._context: BrowserContext | None = None
+        self._page: Page | None = None
+        self._cdp: CDPSession | None = None
+        self._network: NetworkWatch | None = None
+        self._miniwob: MiniWobServer | None = None
+        self._instruction: str | None = None
+        self._lost: str | None = None
+
+    # --- life ------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._playwright = await async_playwright().start()
+        path = find_browser(self.executable, self._playwright.chromium.executable_path)
+        self._browser = await self._playwright.chromium.launch(executable_path=path, args=list(LAUNCH_ARGS))
+        self._browser.on("disconnected", self._disconnected)
+
+    async def close(self) -> None:
+        if self._miniwob is not None:
+            self._miniwob.close()
+        if self._browser is not None and self._browser.is_connected():
+            await self._browser.close()
+        if self._playwright is not None:
+            await self._playwright.stop()
+
+    def _disconnected(self, _browser: Browser) -> None:
+        self._lost = "the browser process died or closed its connection"
+
+    def _check(self, exc: BaseException | None = None) -> None:
+        """Raise BrowserCrashed when the browser is gone (whatever error showed it)."""
+        if self._browser is None:
+            raise Refused("the browser has not been started")
+        if self._lost or not self._browser.is_connected() or (exc is not None and "closed" in str(exc)):
+            detail = f": {str(exc).splitlines()[0]}" if exc is not None else ""
+            raise BrowserCrashed(f"{self._lost or 'the browser is gone'}{detail}") from exc
+
+    # --- VMBackend -------------------------------------------------------------
+
+    async def reset(self, task: Task, attempt: int) -> None:
+        self._check()
+        try:
+            spec = page_spec(task.raw_config)
+        except ValueError as exc:
+            raise Refused(f"task {task.task_id}: {exc}") from None
+        try:
+            await self._fresh_context(spec.viewport)
+            assert self._page is not None
+            if spec.start.startswith(MINIWOB_SCHEME):
+                if self._miniwob is None:
+                    self._miniwob = MiniWobServer()
+                try:
+                    url = self._miniwob.url(spec.start.removeprefix(MINIWOB_SCHEME))
+                except ValueError as exc:
+                    raise Refused(str(exc)) from None
+                await self._page.goto(url, wait_until="load", timeout=self.load_timeout * 1000)
+                self._instruction = await start_miniwob(self._page, spec, self.load_timeout)
+            else:
+                await self._page.goto(spec.start, wait_until="load", timeout=self.load_timeout * 1000)
+                self._instruction = None
+        except PlaywrightError as exc:
+            self._check(exc)
+            raise
+
+    async def _fresh_context(self, viewport: tuple[int, int]) -> None:
+        assert self._browser is not None
+        if self._context is not None:
+            await self._context.close()
+        width, height = viewport
+        self._context = await self._browser.new_context(viewport={"width": width, "height": height})
+        await self._context.add_init_script(INIT_SCRIPT)
+        self._page = await self._context.new_page()
+        self._network = NetworkWatch(self._page)
+        self._cdp = await self._context.new_cdp_session(self._page)
+
+    async def act(self, step: int, action: Action) -> Acted:
+        page, cdp = self._live_page()
+        assert self._network is not None
+        started = anyio.current_time()
+        error: str | None = None
+        timeout = self.action_timeout + (action.seconds if isinstance(action, Wait) else 0)
+        try:
+            with anyio.fail_after(timeout):
+                await perform(page, cdp, action)
+        except ActionError as exc:
+            return Acted(duration=anyio.current_time() - started, error=str(exc))
+        except TimeoutError:
+            error = f"the {action.__struct_config__.tag} did not complete within {timeout:g} s"
+        except PlaywrightError as exc:
+            self._check(exc)
+            error = f"the {action.__struct_config__.tag} failed: {str(exc).splitlines()[0]}"
+        duration = anyio.current_time() - started
+        if action.terminal:
+            return Acted(duration=duration)
+        try:
+            waited, unsettled = await settle(page, self._network, self.settle_policy)
+        except PlaywrightError as exc:
+            self._check(exc)
+            raise
+        return Acted(duration=duration, settle=waited, error=error or unsettled)
+
+    async def inspect(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """`spec["globals"]` names page globals (identifiers only) to read, e.g. MiniWoB's reward."""
+        page, _ = self._live_page()
+        names = spec.get("globals", [])
+        bad = [name for name in names if not _identifier(name)]
+        if bad:
+            raise Refused(f"inspect: `globals` must name JavaScript identifiers, got {bad!r}")
+        try:
+            values = await page.evaluate("names => names.map(n => window[n] === undefined ? null : window[n])", names)
+        except PlaywrightError as exc:
+            self._check(exc)
+            raise
+        return {"globals": dict(zip(names, values)), "url": page.url}
+
+    # --- ScreenBackend ---------------------------------------------------------
+
+    async def screenshot(self) -> tuple[bytes, Viewport]:
+        page, cdp = self._live_page()
+        try:
+            shot = await cdp.send("Page.captureScreenshot", {"format": "png"})
+        except PlaywrightError as exc:
+            self._check(exc)
+            raise
+        size = page.viewport_size or {"width": 0, "height": 0}
+        return base64.b64decode(shot["data"]), Viewport(size["width"], size["height"])
+
+    async def tree(self) -> tuple[UIElement | None, Any]:
+        _, cdp = self._live_page()
+        replies: dict[str, Any] = {}
+
+        async def call(method: str, params: dict[str, Any]) -> None:
+            replies[method] = await cdp.send(method, params)
+
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(call, "Accessibility.getFullAXTree", {})
+                tg.start_soon(call, "DOMSnapshot.captureSnapshot", {"computedStyles": []})
+        except PlaywrightError as exc:
+            self._check(exc)
+            raise
+        nodes = replies["Accessibility.getFullAXTree"]["nodes"]
+        return normalize(nodes, layout_boxes(replies["DOMSnapshot.captureSnapshot"])), nodes
+
+    async def details(self) -> dict[str, Any]:
+        page, cdp = self._live_page()
+        try:
+            title, html = await page.evaluate("[document.title, document.documentElement.outerHTML]")
+            focused = await self._focused(cdp)
+        except PlaywrightError as exc:
+            self._check(exc)
+            raise
+        return {"url": page.url, "window_title": title, "dom_html": html, "app_name": "chromium",
+                "focused_element": focused, "instruction": self._instruction}
+
+    async def _focused(self, cdp: CDPSession) -> str | None:
+        """The node_id (DOM backend node id) of the focused element, None when it is the page itself."""
+        found = await cdp.send("Runtime.evaluate", {"expression": "document.activeElement"})
+        object_id = found.get("result", {}).get("objectId")
+        if object_id is None:
+            return None
+        try:
+            node = (await cdp.send("DOM.describeNode", {"objectId": object_id}))["node"]
+        finally:
+            await cdp.send("Runtime.releaseObject", {"objectId": object_id})
+        return None if node.get("nodeName") in ("BODY", "HTML") else str(node["backendNodeId"])
+
+    def _live_page(self) -> tuple[Page, CDPSession]:
+        self._check()
+        if self._page is None or self._cdp is None:
+            raise Refused("the browser has not been reset to a task yet")
+        return self._page, self._cdp
+
+
+def _identifier(name: Any) -> bool:
+    return isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)

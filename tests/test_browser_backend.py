@@ -1,0 +1,160 @@
+"""The browser backend on a real Chromium: every action type, checked by what the page saw.
+
+Playwright's async API needs asyncio, so these tests drive the backend on
+asyncio only (in a node it always is); the supervisor side is tested on both
+loops in test_browser_node.py.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from actors.browser.backend import BrowserBackend
+from actors.browser.launch import BrowserNotFound, find_browser
+from actors.browser.settle import SettlePolicy
+from actors.observer import Observer
+from protocols import (
+    BBox, Click, Done, DoubleClick, Drag, Hotkey, Key, Move, Point, RightClick, Scroll, Target, Task, TypeText,
+    Wait,
+)
+from runtime.errors import Refused
+
+pytestmark = pytest.mark.anyio
+PAGES = Path(__file__).parent / "fixtures" / "browser"
+
+
+@pytest.fixture(scope="module")
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def browser():
+    backend = BrowserBackend(settle_policy=SettlePolicy(limit=1.0))
+    await backend.start()
+    yield backend
+    await backend.close()
+
+
+def page_task(name: str, **browser) -> Task:
+    return Task(task_id=name, instruction="test", raw_config={
+        "browser": {"start": (PAGES / name).as_uri(), "viewport": [640, 400], **browser}})
+
+
+async def page_state(browser, *names):
+    return (await browser.inspect({"globals": list(names)}))["globals"]
+
+
+async def observe(browser):
+    return await Observer(browser).capture(tree_timeout=10)
+
+
+def element(observation, role, name):
+    return next(e for e in observation.tree.walk() if e.role == role and e.name == name)
+
+
+async def test_observation_has_pixels_tree_with_boxes_dom_and_details(browser):
+    await browser.reset(page_task("actions.html"), 1)
+    seen = await observe(browser)
+    assert seen.screenshot.startswith(b"\x89PNG") and (seen.viewport.width, seen.viewport.height) == (640, 400)
+    button = element(seen, "button", "Press")
+    assert button.bbox is not None and button.bbox.width > 0 and button.bbox.y < 40
+    assert element(seen, "textbox", "Name").bbox is not None
+    assert seen.window_title == "Actions" and seen.url.endswith("actions.html") and "vanish" in seen.dom_html
+    assert seen.partial == () and seen.timings.total > 0
+
+
+async def test_pointer_actions_by_element_point_and_bbox(browser):
+    await browser.reset(page_task("actions.html"), 1)
+    seen = await observe(browser)
+    press = element(seen, "button", "Press")
+    results = [
+        await browser.act(1, Click(target=Target(node_id=press.node_id), modifiers=("ctrl",))),
+        await browser.act(2, DoubleClick(target=Target(bbox=press.bbox))),
+        await browser.act(3, RightClick(point=Point(x=press.bbox.center[0] / 640, y=press.bbox.center[1] / 400,
+                                                    unit="norm"))),
+        await browser.act(4, Click(target=Target(node_id=element(seen, "button", "Far below").node_id))),
+    ]
+    assert [r.error for r in results] == [None] * 4
+    assert all(r.settle > 0 for r in results)  # waited for the page, and said how long
+    log = (await page_state(browser, "log"))["log"]
+    assert log[0] == "click:ctrl" and "dblclick" in log and "contextmenu" in log and log[-1] == "below"
+
+
+async def test_move_drag_and_scroll(browser):
+    await browser.reset(page_task("actions.html"), 1)
+    seen = await observe(browser)
+    hover, drag = element(seen, "generic", "Hover me"), element(seen, "generic", "Drag me")
+    assert (await browser.act(1, Move(target=Target(node_id=hover.node_id)))).error is None
+    assert (await browser.act(2, Drag(target=Target(node_id=drag.node_id), end=Point(x=500, y=300)))).error is None
+    assert (await browser.act(3, Scroll(direction="down", amount=2, point=Point(x=100, y=250)))).error is None
+    state = await page_state(browser, "hovered", "dragged", "scrolled")
+    assert state == {"hovered": True, "dragged": [500, 300], "scrolled": 200}
+
+
+async def test_typing_keys_and_hotkeys(browser):
+    await browser.reset(page_task("actions.html"), 1)
+    field = element(await observe(browser), "textbox", "Name")
+    assert (await browser.act(1, TypeText(text="héllo", target=Target(node_id=field.node_id)))).error is None
+    assert (await browser.act(2, Key(key="a", modifiers=("shift",)))).error is None
+    assert (await browser.act(3, Hotkey(keys=("ctrl", "a")))).error is None
+    assert (await browser.act(4, Wait(seconds=0.01))).error is None
+    assert (await browser.act(5, Done())).error is None
+    state = await page_state(browser, "typed", "keys")
+    assert state["typed"] == "hélloA"
+    assert state["keys"][-3:] == ["Shift+A", "Control+Control", "Control+a"]
+    assert element(await observe(browser), "textbox", "Name").text == "hélloA"
+
+
+async def test_impossible_actions_are_step_errors_not_crashes(browser):
+    await browser.reset(page_task("actions.html"), 1)
+    seen = await observe(browser)
+    vanish = element(seen, "button", "Vanish")
+    assert (await browser.act(1, Click(target=Target(node_id=vanish.node_id)))).error is None
+    gone = await browser.act(2, Click(target=Target(node_id=vanish.node_id)))
+    assert gone.error == f"element {vanish.node_id} no longer exists on the page"
+    outside = await browser.act(3, Click(point=Point(x=900, y=10)))
+    assert outside.error == "point (900, 10) lies outside the 640x400 viewport"
+    off_box = await browser.act(4, Click(target=Target(bbox=BBox(700, 0, 20, 20))))
+    assert "lies outside the 640x400 viewport" in off_box.error
+    plain = element(seen, "button", "Press")
+    typed = await browser.act(5, TypeText(text="x", target=Target(node_id=plain.node_id)))
+    assert typed.error == "cannot type 'x': the focused element is a <button>, which takes no text"
+    assert (await browser.act(6, Click(target=Target(node_id="ax7")))).error.startswith("element 'ax7' has no DOM node")
+    assert (await page_state(browser, "log"))["log"] == ["vanished"]  # nothing else reached the page
+
+
+async def test_a_page_that_never_settles_is_reported_within_the_bound(browser):
+    await browser.reset(page_task("restless.html"), 1)
+    acted = await browser.act(1, Click(target=Target(node_id=element(await observe(browser), "button", "Press").node_id)))
+    assert acted.error == "page did not settle within 1 s (the DOM kept changing)"
+    assert 1.0 <= acted.settle < 5.0
+    assert (await page_state(browser, "clicked")) == {"clicked": True}
+
+
+async def test_each_reset_is_a_fresh_context(browser):
+    await browser.reset(page_task("actions.html"), 1)
+    field = element(await observe(browser), "textbox", "Name")
+    await browser.act(1, TypeText(text="left over", target=Target(node_id=field.node_id)))
+    await browser.reset(page_task("actions.html"), 2)
+    assert (await page_state(browser, "typed")) == {"typed": ""}
+
+
+async def test_bad_task_and_bad_inspect_are_refused_with_the_reason(browser):
+    with pytest.raises(Refused, match=r"task bad: task raw_config\['browser'\]: `start` must be a URL"):
+        await browser.reset(Task(task_id="bad", instruction="x", raw_config={"browser": {"start": "ftp://x"}}), 1)
+    with pytest.raises(Refused, match="no MiniWoB task 'click-nothing'"):
+        await browser.reset(Task(task_id="m", instruction="x", raw_config={"browser": {"start": "miniwob:click-nothing"}}), 1)
+    with pytest.raises(Refused, match=r"`globals` must name JavaScript identifiers, got \['x; alert\(1\)'\]"):
+        await browser.inspect({"globals": ["x; alert(1)"]})
+
+
+def test_browser_discovery_explains_what_to_do(monkeypatch, tmp_path):
+    monkeypatch.delenv("TROUPE_BROWSER", raising=False)
+    with pytest.raises(BrowserNotFound, match="the --browser flag names '/nope', which is not an executable"):
+        find_browser("/nope")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(BrowserNotFound, match="apt-get install chromium"):
+        find_browser(None, str(tmp_path / "missing"))
+    monkeypatch.setenv("TROUPE_BROWSER", "/usr/bin/true")
+    assert find_browser(None, None) == "/usr/bin/true"
