@@ -34,9 +34,9 @@ def write_report(run_dir: Path, summary: dict, lines: list[ResultLine] | None = 
 
 
 def taxonomy_counts(summary: dict, lines: list[ResultLine]) -> dict[str, float]:
-    """The analysis's own counts (summary["taxonomy"]) when it gives plain numbers, else counted here."""
-    given = summary.get("taxonomy")
-    if isinstance(given, dict) and given and all(isinstance(v, (int, float)) for v in given.values()):
+    """The analysis's own counts (summary["taxonomy"]["categories"]) when present, else counted here."""
+    given = (summary.get("taxonomy") or {}).get("categories")
+    if isinstance(given, dict) and all(isinstance(v, (int, float)) for v in given.values()):
         return dict(given)
     counts: dict[str, float] = {}
     for line in lines:

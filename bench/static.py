@@ -1,71 +1,30 @@
-"""Static benchmarks: recorded trajectories scored step by step, with no VM.
+"""Running a static benchmark: recorded observations shown to an agent, with no VM.
 
-A static suite gives, per task, the recorded steps: the observation the
-recording agent saw, the action it took (the reference) and the screen after
-it. The `StaticRunner` shows each recorded observation to the agent under
-test (teacher forcing: the next step starts from the recorded screen, not
-from wherever the agent's action would have led) and the suite's checker
-scores its actions against the references. Events go to the same outlets as
+The `StaticRunner` shows each recorded observation to the agent under test
+(teacher forcing: the next step starts from the recorded screen, not from
+wherever the agent's action would have led) and the suite's checker scores
+its actions against the references. Events go to the same outlets as
 interactive runs, so the result sink, the viewer and the report work alike,
 and a static run's folder is itself a replayable dataset.
 """
 
 from __future__ import annotations
 
-from abc import abstractmethod
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import anyio
 
 from protocols import (
-    Action, Decide, Decision, EpisodeFinished, EpisodeResult, EpisodeStarted, EpisodeTimings, ErrorKind, Evaluate,
-    Observation, StepRecord, StepTaken, StepTimings, Task, Verdict,
+    Decide, Decision, EpisodeFinished, EpisodeResult, EpisodeStarted, EpisodeTimings, ErrorKind, Evaluate,
+    StepRecord, StepTaken, StepTimings, Task, Verdict,
 )
 from runtime.actor import Actor, spawn
 from runtime.errors import ActorError
 from runtime.limits import CallTimeout
 
 from actors.episode import Outlets
-from bench.scoring import grounded, step_matches
-from bench.suites.base import Suite
-
-
-@dataclass(frozen=True)
-class RecordedStep:
-    observation: Observation
-    """What the recording agent saw before acting."""
-    reference: Action
-    after: bytes = b""
-    """The recorded screenshot after the reference action."""
-
-
-class StaticSuite(Suite):
-    interactive = False
-
-    @abstractmethod
-    def trajectory(self, task: Task) -> list[RecordedStep]:
-        """The recorded steps of `task` (blocking: reads files)."""
-
-    def checker(self) -> ReferenceChecker:
-        return ReferenceChecker()
-
-
-class ReferenceChecker:
-    """Success when every step matches its reference; the score is the step accuracy."""
-
-    async def check(self, request: Evaluate) -> Verdict:
-        viewport = request.final.viewport if request.final else None
-        scored = [r for r in request.steps if r.reference is not None]
-        if not scored:
-            return Verdict(success=False, reason="no reference actions to score against")
-        matched = sum(step_matches(r.action, r.reference, viewport) for r in scored)
-        hits = [grounded(r.action, r.reference, viewport) for r in scored]
-        boxes = [hit for hit in hits if hit is not None]
-        reason = f"{matched}/{len(scored)} steps match the reference"
-        if boxes:
-            reason += f"; {sum(boxes)}/{len(boxes)} pointer actions inside the reference element"
-        return Verdict(success=matched == len(scored), score=matched / len(scored), reason=reason)
+from bench.suites.static import StaticSuite
 
 
 @dataclass

@@ -26,13 +26,17 @@ from rich.table import Table
 from actors.agent import Agent
 from actors.episode import Outlets
 from actors.evaluator import Evaluator
-from actors.result_sink import ResultSink, read_results
+from actors.result_sink import ResultSink, ResultsError, read_results
 from actors.runner import CrewFactory, EpisodeRunner
 from actors.summarizer import Summarizer
 from bench import llm as llm_options
 from bench.agents import AGENTS, SUMMARIZERS
 from bench.suites import SUITES
-from bench.suites.base import Suite
+from bench.metrics import run_metrics
+from bench.report import write_report
+from bench.static import StaticRunner
+from bench.suites.base import Suite, SuiteError
+from bench.viewer.server import ViewerServer
 from bench.summary import summarize
 from bench.tuning import tune_gc
 from protocols import EpisodeResult, ErrorKind, Flush
@@ -50,7 +54,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         description="Run benchmark episodes concurrently; write results, a summary and per-step records.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    parser.add_argument("--suite", choices=sorted(SUITES), default="sim", help="task suite")
+    parser.add_argument("--suite", type=suite_choice, default="sim", metavar="NAME[:SOURCE]",
+                        help=f"task suite, one of {', '.join(sorted(SUITES))}; "
+                             "replay:RUN_DIR replays a run folder as a static benchmark")
     parser.add_argument("--agent", choices=sorted(AGENTS), default=None, help="agent (default: the suite's)")
     parser.add_argument("--summarizer", choices=sorted(SUMMARIZERS) + ["none"], default="sim",
                         help="per-step change summarizer, or none")
@@ -71,6 +77,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "repeat for more; the run's concurrency is then the number of nodes")
     parser.add_argument("--token", default=os.environ.get("TROUPE_NODE_TOKEN"),
                         help="token for --connect nodes (default: $TROUPE_NODE_TOKEN)")
+    parser.add_argument("--viewer", type=viewer_address, default=None, metavar="HOST:PORT",
+                        help="serve a live web viewer (page and step-event websocket) on this address")
+    parser.add_argument("--viewer-token", default=os.environ.get("TROUPE_VIEWER_TOKEN"),
+                        help="token the viewer requires, if any (default: $TROUPE_VIEWER_TOKEN)")
     parser.add_argument("--out", type=Path, default=None,
                         help="run folder (default runs/<suite>-<time>); an existing folder is resumed")
     parser.add_argument("--backend", choices=["asyncio", "trio"], default="asyncio", help="event loop")
@@ -80,10 +90,31 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     for name, suite in sorted(SUITES.items()):
         suite.add_arguments(parser.add_argument_group(f"{name} suite"))
     args = parser.parse_args(argv)
+    args.suite, args.suite_source = args.suite
     if args.connect and not args.token:
         parser.error("--connect needs a token: pass --token or set TROUPE_NODE_TOKEN")
     llm_options.check(args, parser)
     return args
+
+
+def suite_choice(text: str) -> tuple[str, str | None]:
+    """`NAME` or `NAME:SOURCE` (`replay:runs/x`): a known suite, with what it loads if it takes anything."""
+    name, colon, source = text.partition(":")
+    if name not in SUITES:
+        raise argparse.ArgumentTypeError(f"invalid choice: {name!r} (choose from {', '.join(sorted(SUITES))})")
+    takes = SUITES[name].source
+    if takes is None and colon:
+        raise argparse.ArgumentTypeError(f"suite {name!r} takes nothing after ':', got {source!r}")
+    if takes is not None and not source:
+        raise argparse.ArgumentTypeError(f"suite {name!r} needs {takes}: --suite {name}:{takes}")
+    return name, source or None
+
+
+def viewer_address(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    if not port.isdigit() or int(port) > 65535:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT (e.g. 127.0.0.1:8765), got {text!r}")
+    return host or "127.0.0.1", int(port)
 
 
 def vm_slots(suite: Suite, args: argparse.Namespace):
@@ -131,16 +162,25 @@ async def run(args: argparse.Namespace, console: Console) -> list[EpisodeResult]
 
         async with anyio.create_task_group() as tg:
             sink = await spawn(tg, ResultSink(out))
-            runner = EpisodeRunner(
-                crew=crew(suite, args),
-                vm_slot=vm_slots(suite, args),
-                limits=Limits(max_steps=args.max_steps, episode_seconds=args.episode_timeout,
-                              call_seconds=args.call_timeout, tree_seconds=args.tree_timeout),
-                concurrency=args.concurrency,
-                max_attempts=args.max_attempts,
-                outlets=Outlets(sink=sink, bus=EventBus()),
-                on_result=advance,
-            )
+            outlets = Outlets(sink=sink, bus=EventBus())
+            if args.viewer is not None:
+                await _start_viewer(tg, outlets.bus, args, out, console)
+            if suite.interactive:
+                runner = EpisodeRunner(
+                    crew=crew(suite, args),
+                    vm_slot=vm_slots(suite, args),
+                    limits=Limits(max_steps=args.max_steps, episode_seconds=args.episode_timeout,
+                                  call_seconds=args.call_timeout, tree_seconds=args.tree_timeout),
+                    concurrency=args.concurrency,
+                    max_attempts=args.max_attempts,
+                    outlets=outlets,
+                    on_result=advance,
+                )
+            else:
+                members = crew(suite, args)
+                runner = StaticRunner(suite, agent=members.agent, evaluator=members.evaluator,
+                                      concurrency=args.concurrency, call_seconds=args.call_timeout,
+                                      outlets=outlets, on_result=advance)
             await runner.run(pending)
             await sink.ask(Flush())
             tg.cancel_scope.cancel()
@@ -148,11 +188,21 @@ async def run(args: argparse.Namespace, console: Console) -> list[EpisodeResult]
     lines = read_results(out)
     results = [line.result for line in lines]
     summary = summarize(results, lines)
+    summary["metrics"] = run_metrics(out, lines)
     _write_json(out / "summary.json", summary)
+    write_report(out, summary, lines)
     _write_json(out / "run.json", _run_info(args, started, datetime.datetime.now(datetime.timezone.utc)))
     console.print(_table(summary))
-    console.print(f"run folder: {out}")
+    console.print(f"run folder: {out} (report: {out / 'report.html'})")
     return results
+
+
+async def _start_viewer(tg, bus: EventBus, args: argparse.Namespace, out: Path, console: Console) -> None:
+    host, port = args.viewer
+    server = ViewerServer(bus, token=args.viewer_token, run_dir=out)
+    bound = await tg.start(functools.partial(server.run, host, port))
+    query = f"?token={args.viewer_token}" if args.viewer_token else ""
+    console.print(f"viewer: http://{host}:{bound}/{query}")
 
 
 def _table(summary: dict) -> Table:
@@ -170,7 +220,8 @@ def _table(summary: dict) -> Table:
 
 
 def _run_info(args: argparse.Namespace, started, ended) -> dict:
-    config = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items() if k != "token"}
+    config = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()
+              if k not in ("token", "viewer_token")}
     return {
         "command": [sys.executable, "-m", "bench.supervisor", *sys.argv[1:]],
         "config": config,
@@ -193,7 +244,11 @@ def main(argv: list[str] | None = None) -> int:
         print(SUITES[args.suite].from_args(args).listing())
         return 0
     tune_gc()
-    results = anyio.run(run, args, Console(), backend=args.backend)
+    try:
+        results = anyio.run(run, args, Console(), backend=args.backend)
+    except (SuiteError, ResultsError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return 0 if results else 1
 
 

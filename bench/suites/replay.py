@@ -18,7 +18,7 @@ from protocols import Task
 from actors.run_folder import (
     STEPS, ResultsError, episode_dir, read_observation, read_results, read_screenshot, read_steps, read_task,
 )
-from bench.static import RecordedStep, StaticSuite
+from bench.suites.static import RecordedStep, StaticSuite
 from bench.suites.base import SuiteError
 
 

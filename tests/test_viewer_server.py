@@ -1,0 +1,225 @@
+"""The viewer server over real loopback sockets: snapshot first, live updates, drops told and
+resynchronized, tokens, one-way stream, and a viewer that never reads leaves the run's time alone."""
+
+import functools
+import json
+
+import anyio
+import pytest
+
+from actors.agent import Agent
+from actors.episode import Outlets
+from actors.evaluator import Evaluator
+from actors.runner import CrewFactory, EpisodeRunner
+from actors.sim.checker import SimChecker
+from actors.sim.llm import SimJudge, SimPolicy
+from actors.sim.node import build
+from actors.summarizer import Summarizer
+from bench.suites.sim import sim_tasks
+from bench.viewer.__main__ import follow, stream_url
+from bench.viewer.server import ViewerServer
+from protocols import (
+    ChangeSummary, Click, EpisodeFinished, EpisodeResult, EpisodeStarted, StepRecord, StepSummarized, StepTaken,
+    Target, Task,
+)
+from runtime.events import EventBus
+from runtime.host import run_local_host
+from runtime.limits import Limits
+from runtime.websocket import ConnectionClosed, HandshakeError, connect
+
+pytestmark = pytest.mark.anyio
+
+TASK = Task(task_id="forms/t1", instruction="Click 'Submit'.", domain="forms")
+
+
+def started(task_id="forms/t1", attempt=1):
+    return EpisodeStarted(episode_id=f"{task_id}#{attempt}", task_id=task_id, attempt=attempt, at=10.0, task=TASK)
+
+
+def step(n, task_id="forms/t1"):
+    action = Click(target=Target(node_id="b1", name="Submit"))
+    return StepTaken(record=StepRecord(episode_id=f"{task_id}#1", step=n, action=action, started_at=10.0 + n),
+                     screenshot=b"\x89PNG-%d" % n)
+
+
+async def start_viewer(tg, bus, **kwargs):
+    server = ViewerServer(bus, **kwargs)
+    port = await tg.start(server.run)
+    return server, port
+
+
+async def receive_json(ws):
+    with anyio.fail_after(5):
+        return json.loads(await ws.receive())
+
+
+async def http_get(port, path):
+    async with await anyio.connect_tcp("127.0.0.1", port) as stream:
+        await stream.send(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        data = b""
+        with anyio.fail_after(5):
+            while True:
+                try:
+                    data += await stream.receive()
+                except anyio.EndOfStream:
+                    break
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body
+
+
+async def test_a_late_viewer_gets_the_current_state_first_then_live_updates():
+    bus = EventBus()
+    async with anyio.create_task_group() as tg:
+        _, port = await start_viewer(tg, bus)
+        bus.publish(started())
+        bus.publish(step(1))
+        await anyio.sleep(0.05)
+        ws = await connect(f"ws://127.0.0.1:{port}/events")
+        snapshot = await receive_json(ws)
+        assert snapshot["msg"] == "snapshot"
+        (card,) = snapshot["episodes"]
+        assert card["task_id"] == "forms/t1" and card["status"] == "running" and len(card["steps"]) == 1
+        assert card["shot"] == "/shot/forms%2Ft1%231/1" and card["instruction"] == TASK.instruction
+
+        bus.publish(step(2))
+        bus.publish(StepSummarized(episode_id="forms/t1#1", summary=ChangeSummary(step=2, changes="form sent")))
+        bus.publish(EpisodeFinished(result=EpisodeResult(episode_id="forms/t1#1", task_id="forms/t1", success=True,
+                                                         steps=2)))
+        taken, summarized, finished = [await receive_json(ws) for _ in range(3)]
+        assert taken["msg"] == "step_taken" and taken["record"]["step"] == 2
+        assert taken["record"]["action"]["target"]["name"] == "Submit" and "screenshot" not in taken
+        assert summarized["summary"]["changes"] == "form sent"
+        assert finished["status"] == "succeeded"
+
+        status, png = await http_get(port, "/shot/forms%2Ft1%231/2")
+        assert status == 200 and png == b"\x89PNG-2"
+        assert (await http_get(port, "/shot/nobody/1"))[0] == 404
+        await ws.close()
+        tg.cancel_scope.cancel()
+
+
+async def test_a_viewer_that_falls_behind_is_told_how_many_events_it_lost_and_gets_a_fresh_snapshot():
+    bus = EventBus()
+    async with anyio.create_task_group() as tg:
+        _, port = await start_viewer(tg, bus, queue=8)
+        bus.publish(started())
+        many = [connect(f"ws://127.0.0.1:{port}/") for _ in range(3)]
+        viewers = [await c for c in many]
+        for ws in viewers:
+            assert (await receive_json(ws))["msg"] == "snapshot"
+        for n in range(1, 501):  # no checkpoint in between: far more than a viewer's queue of 8
+            bus.publish(step(n))
+        for ws in viewers:
+            messages = [await receive_json(ws)]
+            while messages[-1]["msg"] != "snapshot":
+                messages.append(await receive_json(ws))
+            dropped = next(m for m in messages if m["msg"] == "events_dropped")
+            assert dropped["count"] >= 500 - 8 - len(messages)
+            assert len(messages[-1]["episodes"][0]["steps"]) == 500  # whole again
+            await ws.close()
+        tg.cancel_scope.cancel()
+
+
+async def test_page_and_stream_require_the_token_when_one_is_set():
+    bus = EventBus()
+    async with anyio.create_task_group() as tg:
+        _, port = await start_viewer(tg, bus, token="s3cret")
+        status, body = await http_get(port, "/")
+        assert status == 401 and b"missing token" in body
+        status, body = await http_get(port, "/?token=wrong")
+        assert status == 401 and b"invalid token" in body
+        status, body = await http_get(port, "/?token=s3cret")
+        assert status == 200 and b"troupe" in body and b"function renderTimeline" in body
+        with pytest.raises(HandshakeError, match="invalid token") as refused:
+            await connect(f"ws://127.0.0.1:{port}/events?token=nope")
+        assert refused.value.status == 401
+        with pytest.raises(HandshakeError, match="missing token"):
+            await connect(f"ws://127.0.0.1:{port}/events")
+        for url, token in ((f"ws://127.0.0.1:{port}/events?token=s3cret", None),
+                           (f"ws://127.0.0.1:{port}/events", "s3cret")):
+            ws = await connect(url, token=token)
+            assert (await receive_json(ws))["msg"] == "snapshot"
+            await ws.close()
+        tg.cancel_scope.cancel()
+
+
+async def test_a_viewer_that_sends_garbage_is_disconnected_with_a_reason_and_others_go_on():
+    bus = EventBus()
+    async with anyio.create_task_group() as tg:
+        _, port = await start_viewer(tg, bus)
+        rude, good = [await connect(f"ws://127.0.0.1:{port}/") for _ in range(2)]
+        for ws in (rude, good):
+            await receive_json(ws)
+        await rude.send(b"\x00garbage\xff")
+        with pytest.raises(ConnectionClosed) as closed:
+            await receive_json(rude)
+        assert closed.value.code == 1008 and "one-way" in closed.value.reason
+        bus.publish(started())
+        assert (await receive_json(good))["msg"] == "episode_started"
+        await good.close()
+        tg.cancel_scope.cancel()
+
+
+async def test_the_terminal_viewer_prints_live_steps():
+    bus = EventBus()
+    lines = []
+    async with anyio.create_task_group() as tg:
+        _, port = await start_viewer(tg, bus, token="t")
+        url, token = stream_url(f"http://127.0.0.1:{port}/?token=t")
+        assert (url, token) == (f"ws://127.0.0.1:{port}/events", "t")
+        tg.start_soon(functools.partial(follow, url, token, lines.append, reconnect=False))
+        with anyio.fail_after(5):
+            while not lines:
+                await anyio.sleep(0.01)
+        bus.publish(started())
+        bus.publish(step(1))
+        with anyio.fail_after(5):
+            while len(lines) < 3:
+                await anyio.sleep(0.01)
+        tg.cancel_scope.cancel()
+    assert lines[0] == "connected: 0 running, 0 finished"
+    assert lines[1] == "> forms/t1 started (attempt 1)"
+    assert lines[2] == "  forms/t1 step 1: click 'Submit'"
+
+
+async def test_the_terminal_viewer_stops_with_the_servers_reason_on_a_wrong_token():
+    async with anyio.create_task_group() as tg:
+        _, port = await start_viewer(tg, EventBus(), token="t")
+        with pytest.raises(SystemExit, match="invalid token"):
+            await follow(f"ws://127.0.0.1:{port}/events", "wrong", print)
+        tg.cancel_scope.cancel()
+
+
+def test_the_terminal_viewer_names_a_url_it_cannot_use():
+    with pytest.raises(ValueError, match="expected http://HOST:PORT/"):
+        stream_url("ftp://127.0.0.1:1/")
+
+
+async def timed_run(with_viewer: bool) -> float:
+    """Wall time of the same simulated run, with or without a connected viewer that never reads."""
+    bus = EventBus()
+    tasks = sim_tasks(12, seed=3, sim={"scale": 0.01, "agent_error_rate": 0.0})
+    runner = EpisodeRunner(
+        crew=CrewFactory(agent=lambda: Agent(SimPolicy()), evaluator=lambda: Evaluator(SimChecker()),
+                         summarizer=lambda: Summarizer(SimJudge())),
+        vm_slot=functools.partial(run_local_host, build), limits=Limits(call_seconds=5), concurrency=4,
+        outlets=Outlets(bus=bus),
+    )
+    async with anyio.create_task_group() as tg:
+        if with_viewer:
+            _, port = await start_viewer(tg, bus, queue=4)
+            stuck = await connect(f"ws://127.0.0.1:{port}/")  # connected, never reads
+        began = anyio.current_time()
+        results = await runner.run(tasks)
+        elapsed = anyio.current_time() - began
+        if with_viewer:
+            await stuck.abort()
+        tg.cancel_scope.cancel()
+    assert len(results) == 12
+    return elapsed
+
+
+async def test_a_viewer_that_never_reads_does_not_slow_the_run():
+    baseline = await timed_run(with_viewer=False)
+    watched = await timed_run(with_viewer=True)
+    assert watched < baseline * 1.5 + 0.3, (baseline, watched)
