@@ -54,12 +54,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         description="Run benchmark episodes concurrently; write results, a summary and per-step records.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    parser.add_argument("--suite", type=suite_choice, default="sim", metavar="NAME[:SOURCE]",
+    parser.add_argument("--suite", type=suite_choice, default="miniwob", metavar="NAME[:SOURCE]",
                         help=f"task suite, one of {', '.join(sorted(SUITES))}; "
                              "replay:RUN_DIR replays a run folder as a static benchmark")
     parser.add_argument("--agent", choices=sorted(AGENTS), default=None, help="agent (default: the suite's)")
-    parser.add_argument("--summarizer", choices=sorted(SUMMARIZERS) + ["none"], default="sim",
-                        help="per-step change summarizer, or none")
+    parser.add_argument("--summarizer", choices=sorted(SUMMARIZERS) + ["none"], default=None,
+                        help="per-step change summarizer, or none (default: the suite's)")
     parser.add_argument("--episodes", type=int, default=24, help="number of tasks to run (generated suites)")
     parser.add_argument("--concurrency", type=int, default=8, help="episodes run at once (one VM each)")
     parser.add_argument("--max-steps", type=int, default=15, help="step limit per episode")
@@ -130,7 +130,8 @@ def vm_slots(suite: Suite, args: argparse.Namespace):
 def crew(suite: Suite, args: argparse.Namespace) -> CrewFactory:
     llm = Capacity("llm", args.llm_slots)
     policy = AGENTS[args.agent or suite.default_agent]
-    judge = None if args.summarizer == "none" else SUMMARIZERS[args.summarizer]
+    summarizer = args.summarizer or suite.default_summarizer
+    judge = None if summarizer == "none" else SUMMARIZERS[summarizer]
     return CrewFactory(
         agent=lambda: Agent(policy(args), capacity=llm),
         evaluator=lambda: Evaluator(suite.checker(), analyst=llm_options.analyst(args, llm)),

@@ -14,8 +14,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_cli(*args, timeout=120):
+    """The CLI on the sim suite unless the test names another (the default suite is miniwob)."""
+    suite = () if "--suite" in args else ("--suite", "sim")
     return subprocess.run(
-        [sys.executable, "-m", "bench.supervisor", *args],
+        [sys.executable, "-m", "bench.supervisor", *suite, *args],
         cwd=ROOT, capture_output=True, text=True, timeout=timeout,
         env={**os.environ, "COLUMNS": "200"},  # rich wraps at 80 columns off a terminal
     )

@@ -65,7 +65,7 @@ def record(out, *args):
 def recorded(tmp_path_factory):
     """A simulated run whose agent makes mistakes: a dataset with wrong clicks in it."""
     out = tmp_path_factory.mktemp("recorded")
-    record(out, "--episodes", "4", "--scale", "0.002", "--agent-error-rate", "0.3")
+    record(out, "--suite", "sim", "--episodes", "4", "--scale", "0.002", "--agent-error-rate", "0.3")
     return out
 
 

@@ -109,14 +109,14 @@ def test_a_malformed_line_is_an_error_naming_the_file_line_and_fault(tmp_path):
 
 def test_the_cli_refuses_to_resume_onto_a_results_file_that_is_not_ours(tmp_path):
     (tmp_path / "results.jsonl").write_text('{"result": 42}\n')
-    result = subprocess.run([sys.executable, "-m", "bench.supervisor", "--episodes", "1", "--out", str(tmp_path)],
+    result = subprocess.run([sys.executable, "-m", "bench.supervisor", "--suite", "sim", "--episodes", "1", "--out", str(tmp_path)],
                             cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert "error:" in result.stderr and "results.jsonl:1: malformed line" in result.stderr
 
 
 def cli(out, episodes, scale):
-    return [sys.executable, "-m", "bench.supervisor", "--episodes", str(episodes), "--concurrency", "2",
+    return [sys.executable, "-m", "bench.supervisor", "--suite", "sim", "--episodes", str(episodes), "--concurrency", "2",
             "--scale", str(scale), "--agent-error-rate", "0", "--out", str(out)]
 
 

@@ -39,6 +39,8 @@ class Suite(ABC):
     source: ClassVar[str | None] = None
     """What `--suite NAME:SOURCE` names after the colon (e.g. "RUN_DIR"); None if the suite takes nothing."""
     default_agent: ClassVar[str] = "sim"
+    default_summarizer: ClassVar[str] = "sim"
+    """`--summarizer` when not given; "none" for suites whose steps need no change summaries."""
     node_app: ClassVar[str | None] = None
     """`module:function` building the VM actors in a node (`--vm node`)."""
     needs_node: ClassVar[bool] = False

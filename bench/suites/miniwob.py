@@ -73,6 +73,7 @@ class MiniWobChecker:
 class MiniWobSuite(Suite):
     name = "miniwob"
     default_agent = "scripted"
+    default_summarizer = "none"  # the scripted agent reads no summaries; the simulated judge only adds latency
     node_app = "actors.browser.node:build"
     needs_node = True
 
@@ -123,5 +124,7 @@ def _seeds(text: str) -> tuple[int, ...]:
     if not parts or not all(part.isdigit() for part in parts):
         raise SuiteError(f"--miniwob-seeds: expected a count or comma-separated seeds, got {text!r}")
     if len(parts) == 1:
-        return tuple(range(int(parts[0]))) or (0,)
+        if int(parts[0]) < 1:
+            raise SuiteError(f"--miniwob-seeds: a count must be at least 1, got {text!r}")
+        return tuple(range(int(parts[0])))
     return tuple(int(part) for part in parts)

@@ -1,0 +1,106 @@
+"""Browser VMs in node processes, driven from asyncio and trio: a Chromium killed with
+SIGKILL mid-episode costs a retry on a fresh node and nothing else, and step errors
+reach the agent on its next step."""
+
+import functools
+import os
+import signal
+from collections import Counter
+
+import anyio
+import pytest
+
+from actors.agent import Agent
+from actors.episode import Outlets
+from actors.evaluator import Evaluator
+from actors.runner import CrewFactory, EpisodeRunner
+from bench.baseline.miniwob_agent import ScriptedMiniWobAgent
+from bench.suites.miniwob import MiniWobChecker, miniwob_task
+from protocols import Click, Decision, Done, StepTaken, Target
+from runtime.events import EventBus
+from runtime.limits import Limits
+from runtime.remote import run_local_node
+
+pytestmark = pytest.mark.anyio
+BROWSER_APP = "actors.browser.node:build"
+
+
+def browser_processes() -> list[int]:
+    """Main Chromium processes (not its renderers or helpers) descending from this test process."""
+    parents, commands = {}, {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                parents[int(entry)] = int(stat.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                commands[int(entry)] = cmdline.read().split(b"\0")
+        except OSError:
+            continue
+
+    def descends(pid: int) -> bool:
+        while pid > 1:
+            pid = parents.get(pid, 0)
+            if pid == os.getpid():
+                return True
+        return False
+
+    return [pid for pid, argv in commands.items()
+            if b"chrom" in os.path.basename(argv[0]) and not any(a.startswith(b"--type=") for a in argv)
+            and descends(pid)]
+
+
+def runner(policy, bus=None, **overrides) -> EpisodeRunner:
+    settings = dict(
+        crew=CrewFactory(agent=lambda: Agent(policy), evaluator=lambda: Evaluator(MiniWobChecker())),
+        vm_slot=functools.partial(run_local_node, BROWSER_APP, ready_timeout=60),
+        limits=Limits(call_seconds=30),
+        concurrency=2,
+        outlets=Outlets(bus=bus),
+    )
+    settings.update(overrides)
+    return EpisodeRunner(**settings)
+
+
+async def test_chromium_killed_mid_episode_is_restarted_and_only_its_episode_retried():
+    tasks = [miniwob_task(name, 1) for name in ("click-checkboxes", "enter-password", "click-button-sequence")]
+    bus = EventBus()
+    killed = []
+
+    async def kill_a_browser_after_the_first_step():
+        with bus.subscribe() as events:
+            async for event in events:
+                if isinstance(event, StepTaken):
+                    victim = browser_processes()[0]
+                    os.kill(victim, signal.SIGKILL)
+                    killed.append((victim, event.record.episode_id))
+                    return
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(kill_a_browser_after_the_first_step)
+        await anyio.sleep(0)  # subscribed before the first step
+        results = await runner(ScriptedMiniWobAgent(), bus).run(tasks)
+    assert killed, "no browser was killed"
+    assert Counter(r.task_id for r in results) == Counter(t.task_id for t in tasks)  # one result each
+    assert all(r.success for r in results), [r.reason for r in results]
+    assert sorted(r.attempt for r in results) == [1, 1, 2]  # exactly one episode ran twice
+    assert browser_processes() == []  # every browser stopped with its node
+
+
+class StaleClick:
+    """Clicks an element id that does not exist, then reports what it was told."""
+
+    def __init__(self) -> None:
+        self.feedback: list[str | None] = []
+
+    async def decide(self, request) -> Decision:
+        self.feedback.append(request.feedback)
+        if request.step == 1:
+            return Decision(action=Click(target=Target(node_id="987654")))
+        return Decision(action=Done())
+
+
+async def test_a_click_on_an_unknown_element_is_a_step_error_the_agent_sees_next_step():
+    policy = StaleClick()
+    (result,) = await runner(policy, concurrency=1).run([miniwob_task("click-button", 2)])
+    assert policy.feedback == [None, "element 987654 no longer exists on the page"]
+    assert result.attempt == 1 and not result.success  # the node survived; the agent simply did not succeed

@@ -1,0 +1,94 @@
+"""The MiniWoB++ suite and the scripted agent: tasks from the package, seeds, clear
+errors, and the agent solving real tasks end to end on real Chromium (success read
+from the page's own reward)."""
+
+import argparse
+import functools
+
+import pytest
+
+from actors.agent import Agent
+from actors.evaluator import Evaluator
+from actors.runner import CrewFactory, EpisodeRunner
+from bench.baseline.miniwob_agent import plan_for
+from bench.agents import AGENTS
+from bench.suites import SUITES
+from bench.suites.base import SuiteError, UnknownTask
+from bench.suites.miniwob import DEFAULT_TASKS, MiniWobChecker, MiniWobSuite, task_names
+from bench.supervisor import parse_args
+from protocols import ErrorKind, Evaluate, Task
+from runtime.limits import Limits
+from runtime.remote import run_local_node
+
+SOLVED = ("click-button", "click-checkboxes", "click-option", "choose-list", "enter-text", "enter-password",
+          "focus-text-2", "login-user", "click-dialog-2", "click-tab", "simple-arithmetic", "enter-text-2")
+
+
+def suite(tasks="default", seeds="2") -> tuple[MiniWobSuite, argparse.Namespace]:
+    args = argparse.Namespace(miniwob_tasks=tasks, miniwob_seeds=seeds, max_steps=10)
+    return MiniWobSuite.from_args(args), args
+
+
+def test_the_package_has_128_tasks_and_the_default_run_is_miniwob_with_the_scripted_agent():
+    assert len(task_names()) == 128 and "click-button" in task_names() and "flight.AA" in task_names()
+    assert SUITES["miniwob"] is MiniWobSuite and "scripted" in AGENTS
+    defaults = parse_args([])
+    assert defaults.suite == "miniwob" and MiniWobSuite.default_agent == "scripted"
+    miniwob, args = suite()
+    selection = miniwob.selection(args)
+    assert len(DEFAULT_TASKS) >= 20 and len(selection) == 2 * len(DEFAULT_TASKS)
+    assert selection[0].task_id == f"{DEFAULT_TASKS[0]}@0" and selection[0].raw_config["browser"]["seed"] == 0
+
+
+def test_tasks_by_domain_seed_and_id():
+    miniwob, _ = suite(seeds="4,9")
+    assert [t.task_id for t in miniwob.list_tasks(domain="click-tab")] == ["click-tab@4", "click-tab@9"]
+    assert miniwob.load_task("click-tab@31").raw_config["browser"]["seed"] == 31
+    assert miniwob.load_task("click-tab").task_id == "click-tab@4"
+
+
+def test_unknown_tasks_and_bad_seeds_get_clear_errors():
+    miniwob, args = suite(tasks="click-buton")
+    with pytest.raises(UnknownTask, match=r"miniwob has no task 'click-buton'; did you mean 'click-button'"):
+        miniwob.selection(args)
+    with pytest.raises(UnknownTask, match=r"no task 'click-tab@x'"):
+        miniwob.load_task("click-tab@x")
+    with pytest.raises(SuiteError, match=r"--miniwob-seeds: expected a count or comma-separated seeds, got 'a,b'"):
+        suite(seeds="a,b")
+
+
+@pytest.mark.anyio
+async def test_checker_reads_the_raw_reward():
+    task = Task(task_id="t", instruction="x")
+    check = MiniWobChecker().check
+    won = await check(Evaluate(task=task, episode_id="e", steps=(), vm_state={"globals": {
+        "WOB_RAW_REWARD_GLOBAL": 1, "WOB_DONE_GLOBAL": True, "WOB_REWARD_GLOBAL": 0.8}}))
+    lost = await check(Evaluate(task=task, episode_id="e", steps=(), vm_state={"globals": {
+        "WOB_RAW_REWARD_GLOBAL": -1, "WOB_DONE_GLOBAL": True}}))
+    unfinished = await check(Evaluate(task=task, episode_id="e", steps=(), vm_state={"globals": {
+        "WOB_RAW_REWARD_GLOBAL": 0, "WOB_DONE_GLOBAL": False}}))
+    assert (won.success, won.score, lost.success, unfinished.success) == (True, 1.0, False, False)
+    assert unfinished.reason == "the page did not end the episode (no reward)"
+
+
+def test_the_script_knows_the_simple_families_and_admits_what_it_does_not():
+    assert len(plan_for('Select aa, bB and click Submit.')) == 3
+    assert len(plan_for('Enter the username "u" and the password "p" into the text fields and press login.')) == 3
+    assert plan_for("Drag the circle to the center.") is None
+
+
+@pytest.mark.anyio
+async def test_scripted_agent_solves_real_miniwob_tasks_end_to_end():
+    from bench.baseline.miniwob_agent import ScriptedMiniWobAgent
+
+    tasks = [SUITES["miniwob"](task_names(), (0,), 10).load_task(f"{name}@3") for name in SOLVED]
+    runner = EpisodeRunner(
+        crew=CrewFactory(agent=lambda: Agent(ScriptedMiniWobAgent()), evaluator=lambda: Evaluator(MiniWobChecker())),
+        vm_slot=functools.partial(run_local_node, "actors.browser.node:build", ready_timeout=60),
+        limits=Limits(call_seconds=30), concurrency=3,
+    )
+    results = await runner.run(tasks)
+    solved = sorted(r.task_id.partition("@")[0] for r in results if r.success)
+    assert all(r.error_kind in (ErrorKind.NONE, ErrorKind.AGENT) for r in results)
+    assert len(solved) >= 10, [(r.task_id, r.reason) for r in results if not r.success]
+    assert all(r.reason.startswith("raw reward 1") for r in results if r.success)  # the page's own verdict
