@@ -1,0 +1,109 @@
+"""The live viewer page in a real headless Chromium, watching a real supervisor process:
+cards for running episodes, updates as steps arrive, the actor timeline, and reconnecting
+after the supervisor is killed and started again on the same port."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from tests.chromium import chromium_page
+
+ROOT = Path(__file__).resolve().parents[1]
+TOKEN = "v13w"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def supervisor(out, port):
+    return subprocess.Popen(
+        [sys.executable, "-m", "bench.supervisor", "--suite", "sim", "--episodes", "8", "--concurrency", "3",
+         "--scale", "0.15", "--agent-error-rate", "0", "--out", str(out), "--viewer", f"127.0.0.1:{port}", "--viewer-token", TOKEN],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def wait_until_serving(url, process):
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the supervisor exited before serving the viewer"
+        try:
+            with urllib.request.urlopen(url, timeout=1) as response:
+                return response.read()
+        except (urllib.error.URLError, ConnectionError):
+            time.sleep(0.05)
+    raise AssertionError(f"nothing served at {url}")
+
+
+STEP_COUNTS = "() => [...document.querySelectorAll('.card .steps')].map(e => parseInt(e.textContent.slice(5)))"
+
+OVERLAP = """() => {
+  const box = (row, step) => document.querySelector(`.tl-bar[data-row=${row}][data-step="${step}"]`)
+                                     ?.getBoundingClientRect();
+  for (let t = 1; t < 20; t++) {
+    const judge = box("summarizer", t), next = box("agent", t + 1);
+    if (judge && next && judge.left < next.right && next.left < judge.right) return true;
+  }
+  return false;
+}"""
+
+
+def test_the_page_shows_live_cards_updates_and_reconnects_after_a_restart(tmp_path):
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/?token={TOKEN}"
+    process = supervisor(tmp_path / "run", port)
+    try:
+        wait_until_serving(url, process)
+        with chromium_page() as page:
+            page.goto(url)
+            page.wait_for_selector(".card[data-status=running]", timeout=15000)
+            assert page.text_content("#status") == "live"
+            first = max(page.evaluate(STEP_COUNTS))
+            page.wait_for_function(f"() => Math.max(...({STEP_COUNTS})()) > {first}", timeout=15000)
+
+            card = page.locator(".card[data-status=running]").filter(has_text="last action:").first
+            card.wait_for(timeout=10000)
+            assert card.locator(".task").text_content().startswith("sim-0-")
+            assert card.locator(".action").text_content().startswith("last action: ")
+            page.wait_for_function("() => [...document.querySelectorAll('.card img')].some("
+                                   "i => i.src.includes('/shot/') && i.complete && i.naturalWidth > 0)",
+                                   timeout=10000)
+            card.click()
+            page.wait_for_function(OVERLAP, timeout=15000)  # the Summarizer of step t runs under the Agent of t+1
+            assert page.locator("#steps tr").count() >= 1
+            page.screenshot(path=str(tmp_path / "viewer.png"))
+            assert (tmp_path / "viewer.png").stat().st_size > 10_000
+
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait()
+            page.wait_for_function("() => document.querySelector('#status').textContent.includes('reconnecting')",
+                                   timeout=10000)
+
+            process = supervisor(tmp_path / "run", port)  # the same command resumes, on the same port
+            page.wait_for_function("() => document.querySelector('#status').textContent === 'live'", timeout=30000)
+            page.wait_for_selector(".card[data-status=running]", timeout=15000)
+            page.screenshot(path=str(tmp_path / "viewer-after-restart.png"))
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_the_page_is_refused_without_the_token(tmp_path):
+    port = free_port()
+    process = supervisor(tmp_path / "run", port)
+    try:
+        wait_until_serving(f"http://127.0.0.1:{port}/?token={TOKEN}", process)
+        with chromium_page() as page:
+            response = page.goto(f"http://127.0.0.1:{port}/")
+            assert response.status == 401 and "missing token" in page.text_content("body")
+    finally:
+        process.kill()
+        process.wait()
