@@ -84,7 +84,7 @@ async def test_n_bad_replies_in_a_row_end_the_episode_with_an_agent_error_that_i
         outcome = await episode(server, max_bad_replies=2)
     result = outcome.result
     assert result.error_kind is ErrorKind.AGENT and not result.success and result.steps == 0
-    assert "agent: 2 invalid replies in a row; last: there is no element with node_id 'nope'" in result.reason
+    assert "agent failed: agent: 2 invalid replies in a row; last: there is no element with node_id 'nope'" in result.reason
     assert result.reason.endswith("is not clicked")  # the verdict's reason follows: it was evaluated
     assert len(role_requests(server, agent_prompt)) == 2
 
@@ -93,7 +93,7 @@ async def test_an_unreachable_llm_ends_the_episode_with_the_cause_named():
     with FakeLLM([Reply(status=503)]) as server:
         outcome = await episode(server, summarizer=False)
     assert outcome.result.error_kind is ErrorKind.AGENT
-    assert "agent: LLM call failed:" in outcome.result.reason and "last: HTTP 503" in outcome.result.reason
+    assert "agent failed: agent: LLM call failed:" in outcome.result.reason and "last: HTTP 503" in outcome.result.reason
 
 
 async def test_late_summaries_are_recorded_against_their_own_steps():

@@ -91,10 +91,10 @@ async def test_a_classifier_that_cannot_answer_leaves_the_deterministic_analysis
     with FakeLLM(["no idea", "still no idea"]) as server:
         analysis = await analyze(Evaluator(SimChecker(), analyst=LLMAnalyst(llm_client(server))))
     assert analysis.categories == {"interaction_execution": 1.0, "navigation_planning": 1.0}
-    assert analysis.analysis.endswith("classifier: 2 invalid replies in a row; last: the reply contains no JSON object")
+    assert analysis.analysis.endswith("LLM classifier: 2 invalid replies in a row; last: the reply contains no JSON object")
     with FakeLLM([Reply(status=500)]) as server:
         analysis = await analyze(Evaluator(SimChecker(), analyst=LLMAnalyst(llm_client(server))))
-    assert "classifier: LLM call failed:" in analysis.analysis
+    assert "LLM classifier: LLM call failed:" in analysis.analysis
 
 
 @pytest.mark.anyio

@@ -93,7 +93,7 @@ class LLMPolicy:
                     {"role": "user", "content": self._prompt(request, turns)}]
         (action, reasoning), usage = await ask(
             self.client, messages, lambda text: parse_action(text, request.observation.tree),
-            attempts=self.max_bad_replies, what="agent",
+            attempts=self.max_bad_replies,
         )
         turns.append(_Turn(request.step, to_json(action).decode(), reasoning))
         if action.terminal:

@@ -92,9 +92,9 @@ class LLMAnalyst:
                     {"role": "user", "content": self.prompt(request, deterministic.signals)}]
         try:
             (categories, explanation, summary), _ = await ask(
-                self.client, messages, parse_classification, attempts=self.max_bad_replies, what="classifier")
+                self.client, messages, parse_classification, attempts=self.max_bad_replies)
         except NoAnswer as exc:
-            return msgspec.structs.replace(deterministic, analysis=f"{deterministic.analysis}; {exc}")
+            return msgspec.structs.replace(deterministic, analysis=f"{deterministic.analysis}; LLM classifier: {exc}")
         return EpisodeAnalysis(episode_id=request.result.episode_id, analysis=explanation, summary=summary,
                                categories=categories, signals=deterministic.signals)
 

@@ -53,7 +53,7 @@ def decode_reply(text: str, shape: type[T]) -> T:
 
 
 async def ask(
-    client: LLMClient, messages: list[dict[str, Any]], parse: Callable[[str], T], *, attempts: int, what: str,
+    client: LLMClient, messages: list[dict[str, Any]], parse: Callable[[str], T], *, attempts: int,
 ) -> tuple[T, Usage]:
     """Ask until `parse` accepts a reply; return it with the usage of every call made."""
     conversation = list(messages)
@@ -63,7 +63,7 @@ async def ask(
         try:
             completion = await client.complete(conversation)
         except LLMError as exc:
-            raise NoAnswer(f"{what}: LLM call failed: {exc}") from exc
+            raise NoAnswer(f"LLM call failed: {exc}") from exc
         usage = add_usage(usage, completion.usage)
         try:
             return parse(completion.text), usage
@@ -74,4 +74,4 @@ async def ask(
                 {"role": "user", "content": f"That reply is invalid: {exc}. "
                                             "Answer again with only the JSON object described above."},
             ]
-    raise NoAnswer(f"{what}: {attempts} invalid replies in a row; last: {last}")
+    raise NoAnswer(f"{attempts} invalid replies in a row; last: {last}")

@@ -58,7 +58,7 @@ class LLMJudge:
         messages = [{"role": "system", "content": SYSTEM_PROMPT},
                     {"role": "user", "content": self.prompt(request)}]
         summary, _ = await ask(self.client, messages, lambda text: parse_summary(text, request.step),
-                               attempts=self.max_bad_replies, what="summarizer")
+                               attempts=self.max_bad_replies)
         return msgspec.structs.replace(summary, latency=time.monotonic() - started)
 
     def prompt(self, request: Summarize) -> list[dict[str, Any]]:

@@ -1,0 +1,98 @@
+"""What the change summarizer adds to a run's wall time: the same LLM run with and without it.
+
+    python -m bench.perf.summaries [--scale 0.25] [--episodes 8] [--backend asyncio|trio]
+
+The LLM agent and the LLM change summarizer talk over real HTTP to the
+local fake chat-completions server (`bench.fake_llm`), which answers after
+the realistic model latencies (Agent 2.0 s, Summarizer 1.5 s); the VMs are
+simulated with the realistic act / screenshot / tree latencies of
+`bench.perf.pipeline`. Everything is multiplied by `--scale`. The runs
+alternate (off, on, off, on, ...) so a machine that gets busier favours
+neither; the best of `--rounds` is printed for each, and the ratio
+(target <= 1.05: the summaries overlap the Agent's next call).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import time
+
+import anyio
+
+from actors.agent import Agent
+from actors.evaluator import Evaluator
+from actors.llm.agent import LLMPolicy
+from actors.llm.client import LLMClient
+from actors.llm.config import LLMConfig
+from actors.llm.summarizer import LLMJudge
+from actors.runner import CrewFactory, EpisodeRunner
+from actors.sim.checker import SimChecker
+from actors.sim.node import build
+from actors.summarizer import Summarizer
+from bench.fake_llm import FakeLLM, Reply, Responder, by_role, form_filler
+from bench.perf.pipeline import GOALS, REALISTIC, tasks
+from bench.tuning import tune_gc
+from protocols import Task
+from runtime.host import run_local_host
+from runtime.limits import Limits
+
+TARGET = 1.05
+_JUDGEMENT = json.dumps({"changes": "the form changed as asked", "correct": True, "reason": "one goal done"})
+
+
+def _after(seconds: float, respond: Responder) -> Responder:
+    return lambda body: Reply(content=respond(body), delay=seconds)
+
+
+async def _run(url: str, episodes: list[Task], summaries: bool) -> float:
+    client = LLMClient(LLMConfig(model="fake", base_url=url, max_retries=0))
+    crew = CrewFactory(
+        agent=lambda: Agent(LLMPolicy(client)),
+        evaluator=lambda: Evaluator(SimChecker()),
+        summarizer=(lambda: Summarizer(LLMJudge(client))) if summaries else None,
+    )
+    runner = EpisodeRunner(crew=crew, vm_slot=functools.partial(run_local_host, build),
+                           limits=Limits(max_steps=GOALS + 1, call_seconds=60), concurrency=len(episodes))
+    started = time.perf_counter()
+    results = await runner.run(episodes)
+    elapsed = time.perf_counter() - started
+    failed = [r.reason for r in results if not r.success]
+    if failed:
+        raise RuntimeError(f"{len(failed)} episodes failed, e.g. {failed[0]}")
+    return elapsed
+
+
+async def measure(scale: float, count: int, rounds: int) -> dict[str, float]:
+    roles = by_role(agent=_after(REALISTIC["agent"] * scale, form_filler),
+                    summarizer=_after(REALISTIC["summarizer"] * scale, lambda body: _JUDGEMENT))
+    episodes = tasks(count, scale)
+    best = {"off": float("inf"), "on": float("inf")}
+    with FakeLLM(roles) as server:
+        for _ in range(rounds):
+            for mode in best:
+                best[mode] = min(best[mode], await _run(server.url, episodes, summaries=mode == "on"))
+    return best
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.perf.summaries", description=__doc__.split("\n")[0])
+    parser.add_argument("--scale", type=float, default=0.25, help="multiply the realistic latencies by this")
+    parser.add_argument("--episodes", type=int, default=8, help="episodes run at once")
+    parser.add_argument("--rounds", type=int, default=2, help="runs of each kind; the best counts")
+    parser.add_argument("--backend", choices=["asyncio", "trio"], default="asyncio")
+    args = parser.parse_args(argv)
+    tune_gc()
+    best = anyio.run(measure, args.scale, args.episodes, args.rounds, backend=args.backend)
+    ratio = best["on"] / best["off"]
+    print(f"{args.episodes} LLM episodes of {GOALS + 1} steps, latencies x{args.scale} "
+          f"(Agent {REALISTIC['agent'] * args.scale:.3g} s, Summarizer {REALISTIC['summarizer'] * args.scale:.3g} s), "
+          f"{args.backend}")
+    print(f"  wall time, summarizer off: {best['off']:.2f} s")
+    print(f"  wall time, summarizer on:  {best['on']:.2f} s")
+    print(f"  on / off: {ratio:.3f} (target <= {TARGET}) {'ok' if ratio <= TARGET else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()
