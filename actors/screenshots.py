@@ -52,7 +52,8 @@ class Screen:
 
     def grab_sync(self) -> Frame:
         if self._mss is None:
-            self._mss = mss.mss(display=self.display) if self.display else mss.mss()
+            factory = getattr(mss, "MSS", None) or mss.mss  # mss 10 renamed the class
+            self._mss = factory(display=self.display) if self.display else factory()
         began = time.perf_counter()
         shot = self._mss.grab(self._mss.monitors[0])
         return Frame(bytes(shot.raw), shot.width, shot.height, time.perf_counter() - began)

@@ -34,7 +34,7 @@ def build_tree(
             continue
         node["node_id"] = str(len(order))
         order.append((node, parent))
-        children = node.get("children", ())
+        children = node.get("children", [])
         if not isinstance(children, list):
             raise TypeError(f"node {node['node_id']}: `children` must be a list, got {type(children).__name__}")
         stack.extend((child, len(order) - 1) for child in reversed(children))

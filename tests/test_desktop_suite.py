@@ -1,0 +1,99 @@
+"""The desktop suite end to end: the scripted baseline on real desktops, and desktops that die
+mid-episode (Xvfb or the application killed for real) retried on fresh ones."""
+
+import functools
+import os
+import signal
+from collections import Counter
+
+import anyio
+import pytest
+
+from actors.agent import Agent
+from actors.episode import Outlets
+from actors.evaluator import Evaluator
+from actors.osstate import OSStateChecker
+from actors.runner import CrewFactory, EpisodeRunner
+from actors.x11.node import build
+from bench.desktop_agent import DesktopScriptedPolicy
+from bench.suites.desktop import TASKS, to_task
+from protocols import StepTaken
+from runtime.events import EventBus
+from runtime.host import run_local_host
+from runtime.limits import Limits
+from runtime.remote import run_local_node
+
+pytestmark = pytest.mark.anyio
+SOLVED = ["editor-append-line", "editor-replace-word", "files-create-folder", "files-rename",
+          "settings-git-user-name"]
+
+
+def tasks(*ids):
+    return [to_task(spec) for spec in TASKS if spec["id"] in ids]
+
+
+def runner(vm_slot, bus=None, concurrency=1):
+    return EpisodeRunner(
+        crew=CrewFactory(agent=lambda: Agent(DesktopScriptedPolicy()), evaluator=lambda: Evaluator(OSStateChecker())),
+        vm_slot=vm_slot, limits=Limits(call_seconds=30, max_steps=10), concurrency=concurrency,
+        outlets=Outlets(bus=bus or EventBus()),
+    )
+
+
+async def test_the_scripted_baseline_solves_five_tasks_on_real_desktops():
+    results = await runner(functools.partial(run_local_host, build), concurrency=3).run(tasks(*SOLVED))
+    assert sorted(r.task_id for r in results) == sorted(SOLVED)
+    assert all(r.success for r in results), [(r.task_id, r.reason) for r in results]
+
+
+def descendants(name: bytes):
+    """Pids of processes called `name` below this test process."""
+    parents = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                parents[int(entry)] = int(stat.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/comm", "rb") as comm:
+                if comm.read().strip() != name:
+                    parents[int(entry)] = -parents[int(entry)]  # mark: not a match
+        except OSError:
+            continue
+    found = []
+    for pid, parent in parents.items():
+        if parent < 0:
+            continue
+        up = parent
+        while up > 1:
+            if up == os.getpid():
+                found.append(pid)
+                break
+            up = abs(parents.get(up, 0))
+    return found
+
+
+@pytest.mark.parametrize("victim", [b"Xvfb", b"mousepad"])
+async def test_a_desktop_killed_mid_episode_is_replaced_and_the_episode_retried(victim, anyio_backend):
+    if (victim, anyio_backend) not in {(b"Xvfb", "asyncio"), (b"mousepad", "trio")}:
+        pytest.skip("one victim per event loop keeps the suite fast; both loops see a kill")
+    bus = EventBus()
+    killed = []
+
+    async def kill_after_the_first_step():
+        with bus.subscribe() as events:
+            async for event in events:
+                if isinstance(event, StepTaken):
+                    (pid,) = descendants(victim)
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
+                    return
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(kill_after_the_first_step)
+        await anyio.sleep(0)
+        results = await runner(functools.partial(run_local_node, "actors.x11.node:build"), bus).run(
+            tasks("editor-write-note"))
+    assert killed
+    assert Counter(r.task_id for r in results) == {"editor-write-note": 1}
+    (result,) = results
+    assert result.success and result.attempt == 2, result.reason
+    assert descendants(b"Xvfb") == [] and descendants(b"mousepad") == []  # nothing left behind

@@ -1,0 +1,82 @@
+"""The X11 backend on a real Xvfb display with real applications (Mousepad, xterm)."""
+
+import pytest
+
+from actors.observer import Observer
+from actors.x11.desktop import X11Desktop
+from actors.x11.session import MissingProgram
+from actors.x11.setup import SetupError
+from bench.suites.desktop import TASKS, to_task
+from protocols import (
+    Click, DoubleClick, Drag, Hotkey, Key, Move, Point, RightClick, Scroll, Target, Task, TypeText, Wait,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+async def desktop():
+    d = X11Desktop(1024, 700)
+    yield d
+    d.close()
+
+
+def editor_task():
+    return to_task(next(t for t in TASKS if t["id"] == "editor-write-note"))
+
+
+async def test_every_action_type_reaches_a_real_editor_and_the_file_is_saved(desktop):
+    task = editor_task()
+    await desktop.reset(task, 1)
+    tree, raw = await desktop.tree()
+    area = next(e for e in tree.walk() if e.role == "textbox")
+    assert raw["role"] == "desktop frame"
+    details = await desktop.details()
+    assert details["app_name"] == "Mousepad" and "notes.txt" in details["window_title"]
+    actions = [
+        Click(target=Target(node_id=area.node_id)), TypeText(text="Grüße 東京 ✓ x"), DoubleClick(target=Target(node_id=area.node_id)),
+        Move(point=Point(x=0.5, y=0.5, unit="norm")), Scroll(direction="down", amount=2),
+        Drag(point=Point(x=600, y=400), end=Point(x=620, y=405)), RightClick(point=Point(x=10, y=690)),
+        Key(key="escape"), Hotkey(keys=("ctrl", "end")), Key(key="s", modifiers=("ctrl",)), Wait(seconds=0.05),
+    ]
+    for step, action in enumerate(actions, 1):
+        acted = await desktop.act(step, action)
+        assert acted.error is None, (action, acted.error)
+    state = await desktop.inspect(task.evaluation_spec)
+    assert state["paths"]["notes.txt"]["content"] == "Grüße 東京 ✓ x"
+    png, viewport = await desktop.screenshot()
+    assert png.startswith(b"\x89PNG") and (viewport.width, viewport.height) == (1024, 700)
+
+
+async def test_input_outside_the_screen_is_a_step_error(desktop):
+    await desktop.reset(Task(task_id="t", instruction="-"), 1)
+    acted = await desktop.act(1, Click(point=Point(x=1024, y=10)))
+    assert acted.error == "`point` (1024, 10) is outside the 1024x700 screen"
+
+
+async def test_a_slow_tree_leaves_the_observation_partial_with_its_screenshot(desktop):
+    await desktop.reset(editor_task(), 1)
+    observation = await Observer(desktop).capture(tree_timeout=0.001)
+    assert observation.partial == ("tree",) and observation.tree is None
+    assert observation.screenshot.startswith(b"\x89PNG") and observation.window_title
+    complete = await Observer(desktop).capture(tree_timeout=30)
+    assert complete.partial == () and complete.tree is not None
+
+
+@pytest.mark.parametrize("config, error, message", [
+    ([{"type": "lanch", "parameters": {"command": ["xterm"]}}], SetupError,
+     "setup step 0: unknown type 'lanch'; known types: create_file, create_folder, execute, launch"),
+    ([{"type": "launch", "parameters": {"comand": ["xterm"]}}], SetupError, r"setup step 0 \(launch\): Object"),
+    ([{"type": "create_file", "parameters": {"path": "../escape.txt"}}], SetupError, "must be relative to the home"),
+    ([{"type": "launch", "parameters": {"command": ["no-such-app-xyz"]}}], SetupError,
+     "'no-such-app-xyz' is not installed"),
+])
+async def test_bad_setup_steps_are_refused_with_a_clear_error(desktop, config, error, message):
+    with pytest.raises(error, match=message):
+        await desktop.reset(Task(task_id="t", instruction="-", raw_config={"config": config}), 1)
+
+
+def test_a_missing_program_names_its_package():
+    from actors.x11.session import require
+    with pytest.raises(MissingProgram, match="'nope-xyz' is not installed \\(Debian package 'nope'"):
+        require("nope-xyz", "nope")
