@@ -19,13 +19,18 @@ ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-test-secret-0123456789"
 
 
-def llm_run(server, out: Path, backend: str, key: str = KEY, *extra: str):
-    args = ["--suite", "sim", "--agent", "llm", "--summarizer", "llm", "--analysis", "llm",
-            "--llm-base-url", server.url, "--llm-model", "fake-model", "--llm-api-key-env", "TEST_LLM_KEY",
-            "--llm-retries", "0", "--episodes", "4", "--concurrency", "2", "--max-steps", "3", "--scale", "0.001",
-            "--out", str(out), "--backend", backend, *extra]
+def llm_run_command(server, out: Path, *extra: str, key: str = KEY):
+    """The CLI with every LLM role on `server`; `extra` flags come last and win."""
+    args = ["--agent", "llm", "--summarizer", "llm", "--analysis", "llm", "--llm-base-url", server.url,
+            "--llm-model", "fake-model", "--llm-api-key-env", "TEST_LLM_KEY", "--llm-retries", "0",
+            "--out", str(out), *extra]
     return subprocess.run([sys.executable, "-m", "bench.supervisor", *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=120, env={**os.environ, "TEST_LLM_KEY": key, "COLUMNS": "200"})
+
+
+def llm_run(server, out: Path, backend: str, key: str = KEY, *extra: str):
+    return llm_run_command(server, out, "--suite", "sim", "--episodes", "4", "--concurrency", "2", "--max-steps", "3",
+                           "--scale", "0.001", "--backend", backend, *extra, key=key)
 
 
 @pytest.mark.parametrize("backend", ["asyncio", "trio"])
