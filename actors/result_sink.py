@@ -77,6 +77,8 @@ class ResultSink(Actor):
                     result=result,
                     categories=analysis.categories if analysis else {},
                     summary=analysis.summary if analysis else "",
+                    analysis=analysis.analysis if analysis else "",
+                    signals=analysis.signals if analysis else (),
                 )
                 await anyio.to_thread.run_sync(_append, self.run_dir / RESULTS, to_json(line) + b"\n", True)
                 self.finished.add(result.task_id)

@@ -36,11 +36,14 @@ class ResultsError(ValueError):
 
 
 class ResultLine(msgspec.Struct, frozen=True, omit_defaults=True):
-    """One line of results.jsonl: the verdict plus the analysis categories."""
+    """One line of results.jsonl: the verdict plus the error analysis (categories,
+    one-line summary, explanation and the deterministic signals)."""
 
     result: EpisodeResult
     categories: dict[str, float] = {}
     summary: str = ""
+    analysis: str = ""
+    signals: tuple[str, ...] = ()
 
 
 class StepLine(msgspec.Struct, frozen=True, omit_defaults=True):

@@ -43,7 +43,8 @@ def test_an_llm_run_writes_summaries_and_analysis_to_the_run_folder_and_never_th
     failed = [line for line in lines if not line.result.success]
     assert len(lines) == 4 and failed and len(failed) < 4  # 3 steps: only the shortest tasks fit
     assert all(line.categories == {"success": 1.0} for line in lines if line.result.success)
-    assert all(line.summary == "gave up before submitting" for line in failed)
+    assert all(line.summary == "gave up before submitting" and line.analysis == "stopped early"
+               and "step limit reached" in line.signals for line in failed)
     assert len(role_requests(server, classifier_prompt)) == len(failed)
 
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())["taxonomy"]
