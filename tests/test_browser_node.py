@@ -11,6 +11,7 @@ import anyio
 import pytest
 
 from actors.agent import Agent
+from actors.browser.processes import browser_mains
 from actors.episode import Outlets
 from actors.evaluator import Evaluator
 from actors.runner import CrewFactory, EpisodeRunner
@@ -26,27 +27,7 @@ BROWSER_APP = "actors.browser.node:build"
 
 
 def browser_processes() -> list[int]:
-    """Main Chromium processes (not its renderers or helpers) descending from this test process."""
-    parents, commands = {}, {}
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                parents[int(entry)] = int(stat.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                commands[int(entry)] = cmdline.read().split(b"\0")
-        except OSError:
-            continue
-
-    def descends(pid: int) -> bool:
-        while pid > 1:
-            pid = parents.get(pid, 0)
-            if pid == os.getpid():
-                return True
-        return False
-
-    return [pid for pid, argv in commands.items()
-            if b"chrom" in os.path.basename(argv[0]) and not any(a.startswith(b"--type=") for a in argv)
-            and descends(pid)]
+    return browser_mains(os.getpid())
 
 
 def runner(policy, bus=None, **overrides) -> EpisodeRunner:
