@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 from xml.sax.saxutils import quoteattr
 
-from Xlib import error as xerror
+from Xlib import display as xdisplay, error as xerror
 
 from actors.input_plan import Op
 from actors.screenshots import Screen
@@ -107,7 +107,7 @@ class LinuxDesktop:
 
     def run_ops(self, ops: list[Op]) -> None:
         with self._input_lock:
-            for command in xdotool.commands(ops):
+            for command in xdotool.commands(self._without_idle_moves(ops)):
                 if isinstance(command, float):
                     time.sleep(command)
                     continue
@@ -115,6 +115,24 @@ class LinuxDesktop:
                                       timeout=30)
                 if done.returncode != 0:
                     raise RuntimeError(f"xdotool {' '.join(command)}: {done.stderr.decode(errors='replace').strip()}")
+
+    def _without_idle_moves(self, ops: list[Op]) -> list[Op]:
+        """Drop moves to where the pointer already is: `xdotool mousemove --sync` waits
+        for a motion event that never comes, for many seconds, when there is none to make."""
+        conn = xdisplay.Display(self.session.display)
+        try:
+            pointer = conn.screen().root.query_pointer()
+            where = (pointer.root_x, pointer.root_y)
+        finally:
+            conn.close()
+        kept = []
+        for op in ops:
+            if op[0] == "move":
+                if tuple(op[1:]) == where:
+                    continue
+                where = tuple(op[1:])
+            kept.append(op)
+        return kept
 
     def execute(self, command: list[str] | str, shell: bool) -> subprocess.CompletedProcess:
         return subprocess.run(command, shell=shell, env=self.session.env, cwd=self.home, capture_output=True,
