@@ -1,7 +1,6 @@
 """AT-SPI and UIA trees to UIElement trees, on trees captured from real applications
 (AT-SPI: Mousepad and galculator under Xvfb) and on the UIA fixture."""
 
-import copy
 import json
 import time
 from pathlib import Path
@@ -12,6 +11,7 @@ from actors.normalize import atspi, uia
 from actors.normalize.raw import build_tree
 from actors.tree_text import render_tree
 from actors.treewalk import Walk, WalkLimits, WalkStopped
+from bench.perf.trees import walk_raw, tiled as big_tree
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -65,29 +65,9 @@ def test_malformed_uia_fixture_is_refused_naming_the_problem(mutate, message):
         uia.normalize(raw)
 
 
-def big_tree(nodes: int) -> dict:
-    """Real captured subtrees (galculator's window) tiled under one root, deep chains included."""
-    window = load("atspi-galculator.json")["children"][0]
-    per_copy = sum(1 for _ in _walk(window))
-    root = {"role": "desktop frame", "name": "big", "children": []}
-    for index in range(-(-nodes // per_copy)):
-        tile = copy.deepcopy(window)
-        tile["name"] = f"copy {index}"
-        root["children"].append(tile)
-    return root
-
-
-def _walk(node):
-    stack = [node]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(node.get("children", ()))
-
-
 def test_a_100k_node_tree_normalizes_and_renders_in_bounded_time():
     raw = big_tree(100_000)
-    assert sum(1 for _ in _walk(raw)) >= 100_000
+    assert sum(1 for _ in walk_raw(raw)) >= 100_000
     began = time.perf_counter()
     tree = atspi.normalize(raw)
     seconds = time.perf_counter() - began

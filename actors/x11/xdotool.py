@@ -8,6 +8,7 @@ keycode for characters the keyboard map lacks.
 
 from __future__ import annotations
 
+import re
 import string
 
 from Xlib.keysymdef import latin1
@@ -28,6 +29,14 @@ _NAMED = {
 _PUNCTUATION = {chr(code): name[3:] for name, code in vars(latin1).items()
                 if name.startswith("XK_") and chr(code) in string.punctuation if isinstance(code, int)}
 TYPE_DELAY_MS = 4
+REMAP_DELAY_MS = 40
+_RUNS = re.compile(r"[\x20-\x7e]+|[^\x20-\x7e]+")
+
+
+def _delay(run: str) -> int:
+    """Characters outside the keymap are typed by remapping a spare keycode per character;
+    a slow application may read the event after the mapping moved on, so those go slower."""
+    return TYPE_DELAY_MS if run.isascii() else REMAP_DELAY_MS
 
 
 def keysym(key: str) -> str:
@@ -68,8 +77,8 @@ def commands(ops: list[Op]) -> list[list[str] | float]:
                 for index, line in enumerate(args[0].split("\n")):
                     if index:
                         commands[-1] += ["key", "Return"]
-                    if line:
-                        commands[-1] += ["type", "--delay", str(TYPE_DELAY_MS), "--", line]
+                    for run in _RUNS.findall(line):
+                        commands[-1] += ["type", "--delay", str(_delay(run)), "--", run]
                         commands.append([])
             case "wait":
                 commands += [float(args[0]), []]
