@@ -26,7 +26,7 @@ def free_port() -> int:
 
 def supervisor(out, port):
     return subprocess.Popen(
-        [sys.executable, "-m", "bench.supervisor", "--suite", "sim", "--episodes", "8", "--concurrency", "3",
+        [sys.executable, "-m", "bench.supervisor", "--suite", "sim", "--episodes", "24", "--concurrency", "3",
          "--scale", "0.15", "--agent-error-rate", "0", "--out", str(out), "--viewer", f"127.0.0.1:{port}", "--viewer-token", TOKEN],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -59,7 +59,7 @@ OVERLAP = """() => {
 def test_the_page_shows_live_cards_updates_and_reconnects_after_a_restart(tmp_path):
     port = free_port()
     url = f"http://127.0.0.1:{port}/?token={TOKEN}"
-    process = supervisor(tmp_path / "run", port)
+    process = supervisor(tmp_path / "run", port)  # 24 episodes: far more than the test watches
     try:
         wait_until_serving(url, process)
         with chromium_page() as page:
@@ -69,8 +69,9 @@ def test_the_page_shows_live_cards_updates_and_reconnects_after_a_restart(tmp_pa
             first = max(page.evaluate(STEP_COUNTS))
             page.wait_for_function(f"() => Math.max(...({STEP_COUNTS})()) > {first}", timeout=15000)
 
-            card = page.locator(".card[data-status=running]").filter(has_text="last action:").first
-            card.wait_for(timeout=10000)
+            running = page.locator(".card[data-status=running]").filter(has_text="last action:").first
+            running.wait_for(timeout=10000)
+            card = page.locator(f".card[data-task='{running.get_attribute('data-task')}']")
             assert card.locator(".task").text_content().startswith("sim-0-")
             assert card.locator(".action").text_content().startswith("last action: ")
             page.wait_for_function("() => [...document.querySelectorAll('.card img')].some("
