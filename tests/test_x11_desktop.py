@@ -37,14 +37,14 @@ async def test_every_action_type_reaches_a_real_editor_and_the_file_is_saved(des
         Click(target=Target(node_id=area.node_id)), DoubleClick(target=Target(node_id=area.node_id)),
         Move(point=Point(x=0.5, y=0.5, unit="norm")), Scroll(direction="down", amount=2),
         Drag(point=Point(x=600, y=400), end=Point(x=620, y=405)), RightClick(point=Point(x=10, y=690)),
-        Key(key="escape"), Click(target=Target(node_id=area.node_id)), TypeText(text="Hello, World! x"),
+        Key(key="escape"), Click(target=Target(node_id=area.node_id)), TypeText(text="Grüße 東京 ✓ x"),
         Hotkey(keys=("ctrl", "end")), Key(key="s", modifiers=("ctrl",)), Wait(seconds=0.05),
     ]
     for step, action in enumerate(actions, 1):
         acted = await desktop.act(step, action)
         assert acted.error is None, (action, acted.error)
     state = await desktop.inspect(task.evaluation_spec)
-    assert state["paths"]["notes.txt"]["content"] == "Hello, World! x"
+    assert state["paths"]["notes.txt"]["content"] == "Grüße 東京 ✓ x"
     png, viewport = await desktop.screenshot()
     assert png.startswith(b"\x89PNG") and (viewport.width, viewport.height) == (1024, 700)
 

@@ -61,7 +61,8 @@ def commands(ops: list[Op]) -> list[list[str] | float]:
         assert isinstance(current, list)  # a float (wait) is always followed by a fresh list
         match kind:
             case "move":
-                current += ["mousemove", "--sync", str(args[0]), str(args[1])]
+                # No --sync: it waits for the pointer to move, forever when it is already there.
+                current += ["mousemove", str(args[0]), str(args[1])]
             case "down" | "up":
                 current += ["mousedown" if kind == "down" else "mouseup", _BUTTONS[args[0]]]
             case "click":
