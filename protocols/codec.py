@@ -49,7 +49,7 @@ def decode(data: bytes) -> tuple[Envelope, Message]:
     """Decode an envelope and its body, or raise ProtocolError naming the fault."""
     try:
         envelope = _envelope_decoder.decode(data)
-    except msgspec.DecodeError as exc:
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:  # msgspec lets bad UTF-8 in a str through as the latter
         raise ProtocolError(f"malformed envelope: {exc}") from None
     if envelope.v != WIRE_VERSION:
         raise ProtocolError(f"unsupported wire version {envelope.v} (this peer speaks {WIRE_VERSION})")
@@ -59,7 +59,7 @@ def decode(data: bytes) -> tuple[Envelope, Message]:
         message = _message_decoder.decode(envelope.body)
     except msgspec.ValidationError as exc:
         raise ProtocolError(f"invalid message: {exc}") from None
-    except msgspec.DecodeError as exc:
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
         raise ProtocolError(f"malformed message body: {exc}") from None
     return envelope, message
 

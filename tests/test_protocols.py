@@ -70,6 +70,15 @@ def test_envelope_errors_name_what_was_wrong():
         p.decode(msgspec.msgpack.encode([1, "tell", 0, "", {"msg": "act", "step": 1, "action": {"type": "click"}}]))
 
 
+def test_bad_utf8_in_a_string_field_is_a_protocol_error():
+    with pytest.raises(p.ProtocolError, match="malformed envelope: 'utf-8' codec can't decode"):
+        p.decode(b"\xdd\x00\x00\x00\x05\x00\xa1\x80")
+    body = msgspec.msgpack.encode({"msg": "observe", "step": 1})
+    bad_body = body.replace(b"observe", b"obs\xffrve")
+    with pytest.raises(p.ProtocolError, match="malformed message body"):
+        p.decode(msgspec.msgpack.encode([1, "tell", 0, "", msgspec.Raw(bad_body)]))
+
+
 @given(st.binary(max_size=200))
 def test_arbitrary_bytes_decode_or_raise_protocol_error(data):
     try:
