@@ -4,10 +4,8 @@ reach the agent on its next step."""
 
 import functools
 import os
-import signal
 from collections import Counter
 
-import anyio
 import pytest
 
 from actors.agent import Agent
@@ -17,10 +15,11 @@ from actors.evaluator import Evaluator
 from actors.runner import CrewFactory, EpisodeRunner
 from bench.baseline.miniwob_agent import ScriptedMiniWobAgent
 from bench.suites.miniwob import MiniWobChecker, miniwob_task
-from protocols import Click, Decision, Done, StepTaken, Target
+from protocols import Click, Decision, Done, Target
 from runtime.events import EventBus
 from runtime.limits import Limits
 from runtime.remote import run_local_node
+from tests.faults import run_killing_after_first_step
 
 pytestmark = pytest.mark.anyio
 BROWSER_APP = "actors.browser.node:build"
@@ -45,22 +44,8 @@ def runner(policy, bus=None, **overrides) -> EpisodeRunner:
 async def test_chromium_killed_mid_episode_is_restarted_and_only_its_episode_retried():
     tasks = [miniwob_task(name, 1) for name in ("click-checkboxes", "enter-password", "click-button-sequence")]
     bus = EventBus()
-    killed = []
-
-    async def kill_a_browser_after_the_first_step():
-        with bus.subscribe() as events:
-            async for event in events:
-                if isinstance(event, StepTaken):
-                    victim = browser_processes()[0]
-                    os.kill(victim, signal.SIGKILL)
-                    killed.append((victim, event.record.episode_id))
-                    return
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(kill_a_browser_after_the_first_step)
-        await anyio.sleep(0)  # subscribed before the first step
-        results = await runner(ScriptedMiniWobAgent(), bus).run(tasks)
-    assert killed, "no browser was killed"
+    results, _ = await run_killing_after_first_step(
+        runner(ScriptedMiniWobAgent(), bus), bus, tasks, victim=lambda: browser_processes()[0])
     assert Counter(r.task_id for r in results) == Counter(t.task_id for t in tasks)  # one result each
     assert all(r.success for r in results), [r.reason for r in results]
     assert sorted(r.attempt for r in results) == [1, 1, 2]  # exactly one episode ran twice

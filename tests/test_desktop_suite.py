@@ -2,11 +2,8 @@
 mid-episode (Xvfb or the application killed for real) retried on fresh ones."""
 
 import functools
-import os
-import signal
 from collections import Counter
 
-import anyio
 import pytest
 
 from actors.agent import Agent
@@ -17,11 +14,11 @@ from actors.runner import CrewFactory, EpisodeRunner
 from actors.x11.node import build
 from bench.desktop_agent import DesktopScriptedPolicy
 from bench.suites.desktop import TASKS, to_task
-from protocols import StepTaken
 from runtime.events import EventBus
 from runtime.host import run_local_host
 from runtime.limits import Limits
 from runtime.remote import run_local_node
+from tests.faults import descendants, run_killing_after_first_step
 
 pytestmark = pytest.mark.anyio
 SOLVED = ["editor-append-line", "editor-replace-word", "files-create-folder", "files-rename",
@@ -46,53 +43,14 @@ async def test_the_scripted_baseline_solves_five_tasks_on_real_desktops():
     assert all(r.success for r in results), [(r.task_id, r.reason) for r in results]
 
 
-def descendants(name: bytes):
-    """Pids of processes called `name` below this test process."""
-    parents = {}
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                parents[int(entry)] = int(stat.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{entry}/comm", "rb") as comm:
-                if comm.read().strip() != name:
-                    parents[int(entry)] = -parents[int(entry)]  # mark: not a match
-        except OSError:
-            continue
-    found = []
-    for pid, parent in parents.items():
-        if parent < 0:
-            continue
-        up = parent
-        while up > 1:
-            if up == os.getpid():
-                found.append(pid)
-                break
-            up = abs(parents.get(up, 0))
-    return found
-
-
 @pytest.mark.parametrize("victim", [b"Xvfb", b"mousepad"])
 async def test_a_desktop_killed_mid_episode_is_replaced_and_the_episode_retried(victim, anyio_backend):
     if (victim, anyio_backend) not in {(b"Xvfb", "asyncio"), (b"mousepad", "trio")}:
         pytest.skip("one victim per event loop keeps the suite fast; both loops see a kill")
     bus = EventBus()
-    killed = []
-
-    async def kill_after_the_first_step():
-        with bus.subscribe() as events:
-            async for event in events:
-                if isinstance(event, StepTaken):
-                    (pid,) = descendants(victim)
-                    os.kill(pid, signal.SIGKILL)
-                    killed.append(pid)
-                    return
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(kill_after_the_first_step)
-        await anyio.sleep(0)
-        results = await runner(functools.partial(run_local_node, "actors.x11.node:build"), bus).run(
-            tasks("editor-write-note"))
-    assert killed
+    slot = functools.partial(run_local_node, "actors.x11.node:build")
+    results, _ = await run_killing_after_first_step(
+        runner(slot, bus), bus, tasks("editor-write-note"), victim=lambda: descendants(victim)[0])
     assert Counter(r.task_id for r in results) == {"editor-write-note": 1}
     (result,) = results
     assert result.success and result.attempt == 2, result.reason

@@ -2,11 +2,8 @@
 and its episode retried on the fresh node."""
 
 import functools
-import os
-import signal
 from collections import Counter
 
-import anyio
 import pytest
 
 from actors.agent import Agent
@@ -17,30 +14,13 @@ from actors.sim.checker import SimChecker
 from actors.sim.llm import SimJudge, SimPolicy
 from actors.summarizer import Summarizer
 from bench.suites.sim import sim_tasks
-from protocols import ErrorKind, StepTaken
+from protocols import ErrorKind
 from runtime.events import EventBus
 from runtime.limits import Limits
 from runtime.remote import run_local_node
+from tests.faults import descendants, run_killing_after_first_step
 
 pytestmark = pytest.mark.anyio
-
-
-def node_children():
-    """Pids of the `python -m runtime.node` processes this test process started."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                command = cmdline.read()
-        except OSError:
-            continue
-        if parent == os.getpid() and b"runtime.node" in command:
-            pids.append(int(entry))
-    return pids
 
 
 def node_runner(bus, **overrides):
@@ -59,28 +39,12 @@ def node_runner(bus, **overrides):
 async def test_node_killed_with_sigkill_mid_episode_is_restarted_and_its_episode_retried():
     tasks = sim_tasks(3, seed=5, sim={"scale": 0.02}, goals=(6, 6))
     bus = EventBus()
-    killed = []
-    results = []
-
-    async def kill_a_node_after_the_first_step():
-        with bus.subscribe() as events:
-            async for event in events:
-                if isinstance(event, StepTaken):
-                    victim = node_children()[0]
-                    os.kill(victim, signal.SIGKILL)
-                    killed.append((victim, event.record.episode_id))
-                    return
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(kill_a_node_after_the_first_step)
-        await anyio.sleep(0)  # subscribed before the first step
-        results = await node_runner(bus).run(tasks)
-    assert killed, "no node was killed"
+    results, killed = await run_killing_after_first_step(
+        node_runner(bus), bus, tasks, victim=lambda: descendants(b"runtime.node")[0])
     assert Counter(r.task_id for r in results) == Counter(t.task_id for t in tasks)
     assert all(r.success for r in results), [r.reason for r in results]
     assert sorted(r.attempt for r in results) == [1, 1, 2]  # exactly one episode ran twice
-    assert killed[0][0] not in node_children()  # reaped, no zombie left behind
-    assert node_children() == []  # every node stopped with the run
+    assert descendants(b"runtime.node") == []  # every node reaped and stopped with the run
 
 
 async def test_node_that_dies_on_every_attempt_ends_as_an_environment_error():
