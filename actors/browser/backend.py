@@ -29,6 +29,9 @@ from actors.browser.settle import INIT_SCRIPT, NetworkWatch, SettlePolicy, settl
 from actors.browser.sites import MINIWOB_SCHEME, MiniWobServer, page_spec, start_miniwob
 from actors.normalize.cdp import layout_boxes, normalize
 
+_SCREENSHOT_RETRY_PAUSES = (0.05, 0.2, 0.5, None)
+"""Pauses between tries of a capture the renderer could not serve yet; None: give up."""
+
 
 class BrowserCrashed(RuntimeError):
     """The browser process is gone; the node must be restarted."""
@@ -160,11 +163,16 @@ class BrowserBackend:
 
     async def screenshot(self) -> tuple[bytes, Viewport]:
         page, cdp = self._live_page()
-        try:
-            shot = await cdp.send("Page.captureScreenshot", {"format": "png"})
-        except PlaywrightError as exc:
-            self._check(exc)
-            raise
+        for pause in _SCREENSHOT_RETRY_PAUSES:
+            try:
+                shot = await cdp.send("Page.captureScreenshot", {"format": "png"})
+                break
+            except PlaywrightError as exc:
+                self._check(exc)
+                # A busy headless renderer sometimes has no frame to give yet; it will shortly.
+                if "Unable to capture screenshot" not in str(exc) or pause is None:
+                    raise
+                await anyio.sleep(pause)
         size = page.viewport_size or {"width": 0, "height": 0}
         return base64.b64decode(shot["data"]), Viewport(size["width"], size["height"])
 
