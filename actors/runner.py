@@ -78,11 +78,11 @@ class EpisodeRunner:
         return self.results
 
     async def _worker(self, index: int, vm_slot: Callable[..., Any], queue) -> None:
-        crew_supervisor = Supervisor(self.crew.children(), name=f"crew-{index}")
+        children = self.crew.children()
+        crew_supervisor = Supervisor(children, name=f"crew-{index}")
         async with queue, anyio.create_task_group() as tg:
             await tg.start(crew_supervisor.run)
-            refs = {name: crew_supervisor.ref(name) for name in (agent.NAME, evaluator.NAME, summarizer.NAME)
-                    if name != summarizer.NAME or self.crew.summarizer is not None}
+            refs = {child.id: crew_supervisor.ref(child.id) for child in children}
             async with anyio.create_task_group() as finishing:
                 worker = _Worker(self, index, vm_slot, refs, finishing)
                 await worker.serve(queue)
