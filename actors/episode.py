@@ -170,6 +170,7 @@ class _Episode:
                 timings=StepTimings(
                     agent=decided - began, act=act_done - decided, observe=done - act_done,
                     screenshot=after.timings.screenshot, tree=after.timings.tree, total=done - began,
+                    settle=acted.settle,
                 ), **_spend(decision),
             ), after, observation)
             if self.crew.summarizer is not None:

@@ -31,6 +31,8 @@ class StepTimings(msgspec.Struct, frozen=True, omit_defaults=True):
     screenshot: float = 0.0
     tree: float = 0.0
     total: float = 0.0
+    settle: float | None = None
+    """Part of `act` spent waiting for the page to settle (None: the VM did not say)."""
 
 
 class ChangeSummary(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):

@@ -1,4 +1,5 @@
 import anyio
+import msgspec
 import pytest
 
 from actors.agent import Agent
@@ -100,3 +101,25 @@ async def test_tree_capture_past_its_limit_yields_a_partial_observation():
     assert outcome.final.partial == ("tree",)
     assert outcome.final.screenshot.startswith(b"\x89PNG")
     assert outcome.result.reason.startswith("step limit of 2 reached")
+
+
+class SettlingVM(SimVM):
+    """A sim VM that says how long each action waited for the screen to settle."""
+
+    async def act(self, step, action):
+        return msgspec.structs.replace(await super().act(step, action), settle=0.001 * step)
+
+
+async def test_step_records_carry_the_settle_time_the_vm_reported():
+    (task,) = sim_tasks(1, seed=3, sim=FAST)
+    async with anyio.create_task_group() as tg:
+        vm = SettlingVM()
+        crew = Crew(vm=await spawn(tg, VMController(vm)), observer=await spawn(tg, Observer(vm)),
+                    agent=await spawn(tg, Agent(SimPolicy())), evaluator=await spawn(tg, Evaluator(SimChecker())))
+        outcome = await run_episode(task, crew, Limits(call_seconds=5), episode_id="e1")
+        tg.cancel_scope.cancel()
+    acted = [r for r in outcome.steps if not r.action.terminal]
+    assert acted and [r.timings.settle for r in acted] == [0.001 * r.step for r in acted]
+    assert outcome.steps[-1].timings.settle is None  # a terminal action does not touch the screen
+    decoded = msgspec.json.decode(msgspec.json.encode(acted[0].timings), type=type(acted[0].timings))
+    assert decoded.settle == acted[0].timings.settle
