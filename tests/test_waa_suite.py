@@ -101,7 +101,7 @@ def test_cli_list_prints_per_domain_what_can_run_and_what_is_missing():
     lines = out.stdout.splitlines()
     assert lines[0] == f"WAA tasks in {WAA}: 154 in 12 domains"
     assert any(line.split()[:3] == ["notepad", "2", "2"] for line in lines)
-    assert "    missing functions: compare_table (24)" in lines
+    assert "    missing functions: compare_table rule pivot_table (5)" in lines
     assert any(line.startswith("missing step types overall") and "chrome_open_tabs (9)" in line for line in lines)
 
 
@@ -141,8 +141,11 @@ async def test_checker_infeasible_conj_and_getter_errors():
     assert not gave_up.success and "feasible task infeasible" in gave_up.reason
     with pytest.raises(Refused, match="could not read the VM state: result\\[0\\]: getter 'x'"):
         await checker.check(evaluate(spec, Done(), {"errors": ["result[0]: getter 'x' is not supported"]}))
-    with pytest.raises(Refused, match="metric 'compare_table' is not supported"):
-        await checker.check(evaluate({"func": "compare_table"}, Done(), {"result": [None], "expected": [None]}))
+    with pytest.raises(Refused, match="metric 'compare_audios' is not supported"):
+        await checker.check(evaluate({"func": "compare_audios"}, Done(), {"result": [None], "expected": [None]}))
+    pivot = {"func": "compare_table", "options": {"rules": [{"type": "pivot_table"}]}}
+    with pytest.raises(Refused, match="rule type 'pivot_table' is not supported"):
+        await checker.check(evaluate(pivot, Done(), {"result": [b""], "expected": [b""]}))
 
 
 def test_translation_of_keys_and_wheels_reads_back_through_the_allow_list():

@@ -24,7 +24,7 @@ def functions(spec: dict[str, Any]) -> list[str]:
     return [func] if isinstance(func, str) else list(func)
 
 
-def _per_function(value: Any, count: int) -> list[Any]:
+def per_function(value: Any, count: int) -> list[Any]:
     """`options` (or a value) given once for all functions, or once per function."""
     if isinstance(value, list) and len(value) == count:
         return value
@@ -59,7 +59,7 @@ class WAAChecker:
         if metric is None:
             raise Refused(f"{task_id}: metric {func!r} is not supported (supported: {sorted(METRICS)})")
         results, expected = state.get("result", []), state.get("expected", [])
-        options = _per_function(spec.get("options"), count)[index] or {}
+        options = per_function(spec.get("options"), count)[index] or {}
         try:
             return metric(
                 results[index] if index < len(results) else None,

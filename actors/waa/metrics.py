@@ -22,11 +22,10 @@ import json
 import re
 from typing import Any, Callable
 
+from actors.waa.errors import MetricFailed
+from actors.waa.tables import RULES as TABLE_RULES, compare_table
+
 Metric = Callable[..., float]
-
-
-class MetricFailed(ValueError):
-    """The task's expected value is not in the form the metric needs."""
 
 
 def _text(value: bytes | str | None) -> str | None:
@@ -100,7 +99,21 @@ METRICS: dict[str, Metric] = {
     "check_json_settings": check_json_settings,
     "check_direct_json_object": check_direct_json_object,
     "is_extension_installed": is_extension_installed,
+    "compare_table": compare_table,
 }
+
+RULED: dict[str, frozenset[str]] = {"compare_table": frozenset(TABLE_RULES)}
+"""Metrics whose `options.rules` each name a check: only some checks are written."""
+
+
+def unsupported_rules(func: str, options: Any) -> set[str]:
+    """The rule types a task asks of `func` that it cannot check, as "func rule type",
+    so the coverage listing never counts a task whose rules would be refused."""
+    known = RULED.get(func)
+    if known is None or not isinstance(options, dict):
+        return set()
+    return {f"{func} rule {rule.get('type')}" for rule in options.get("rules", []) if rule.get("type") not in known}
+
 
 INFEASIBLE = "infeasible"
 """Decided by the checker from the agent's last action; listed with the metrics."""

@@ -2,7 +2,8 @@
 
 A task is runnable when every `config` and `postconfig` step type has a
 handler (actors/waa/setup.py), every `result`/`expected` type a getter
-(actors/waa/getters.py) and every `func` a metric (actors/waa/metrics.py).
+(actors/waa/getters.py) and every `func` a metric (actors/waa/metrics.py)
+that knows every rule type the task's options ask of it.
 The listing counts runnable tasks per domain and names what is missing, most
 needed first, so the next piece of work is obvious.
 """
@@ -14,9 +15,9 @@ from dataclasses import dataclass, field
 
 from protocols import Task
 
-from actors.waa.checker import functions
+from actors.waa.checker import functions, per_function
 from actors.waa.getters import GETTERS, specs
-from actors.waa.metrics import SUPPORTED_FUNCTIONS
+from actors.waa.metrics import SUPPORTED_FUNCTIONS, unsupported_rules
 from actors.waa.setup import STEPS
 
 
@@ -34,10 +35,13 @@ def missing(task: Task) -> Missing:
     spec = task.evaluation_spec
     steps = [s["type"] for s in [*task.raw_config.get("config", []), *spec.get("postconfig", [])]]
     getters = [s["type"] for key in ("result", "expected") for s in specs(spec.get(key)) if s is not None]
+    funcs = functions(spec)
+    options = per_function(spec.get("options"), len(funcs))
+    rules = set().union(*(unsupported_rules(f, o) for f, o in zip(funcs, options)))
     return Missing(
         steps=frozenset(steps) - STEPS.keys(),
         getters=frozenset(getters) - GETTERS.keys(),
-        functions=frozenset(functions(spec)) - SUPPORTED_FUNCTIONS,
+        functions=(frozenset(funcs) - SUPPORTED_FUNCTIONS) | rules,
     )
 
 
