@@ -14,7 +14,9 @@ import pytest
 from actors.waa.checker import WAAChecker
 from actors.waa.client import WAAClient
 from actors.waa.commands import to_pyautogui
-from actors.waa.metrics import check_json_settings, compare_text_file, exact_match, is_extension_installed
+from actors.waa.metrics import (
+    MetricFailed, check_json_keybindings, check_json_settings, compare_text_file, exact_match, is_extension_installed,
+)
 from actors.waa.server.http import make_server
 from actors.waa.server.pyautogui_script import ScriptRefused, parse
 from bench.suites.waa import BareTaskId, WAASuite
@@ -120,6 +122,17 @@ def test_metrics_score_from_the_schemas_meaning():
     assert check_json_settings(settings, {"expected": {"n": 6}}) == 0.0
     assert is_extension_installed("ms-python.python\n", {"type": "contain", "expected": "ms-python"}) == 1.0
     assert is_extension_installed("x", {"type": "not_contain", "expected": "x"}) == 0.0
+
+
+def test_check_json_keybindings_finds_the_binding_among_the_list():
+    keybindings = b'// Place your key bindings in this file\n[{"key": "ctrl+j", "command": "a", "when": "terminalFocus"},]'
+    assert check_json_keybindings(keybindings, {"expected": {"key": "ctrl+j", "command": "a", "when": "terminalFocus"}}) == 1.0
+    assert check_json_keybindings(keybindings, {"expected": {"key": "ctrl+j", "command": "a", "when": "listFocus"}}) == 0.0
+    assert check_json_keybindings(b'{"key": "ctrl+j"}', {"expected": {"key": "ctrl+j"}}) == 0.0
+    assert check_json_keybindings(None, {"expected": {"key": "ctrl+j"}}) == 0.0
+    assert check_json_keybindings(b"[{", {"expected": {"key": "ctrl+j"}}) == 0.0
+    with pytest.raises(MetricFailed, match="check_json_keybindings: expected a rule with an `expected` value"):
+        check_json_keybindings(keybindings, {"key": "ctrl+j"})
 
 
 def evaluate(spec: dict, last, state: dict | None = None) -> Evaluate:

@@ -13,7 +13,8 @@ as msgpack. Written from the schema's meaning, not from WAA's code:
 - `vm_file_exists_in_vm_folder`, `vm_folder_exists_in_documents`,
   `vm_file_exists_in_desktop`, `is_file_desktop`, `is_file_saved_desktop`:
   facts about the VM's folders, through /file_exists, /folder_exists and the
-  desktop and documents paths the server reports.
+  desktop and documents paths the server reports;
+- `vlc_config`: VLC's vlcrc, found under the home folder the desktop path names.
 
 `multi: true` on a file spec makes `path` a list and the value a list.
 """
@@ -105,6 +106,18 @@ async def _file_in_desktop(client: WAAClient, spec: dict[str, Any]) -> bool:
     return await _exists(client, "/file_exists", desktop, "file_name", spec["file_name"])
 
 
+async def _vlc_config(client: WAAClient, spec: dict[str, Any]) -> bytes | None:
+    """VLC's vlcrc, None when VLC never saved one. WAA names no path: it lives
+    under the user's home, which is the desktop folder's parent; Windows keeps
+    it in AppData\\Roaming, Linux in .config."""
+    desktop = await _special_folder(client, "desktop")
+    windows = "\\" in desktop
+    separator = "\\" if windows else "/"
+    home = desktop.rstrip(separator).rsplit(separator, 1)[0]
+    within = "AppData\\Roaming\\vlc\\vlcrc" if windows else ".config/vlc/vlcrc"
+    return await _vm_file(client, {"path": home + separator + within})
+
+
 async def _is_file_desktop(client: WAAClient, spec: dict[str, Any]) -> str:
     return str(await _file_in_desktop(client, {"file_name": spec["filename"]})).lower()
 
@@ -131,6 +144,7 @@ GETTERS: dict[str, Getter] = {
     "vm_file_exists_in_desktop": _file_in_desktop,
     "is_file_desktop": _is_file_desktop,
     "is_file_saved_desktop": _is_file_saved_desktop,
+    "vlc_config": _vlc_config,
 }
 
 

@@ -8,9 +8,14 @@ Each metric takes the `result` value, the `expected` value and the task's
   `ignore_case`); a missing file scores 0;
 - `check_json_settings`: every key of `expected["expected"]` has that value in
   the result file's JSON (VS Code's settings.json style, comments allowed);
+- `check_json_keybindings`: keybindings.json (a JSON list) holds the wanted
+  binding: every key of `expected["expected"]` with that value in one entry;
 - `check_direct_json_object`: the same, with the result already a JSON object;
 - `is_extension_installed`: command output does (`contain`) or does not
   (`not_contain`) include the expected text.
+
+Families with their own modules: `compare_table` (tables.py), the VLC
+preference checks (vlc.py).
 
 `infeasible` is not here: it reads the agent's last action, not VM state,
 so the checker decides it.
@@ -24,6 +29,7 @@ from typing import Any, Callable
 
 from actors.waa.errors import MetricFailed
 from actors.waa.tables import RULES as TABLE_RULES, compare_table
+from actors.waa.vlc import VLC_METRICS
 
 Metric = Callable[..., float]
 
@@ -82,6 +88,19 @@ def check_json_settings(result: bytes | str | None, expected: Any, **options: An
     return _holds(actual, wanted)
 
 
+def check_json_keybindings(result: bytes | str | None, expected: Any, **options: Any) -> float:
+    """keybindings.json is a list of `{key, command, when?}`: the wanted one must be among them."""
+    wanted = _rule(expected, "check_json_keybindings")
+    text = _text(result)
+    if text is None:
+        return 0.0
+    try:
+        bindings = loads_jsonc(text)
+    except ValueError:
+        return 0.0
+    return float(isinstance(bindings, list) and any(_holds(b, wanted) for b in bindings))
+
+
 def check_direct_json_object(result: Any, expected: Any, **options: Any) -> float:
     return _holds(result, _rule(expected, "check_direct_json_object"))
 
@@ -100,6 +119,8 @@ METRICS: dict[str, Metric] = {
     "check_direct_json_object": check_direct_json_object,
     "is_extension_installed": is_extension_installed,
     "compare_table": compare_table,
+    "check_json_keybindings": check_json_keybindings,
+    **VLC_METRICS,
 }
 
 RULED: dict[str, frozenset[str]] = {"compare_table": frozenset(TABLE_RULES)}
