@@ -131,7 +131,7 @@ def test_check_json_keybindings_finds_the_binding_among_the_list():
     assert check_json_keybindings(b'{"key": "ctrl+j"}', {"expected": {"key": "ctrl+j"}}) == 0.0
     assert check_json_keybindings(None, {"expected": {"key": "ctrl+j"}}) == 0.0
     assert check_json_keybindings(b"[{", {"expected": {"key": "ctrl+j"}}) == 0.0
-    with pytest.raises(MetricFailed, match="check_json_keybindings: expected a rule with an `expected` value"):
+    with pytest.raises(MetricFailed, match="check_json_keybindings: expected a rule with `expected`"):
         check_json_keybindings(keybindings, {"key": "ctrl+j"})
 
 

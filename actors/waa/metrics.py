@@ -15,7 +15,7 @@ Each metric takes the `result` value, the `expected` value and the task's
   (`not_contain`) include the expected text.
 
 Families with their own modules: `compare_table` (tables.py), the VLC
-preference checks (vlc.py).
+preference checks (vlc.py), the Writer document checks (documents.py).
 
 `infeasible` is not here: it reads the agent's last action, not VM state,
 so the checker decides it.
@@ -27,7 +27,8 @@ import json
 import re
 from typing import Any, Callable
 
-from actors.waa.errors import MetricFailed
+from actors.waa.errors import MetricFailed, rule_field
+from actors.waa.documents import DOCX_METRICS
 from actors.waa.tables import RULES as TABLE_RULES, compare_table
 from actors.waa.vlc import VLC_METRICS
 
@@ -41,9 +42,7 @@ def _text(value: bytes | str | None) -> str | None:
 
 
 def _rule(expected: Any, metric: str) -> Any:
-    if not isinstance(expected, dict) or "expected" not in expected:
-        raise MetricFailed(f"{metric}: expected a rule with an `expected` value, got {expected!r}")
-    return expected["expected"]
+    return rule_field(expected, metric, "expected")
 
 
 def exact_match(result: Any, expected: Any, **options: Any) -> float:
@@ -121,6 +120,7 @@ METRICS: dict[str, Metric] = {
     "compare_table": compare_table,
     "check_json_keybindings": check_json_keybindings,
     **VLC_METRICS,
+    **DOCX_METRICS,
 }
 
 RULED: dict[str, frozenset[str]] = {"compare_table": frozenset(TABLE_RULES)}

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from actors.waa.errors import MetricFailed
+from actors.waa.errors import MetricFailed, rule_field
 
 DARK = 64
 
@@ -40,12 +40,6 @@ def options(vlcrc: bytes | str) -> dict[str, str]:
     return found
 
 
-def _wanted(expected: Any, func: str, key: str) -> Any:
-    if not isinstance(expected, dict) or key not in expected:
-        raise MetricFailed(f"{func}: expected a rule with `{key}`, got {expected!r}")
-    return expected[key]
-
-
 def _integer(value: str, func: str, option: str) -> int:
     try:
         return int(value)
@@ -55,7 +49,7 @@ def _integer(value: str, func: str, option: str) -> int:
 
 def _number_check(func: str, option: str, rule: str, default: str) -> Callable[..., float]:
     def check(result: bytes | None, expected: Any, **_: Any) -> float:
-        want = _wanted(expected, func, rule)
+        want = rule_field(expected, func, rule)
         if result is None:
             return 0.0
         return float(_integer(options(result).get(option, default), func, option) == int(want))
@@ -64,7 +58,7 @@ def _number_check(func: str, option: str, rule: str, default: str) -> Callable[.
 
 
 def _hotkey_check(result: bytes | None, expected: Any, **_: Any) -> float:
-    want = _wanted(expected, "check_global_key_play_pause", "expected_global_key_play_pause")
+    want = rule_field(expected, "check_global_key_play_pause", "expected_global_key_play_pause")
     if result is None:
         return 0.0
     assigned = options(result).get("global-key-play-pause", "") not in ("", "Unset")
@@ -76,7 +70,7 @@ def _windows_path(path: str) -> str:
 
 
 def is_vlc_recordings_folder(result: bytes | None, expected: Any, **_: Any) -> float:
-    want = _wanted(expected, "is_vlc_recordings_folder", "recording_file_path")
+    want = rule_field(expected, "is_vlc_recordings_folder", "recording_file_path")
     if result is None:
         return 0.0
     return float(_windows_path(options(result).get("input-record-path", "")) == _windows_path(want))
@@ -86,7 +80,7 @@ VLC_DEFAULT_SLIDER = "153;210;153;20;210;20;255;199;15;245;39;29"
 
 
 def check_qt_slider_colours(result: bytes | None, expected: Any, **_: Any) -> float:
-    kind = _wanted(expected, "check_qt_slider_colours", "type")
+    kind = rule_field(expected, "check_qt_slider_colours", "type")
     if kind != "blackish":
         raise MetricFailed(f"check_qt_slider_colours: only type 'blackish' is known, got {kind!r}")
     if result is None:
