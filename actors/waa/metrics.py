@@ -75,28 +75,26 @@ def _holds(actual: Any, wanted: dict[str, Any]) -> float:
     return float(isinstance(actual, dict) and all(k in actual and actual[k] == v for k, v in wanted.items()))
 
 
-def check_json_settings(result: bytes | str | None, expected: Any, **options: Any) -> float:
-    wanted = _rule(expected, "check_json_settings")
+def _jsonc_file(result: bytes | str | None) -> Any:
+    """The file's JSON, or None when it is missing or unreadable: VS Code itself
+    ignores a settings file it cannot parse, so the setting is not in effect."""
     text = _text(result)
     if text is None:
-        return 0.0
+        return None
     try:
-        actual = loads_jsonc(text)
+        return loads_jsonc(text)
     except ValueError:
-        return 0.0
-    return _holds(actual, wanted)
+        return None
+
+
+def check_json_settings(result: bytes | str | None, expected: Any, **options: Any) -> float:
+    return _holds(_jsonc_file(result), _rule(expected, "check_json_settings"))
 
 
 def check_json_keybindings(result: bytes | str | None, expected: Any, **options: Any) -> float:
     """keybindings.json is a list of `{key, command, when?}`: the wanted one must be among them."""
     wanted = _rule(expected, "check_json_keybindings")
-    text = _text(result)
-    if text is None:
-        return 0.0
-    try:
-        bindings = loads_jsonc(text)
-    except ValueError:
-        return 0.0
+    bindings = _jsonc_file(result)
     return float(isinstance(bindings, list) and any(_holds(b, wanted) for b in bindings))
 
 
