@@ -21,6 +21,7 @@ from actors.waa.server.http import make_server
 from actors.waa.server.pyautogui_script import ScriptRefused, parse
 from bench.suites.waa import BareTaskId, WAASuite
 from bench.waa.catalog import Catalog
+from bench.waa.coverage import missing
 from bench.waa.taskfile import TaskFileError
 from protocols import Done, Evaluate, Fail, Hotkey, Key, Scroll, StepRecord, Task, Viewport
 from runtime.errors import Refused
@@ -103,8 +104,18 @@ def test_cli_list_prints_per_domain_what_can_run_and_what_is_missing():
     lines = out.stdout.splitlines()
     assert lines[0] == f"WAA tasks in {WAA}: 154 in 12 domains"
     assert any(line.split()[:3] == ["notepad", "2", "2"] for line in lines)
-    assert "    missing functions: compare_table rule pivot_table (5)" in lines
+    assert any(line.split()[:3] == ["libreoffice_calc", "24", "24"] for line in lines)
     assert any(line.startswith("missing step types overall") and "chrome_open_tabs (9)" in line for line in lines)
+
+
+def test_a_task_is_runnable_only_when_its_metric_knows_every_rule_it_asks():
+    def task(*rules: str) -> Task:
+        spec = {"func": ["compare_table", "exact_match"],
+                "options": [{"rules": [{"type": kind} for kind in rules]}, {}]}
+        return Task(task_id="d/t", instruction="-", evaluation_spec=spec, raw_config={"config": []})
+
+    assert not missing(task("sheet_data", "pivot_table"))
+    assert missing(task("sheet_data", "freeze")).functions == {"compare_table rule freeze"}
 
 
 def test_cli_refuses_the_waa_suite_without_its_task_folder():
@@ -156,9 +167,9 @@ async def test_checker_infeasible_conj_and_getter_errors():
         await checker.check(evaluate(spec, Done(), {"errors": ["result[0]: getter 'x' is not supported"]}))
     with pytest.raises(Refused, match="metric 'compare_audios' is not supported"):
         await checker.check(evaluate({"func": "compare_audios"}, Done(), {"result": [None], "expected": [None]}))
-    pivot = {"func": "compare_table", "options": {"rules": [{"type": "pivot_table"}]}}
-    with pytest.raises(Refused, match="rule type 'pivot_table' is not supported"):
-        await checker.check(evaluate(pivot, Done(), {"result": [b""], "expected": [b""]}))
+    freeze = {"func": "compare_table", "options": {"rules": [{"type": "freeze"}]}}
+    with pytest.raises(Refused, match="rule type 'freeze' is not supported"):
+        await checker.check(evaluate(freeze, Done(), {"result": [b""], "expected": [b""]}))
 
 
 def test_translation_of_keys_and_wheels_reads_back_through_the_allow_list():

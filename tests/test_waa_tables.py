@@ -8,6 +8,8 @@ import io
 import openpyxl
 import pytest
 from openpyxl.chart import BarChart, LineChart, Reference
+from openpyxl.pivot.cache import CacheDefinition, CacheField, CacheSource, SharedItems, WorksheetSource
+from openpyxl.pivot.table import DataField, Location, PageField, PivotField, RowColField, TableDefinition
 from openpyxl.styles import Font, PatternFill
 
 from actors.waa.metrics import MetricFailed, compare_table
@@ -100,6 +102,37 @@ def test_chart_type_and_title():
     assert score(xlsx(ROWS), xlsx(ROWS, chart=BarChart, title="T"), rule) == 0.0
 
 
+def pivoted(rows: list[int], page: list[int], summary: str = "sum") -> bytes:
+    """ROWS with a pivot table over them: `rows` and `page` index the columns Name, Score."""
+    book = openpyxl.load_workbook(io.BytesIO(xlsx(ROWS)))
+    sheet = book.active
+    source = CacheSource(type="worksheet", worksheetSource=WorksheetSource(ref="A1:B3", sheet=sheet.title))
+    axes = {i: "axisRow" for i in rows} | {i: "axisPage" for i in page}
+    pivot = TableDefinition(
+        name="P", cacheId=1, dataCaption="Values", location=Location(ref="D1:E3", firstHeaderRow=1, firstDataRow=1,
+                                                                     firstDataCol=1),
+        pivotFields=[PivotField(axis=axes.get(i), dataField=i == 1) for i in range(2)],
+        rowFields=[RowColField(x=i) for i in rows], pageFields=[PageField(fld=i) for i in page],
+        dataFields=[DataField(name="Score", fld=1, subtotal=summary)])
+    pivot.cache = CacheDefinition(cacheSource=source,
+                                  cacheFields=[CacheField(name=n, sharedItems=SharedItems()) for n in ROWS[0]])
+    sheet._pivots.append(pivot)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def test_pivot_tables_agree_on_fields_by_name_and_summary():
+    rule = {"type": "pivot_table", "sheet_idx0": 0, "sheet_idx1": "EI0",
+            "pivot_props": ["col_fields", "filter", "row_fields", "data_fields"]}
+    assert score(pivoted([0], []), pivoted([0], []), rule) == 1.0
+    assert score(pivoted([], [0]), pivoted([0], []), rule) == 0.0
+    assert score(pivoted([0], [], "average"), pivoted([0], []), rule) == 0.0
+    assert score(xlsx(ROWS), pivoted([0], []), rule) == 0.0
+    with pytest.raises(MetricFailed, match="unknown pivot props \\['layout'\\]"):
+        score(pivoted([0], []), pivoted([0], []), {**rule, "pivot_props": ["layout"]})
+
+
 def test_every_rule_must_hold():
     assert score(xlsx(ROWS, sheets=("x",)), xlsx(ROWS), data(), {"type": "sheet_name"}) == 0.0
 
@@ -108,8 +141,8 @@ def test_a_missing_result_scores_zero_and_malformed_input_names_the_problem():
     assert score(None, xlsx(ROWS), data()) == 0.0
     with pytest.raises(MetricFailed, match="the result file is not an xlsx workbook"):
         score(b"not a zip", xlsx(ROWS), data())
-    with pytest.raises(MetricFailed, match="rule type 'pivot_table' is not supported"):
-        score(xlsx(ROWS), xlsx(ROWS), {"type": "pivot_table"})
+    with pytest.raises(MetricFailed, match="rule type 'freeze' is not supported"):
+        score(xlsx(ROWS), xlsx(ROWS), {"type": "freeze"})
     with pytest.raises(MetricFailed, match="sheet_data rule misses the field 'sheet_idx1'"):
         score(xlsx(ROWS), xlsx(ROWS), {"type": "sheet_data", "sheet_idx0": 0})
     with pytest.raises(MetricFailed, match="sheet index 'X1'"):

@@ -11,7 +11,10 @@ name, "EI<n>"/"EN<name>" the same in the expected workbook. Rules:
   rows and columns ignored;
 - `style`: every cell of the two sheets agrees on each of `props`;
 - `check_cell`: one cell of one sheet meets `props`, each `{method, ref}`;
-- `chart`: the sheets hold the same number of charts, agreeing on `chart_props`.
+- `chart`: the sheets hold the same number of charts, agreeing on `chart_props`
+  (type, legend position, title);
+- `pivot_table`: the same for pivot tables and `pivot_props` (the fields on
+  rows, columns and filter, and the data fields with their summary function).
 
 Read with openpyxl: xlsx is what the WAA calc tasks save and fetch. A missing
 result file scores 0 (the agent did not save); a file that is not an xlsx
@@ -62,6 +65,22 @@ CHART_PROPS: dict[str, Callable[[Any], Any]] = {
     "type": lambda chart: chart.tagname,
     "legend": lambda chart: chart.legend.position if chart.legend is not None else None,
     "title": lambda chart: _title_text(chart.title),
+}
+
+
+def _field_names(pivot: Any, indexes: list[int]) -> list[str]:
+    """Pivot fields are stored as indexes into the pivot's cache; -2 is the
+    "Values" pseudo-field Calc and Excel put on an axis for several data fields."""
+    names = [field.name for field in pivot.cache.cacheFields]
+    return [names[i] if 0 <= i < len(names) else "Values" for i in indexes]
+
+
+PIVOT_PROPS: dict[str, Callable[[Any], Any]] = {
+    "row_fields": lambda pivot: _field_names(pivot, [f.x for f in pivot.rowFields]),
+    "col_fields": lambda pivot: _field_names(pivot, [f.x for f in pivot.colFields]),
+    "filter": lambda pivot: _field_names(pivot, [f.fld for f in pivot.pageFields]),
+    "data_fields": lambda pivot: list(zip(_field_names(pivot, [f.fld for f in pivot.dataFields]),
+                                          [f.subtotal for f in pivot.dataFields])),
 }
 
 
@@ -166,15 +185,16 @@ def _check_cell(books: Books, rule: dict[str, Any]) -> bool:
     return True
 
 
-def _chart(books: Books, rule: dict[str, Any]) -> bool:
-    props = _known(rule["chart_props"], CHART_PROPS, "chart props")
+def _objects_agree(books: Books, rule: dict[str, Any], kind: str, known: dict[str, Callable[[Any], Any]]) -> bool:
+    """Charts or pivot tables: as many on each sheet, agreeing pairwise on the rule's `<kind>_props`."""
+    props = _known(rule[f"{kind}_props"], known, f"{kind} props")
     sheets = _pair(books, rule, values=False)
     if sheets is None:
         return False
-    charts = [sheet._charts for sheet in sheets]
-    if len(charts[0]) != len(charts[1]):
+    found = [sheet._charts if kind == "chart" else sheet._pivots for sheet in sheets]
+    if len(found[0]) != len(found[1]):
         return False
-    return all(CHART_PROPS[p](a) == CHART_PROPS[p](b) for a, b in zip(*charts) for p in props)
+    return all(known[p](a) == known[p](b) for a, b in zip(*found) for p in props)
 
 
 RULES: dict[str, Callable[[Books, dict[str, Any]], bool]] = {
@@ -182,7 +202,8 @@ RULES: dict[str, Callable[[Books, dict[str, Any]], bool]] = {
     "sheet_data": _sheet_data,
     "style": _style,
     "check_cell": _check_cell,
-    "chart": _chart,
+    "chart": lambda books, rule: _objects_agree(books, rule, "chart", CHART_PROPS),
+    "pivot_table": lambda books, rule: _objects_agree(books, rule, "pivot", PIVOT_PROPS),
 }
 
 
