@@ -5,12 +5,17 @@ asyncio only (in a node it always is); the supervisor side is tested on both
 loops in test_browser_node.py.
 """
 
+import os
+import struct
+import urllib.request
 from pathlib import Path
 
 import pytest
 
 from actors.browser.backend import BrowserBackend
 from actors.browser.launch import BrowserNotFound, find_browser
+from actors.browser.processes import cpu_by_process
+from actors.browser.sites import MiniWobServer
 from actors.browser.settle import SettlePolicy
 from actors.observer import Observer
 from protocols import (
@@ -62,6 +67,26 @@ async def test_observation_has_pixels_tree_with_boxes_dom_and_details(browser):
     assert element(seen, "textbox", "Name").bbox is not None
     assert seen.window_title == "Actions" and seen.url.endswith("actions.html") and "vanish" in seen.dom_html
     assert seen.partial == () and seen.timings.total > 0
+    assert struct.unpack(">II", seen.screenshot[16:24]) == (640, 400)  # a whole PNG of the viewport
+
+
+async def test_focused_element_is_the_element_with_the_focus_and_none_for_the_page(browser):
+    await browser.reset(page_task("actions.html"), 1)
+    seen = await observe(browser)
+    assert seen.focused_element is None
+    field = element(seen, "textbox", "Name")
+    await browser.act(1, TypeText(text="x", target=Target(node_id=field.node_id)))
+    assert (await observe(browser)).focused_element == field.node_id
+
+
+async def test_cpu_of_the_browser_processes_is_read_by_kind(browser):
+    await browser.reset(page_task("actions.html"), 1)
+    kinds = {}
+    for kind, seconds, children in cpu_by_process(os.getpid()).values():
+        assert seconds >= 0 and children >= 0
+        kinds[kind] = kinds.get(kind, 0) + seconds
+    assert {"driver", "browser", "renderer", "zygote"} <= kinds.keys(), kinds
+    assert kinds["browser"] > 0
 
 
 async def test_pointer_actions_by_element_point_and_bbox(browser):
@@ -158,3 +183,15 @@ def test_browser_discovery_explains_what_to_do(monkeypatch, tmp_path):
         find_browser(None, str(tmp_path / "missing"))
     monkeypatch.setenv("TROUPE_BROWSER", "/usr/bin/true")
     assert find_browser(None, None) == "/usr/bin/true"
+
+
+def test_the_miniwob_server_answers_favicon_requests_at_once():
+    server = MiniWobServer()
+    try:
+        host, port = server._server.server_address[:2]
+        with urllib.request.urlopen(f"http://{host}:{port}/favicon.ico", timeout=5) as reply:
+            assert reply.status == 204 and reply.read() == b""
+        with urllib.request.urlopen(server.url("click-button"), timeout=5) as reply:
+            assert reply.status == 200 and b"Click Button Task" in reply.read()
+    finally:
+        server.close()

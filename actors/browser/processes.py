@@ -14,7 +14,10 @@ def descendants(root: int) -> dict[int, list[bytes]]:
             with open(f"/proc/{entry}/stat") as stat:
                 parents[int(entry)] = int(stat.read().rsplit(")", 1)[1].split()[1])
             with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                commands[int(entry)] = cmdline.read().split(b"\0")
+                argv = cmdline.read().rstrip(b"\0").split(b"\0")
+            if len(argv) == 1 and b" --" in argv[0]:
+                argv = argv[0].split(b" ")  # Chromium rewrites its helpers' argv as one spaced string
+            commands[int(entry)] = argv
         except OSError:
             continue
 
@@ -51,3 +54,39 @@ def chromium_memory(root: int) -> int:
         except (OSError, StopIteration):
             continue
     return total
+
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_kind(argv: list[bytes]) -> str:
+    """What a process below a browser node is: `browser`, `renderer`, `gpu-process`, `utility`,
+    `zygote` (Chromium's `--type=`), `driver` (Playwright's node.js), `node (python)` (the
+    troupe node hosting the actors) or the program's name."""
+    name = os.path.basename(argv[0]).decode(errors="replace") or "exited"
+    if is_chromium(argv):
+        kind = next((arg.removeprefix(b"--type=").decode() for arg in argv if arg.startswith(b"--type=")), "browser")
+        return kind
+    if name == "node":
+        return "driver"
+    if name.startswith("python"):
+        return "node (python)"
+    return name
+
+
+def cpu_by_process(root: int) -> dict[int, tuple[str, float, float]]:
+    """Every process below `root`: its kind, the CPU seconds (user + system) it used itself,
+    and those its exited children used (counted once the process reaped them).
+
+    Summing both over the processes alive at one moment counts every process below
+    `root` that is alive or was reaped by one that is, each once."""
+    used = {}
+    for pid, argv in descendants(root).items():
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        used[pid] = (process_kind(argv), (int(fields[11]) + int(fields[12])) / _TICKS,
+                     (int(fields[13]) + int(fields[14])) / _TICKS)
+    return used

@@ -77,6 +77,15 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def do_GET(self) -> None:
+        if self.path == "/favicon.ico":
+            # Every fresh context asks for one; there is none. Answer at once instead of
+            # a 404 built from a FileNotFoundError (whose page a closing context may not read).
+            self.send_response(204)
+            self.end_headers()
+            return
+        super().do_GET()
+
 
 class MiniWobServer:
     """A loopback HTTP server for the MiniWoB html/ folder, in a thread it owns."""

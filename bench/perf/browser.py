@@ -9,11 +9,18 @@ the harness around the agent. Printed:
   observe, which takes screenshot and tree together), with K = 1: the median
   and its parts, against the 150 ms target;
 - throughput with K concurrent browsers (one node each) on the same task
-  list: episodes per minute for each K, and the ratio to K = 1;
+  list: episodes per minute for each K, and the ratio to K = 1, both for the
+  whole run (node start-up, a browser launch per node, included, as a run has
+  it) and in steady state (from when every node is ready, estimated as the
+  mean start of the first K episodes, to the last finished episode);
+- CPU seconds: per episode for each K (all processes below this one, read
+  from /proc: node, Playwright driver, Chromium browser, renderers, GPU
+  process, utilities, plus this process), split by kind for K = 1, and per
+  step with K = 1 (CPU used between consecutive steps of one episode). With
+  C cores, no K can do better than C / (CPU seconds per episode) episodes per
+  second: that is the ceiling the K scaling runs into;
 - peak memory (PSS, so shared pages count once) of all Chromium processes
   during the run with the largest K, divided by K: what one concurrent browser costs.
-
-Numbers include node start-up (a browser launch per node), as a run has it.
 """
 
 from __future__ import annotations
@@ -22,46 +29,118 @@ import argparse
 import functools
 import os
 import statistics
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
 
 import anyio
 
 from actors.agent import Agent
-from actors.browser.processes import chromium_memory
+from actors.browser.processes import chromium_memory, cpu_by_process
 from actors.episode import Outlets
 from actors.evaluator import Evaluator
 from actors.runner import CrewFactory, EpisodeRunner
 from bench.baseline.miniwob_agent import ScriptedMiniWobAgent
 from bench.suites.miniwob import DEFAULT_TASKS, MiniWobChecker, miniwob_task
-from protocols import StepTaken
+from protocols import EpisodeFinished, EpisodeStarted, StepTaken
 from runtime.events import EventBus
 from runtime.limits import Limits
 from runtime.remote import run_local_node
 
 TARGET_STEP_SECONDS = 0.150
+MEMORY_SECONDS = 0.25
+"""How often memory is read. CPU is read at events (all nodes ready, each step with K = 1, each
+finished episode): a process that exited counts in its parent's reaped-children time."""
 
 
-async def run(tasks, k: int) -> tuple[float, list, int]:
-    """Wall seconds, step records and peak Chromium memory of running `tasks` on `k` browsers."""
+class CpuMeter:
+    """CPU seconds used by this process and every process below it since the meter was made,
+    by kind of process, read from /proc.
+
+    A process's own time counts under its kind; the time of the children it reaped under
+    `exited <kind>'s children` (renderers of closed contexts are the zygote's children);
+    nodes this process reaped under `exited nodes`."""
+
+    def __init__(self) -> None:
+        self._start = self._reaped_here()
+        self.by_kind: dict[str, float] = {}
+
+    @staticmethod
+    def _reaped_here() -> tuple[float, float]:
+        times = os.times()
+        return time.process_time(), times.children_user + times.children_system
+
+    def sample(self) -> float:
+        """Read every process now; return the total so far (also kept by kind in `by_kind`)."""
+        own, reaped = self._reaped_here()
+        kinds: dict[str, float] = defaultdict(float)
+        kinds["supervisor (this process)"] = own - self._start[0]
+        kinds["exited nodes"] = reaped - self._start[1]
+        for kind, seconds, children in cpu_by_process(os.getpid()).values():
+            kinds[kind] += seconds
+            if children:
+                kinds["renderer (exited)" if kind == "zygote" else f"exited {kind}'s children"] += children
+        self.by_kind = {kind: seconds for kind, seconds in kinds.items() if seconds > 0}
+        return sum(kinds.values())
+
+
+@dataclass
+class Figures:
+    wall: float = 0.0
+    ready: float = 0.0
+    """Seconds from the start until every node was ready (mean start of the first K episodes)."""
+    last_finished: float = 0.0
+    steps: list = field(default_factory=list)
+    step_cpu: list = field(default_factory=list)
+    """CPU seconds between consecutive non-terminal steps of one episode (meaningful for K = 1)."""
+    cpu: dict[str, float] = field(default_factory=dict)
+    cpu_at_ready: float = 0.0
+    cpu_total: float = 0.0
+    peak: int = 0
+
+    @property
+    def steady(self) -> float:
+        return self.last_finished - self.ready
+
+
+async def run(tasks, k: int) -> Figures:
+    """Timings, step records, CPU and peak Chromium memory of running `tasks` on `k` browsers."""
     bus = EventBus()
-    steps: list = []
-    peak = 0
+    figures = Figures()
+    meter = CpuMeter()
     runner = EpisodeRunner(
         crew=CrewFactory(agent=lambda: Agent(ScriptedMiniWobAgent()), evaluator=lambda: Evaluator(MiniWobChecker())),
         vm_slot=functools.partial(run_local_node, "actors.browser.node:build", ready_timeout=60),
         limits=Limits(call_seconds=60), concurrency=k, outlets=Outlets(bus=bus),
     )
+    started = anyio.current_time()
+    first_starts: list[float] = []
+    last_step: dict[str, float] = {}  # episode -> CPU total at its last non-terminal step
 
     async def collect() -> None:
         with bus.subscribe() as events:
             async for event in events:
-                if isinstance(event, StepTaken) and not event.record.action.terminal:
-                    steps.append(event.record.timings)
+                now = anyio.current_time() - started
+                if isinstance(event, EpisodeStarted) and len(first_starts) < k:
+                    first_starts.append(now)
+                    if len(first_starts) == k:
+                        figures.ready = statistics.fmean(first_starts)
+                        figures.cpu_at_ready = meter.sample()
+                elif isinstance(event, StepTaken) and not event.record.action.terminal:
+                    figures.steps.append(event.record.timings)
+                    if k == 1:
+                        cpu = meter.sample()
+                        if event.record.episode_id in last_step:
+                            figures.step_cpu.append(cpu - last_step[event.record.episode_id])
+                        last_step[event.record.episode_id] = cpu
+                elif isinstance(event, EpisodeFinished):
+                    figures.last_finished = now
+                    meter.sample()
 
     async def weigh() -> None:
-        nonlocal peak
         while True:
-            peak = max(peak, chromium_memory(os.getpid()))
-            await anyio.sleep(0.25)
+            figures.peak = max(figures.peak, chromium_memory(os.getpid()))
+            await anyio.sleep(MEMORY_SECONDS)
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(collect)
@@ -69,11 +148,15 @@ async def run(tasks, k: int) -> tuple[float, list, int]:
         await anyio.sleep(0)
         started = anyio.current_time()
         results = await runner.run(tasks)
-        wall = anyio.current_time() - started
+        figures.wall = anyio.current_time() - started
         tg.cancel_scope.cancel()
+    # The reading at the last finished episode, with every node alive: a browser that is shut
+    # down does not wait for all of its processes, so a later reading would lose some of them.
+    figures.cpu = meter.by_kind
+    figures.cpu_total = sum(meter.by_kind.values())
     if len(results) != len(tasks):
         raise RuntimeError(f"{len(tasks)} tasks gave {len(results)} results")
-    return wall, steps, peak
+    return figures
 
 
 def _ms(seconds: float) -> str:
@@ -82,28 +165,47 @@ def _ms(seconds: float) -> str:
 
 async def main(ks: list[int], episodes: int) -> None:
     tasks = [miniwob_task(DEFAULT_TASKS[i % len(DEFAULT_TASKS)], i // len(DEFAULT_TASKS)) for i in range(episodes)]
-    figures = {}
+    figures: dict[int, Figures] = {}
     for k in ks:
-        figures[k] = await run(tasks, k)
-        print(f"K={k}: {episodes} episodes in {figures[k][0]:.1f} s", flush=True)
+        figures[k] = run_k = await run(tasks, k)
+        print(f"K={k}: {episodes} episodes in {run_k.wall:.1f} s (nodes ready after {run_k.ready:.1f} s),"
+              f" {run_k.cpu_total:.1f} CPU s to the last result", flush=True)
 
-    _, steps, _ = figures[min(ks)]
+    first = figures[min(ks)]
+    steps = first.steps
     overhead = statistics.median(t.act + t.observe for t in steps)
     print(f"\nper-step overhead, K={min(ks)}, {len(steps)} steps (median):")
-    print(f"  act + settle     {_ms(statistics.median(t.act for t in steps))}")
+    print(f"  act + settle     {_ms(statistics.median(t.act for t in steps))}"
+          f"   (settle {_ms(statistics.median(t.settle or 0.0 for t in steps)).strip()})")
     print(f"  observe          {_ms(statistics.median(t.observe for t in steps))}"
           f"   (screenshot {_ms(statistics.median(t.screenshot for t in steps)).strip()},"
           f" tree {_ms(statistics.median(t.tree for t in steps)).strip()}, captured together)")
     print(f"  total            {_ms(overhead)}   = {overhead / TARGET_STEP_SECONDS:.2f}x the 150 ms target")
+    if first.step_cpu:
+        print(f"  CPU per step     {_ms(statistics.median(first.step_cpu))}   (all processes, median of"
+              f" {len(first.step_cpu)})")
 
-    base = episodes / figures[min(ks)][0] * 60
-    print("\nthroughput (same task list):")
-    for k in ks:
-        rate = episodes / figures[k][0] * 60
-        print(f"  K={k:<3} {rate:6.1f} episodes/min   {rate / base:5.2f}x K={min(ks)}")
+    cores = os.cpu_count() or 1
+    whole = {k: episodes / f.wall * 60 for k, f in figures.items()}
+    steady = {k: episodes / f.steady * 60 for k, f in figures.items() if f.steady > 0}
+    print(f"\nthroughput (same task list, {cores} cores):")
+    print("  K      whole run            steady state         start-up   CPU s/episode (whole, steady)  ceiling")
+    for k, f in figures.items():
+        cpu = f.cpu_total
+        steady_cpu = (cpu - f.cpu_at_ready) / episodes
+        ceiling = cores * 60 / steady_cpu if steady_cpu > 0 else float("inf")
+        print(f"  K={k:<3} {whole[k]:6.1f}/min {whole[k] / whole[min(ks)]:5.2f}x"
+              f"   {steady.get(k, 0):6.1f}/min {steady.get(k, 0) / steady.get(min(ks), 1):5.2f}x"
+              f"   {f.ready:6.1f} s   {cpu / episodes:6.2f}  {steady_cpu:6.2f}"
+              f"                {ceiling:6.1f}/min")
+    print("  (ceiling: cores / steady CPU seconds per episode, the most any K can reach here)")
+
+    print(f"\nCPU seconds per episode by process, K={min(ks)} (start-up included, shutdown not):")
+    for kind, seconds in sorted(first.cpu.items(), key=lambda item: -item[1]):
+        print(f"  {kind:28} {seconds / episodes:6.3f}")
 
     k_max = max(ks)
-    peak = figures[k_max][2]
+    peak = figures[k_max].peak
     print(f"\npeak Chromium memory (PSS) with K={k_max}: {peak / 2**20:.0f} MiB in all,"
           f" {peak / k_max / 2**20:.0f} MiB per browser")
 
