@@ -195,3 +195,22 @@ def test_the_miniwob_server_answers_favicon_requests_at_once():
             assert reply.status == 200 and b"Click Button Task" in reply.read()
     finally:
         server.close()
+
+
+FAKE_MINIWOB = """data:text/html,<script>
+var WOB_TASK_READY = false, seeded = null;
+Math.seedrandom = s => { seeded = s; };
+var core = {startEpisodeReal() { if (READY_AFTER !== null) setTimeout(() => { WOB_TASK_READY = true; }, READY_AFTER); },
+            getUtterance() { return 'do it ' + seeded; }};
+var READY_AFTER = %s;
+</script>"""
+
+
+async def test_a_miniwob_start_waits_for_the_task_to_be_ready_and_gives_up_at_the_bound(browser):
+    from actors.browser.sites import PageSpec, start_miniwob
+
+    await browser.reset(Task(task_id="late", instruction="x", raw_config={"browser": {"start": FAKE_MINIWOB % 100}}), 1)
+    assert await start_miniwob(browser._page, PageSpec(start="miniwob:x", seed=7), 5.0) == "do it 7"
+    await browser.reset(Task(task_id="never", instruction="x", raw_config={"browser": {"start": FAKE_MINIWOB % "null"}}), 1)
+    with pytest.raises(TimeoutError, match="did not report ready within 0.2 s"):
+        await start_miniwob(browser._page, PageSpec(start="miniwob:x", seed=7), 0.2)

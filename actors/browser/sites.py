@@ -25,12 +25,22 @@ from playwright.async_api import Page
 MINIWOB_SCHEME = "miniwob:"
 
 # Seed the page's random generator, give the episode the harness's time (the
-# page's own 10 s timer would end slow agents' episodes), and start it.
+# page's own 10 s timer would end slow agents' episodes), start it, and return the
+# utterance once the task says it is ready (at once, except for the flight tasks,
+# whose inner page reports it), or null past `readyMs`. One call into the page:
+# Playwright's wait_for_function would inject and compile its whole helper script
+# into every fresh page first.
 _START_MINIWOB = """
-([seed, maxMs]) => {
+async ([seed, maxMs, readyMs]) => {
   if (seed !== null) Math.seedrandom(seed);
   core.EPISODE_MAX_TIME = maxMs;
   core.startEpisodeReal();
+  const start = performance.now();
+  while (!window.WOB_TASK_READY) {
+    if (performance.now() - start >= readyMs) return null;
+    await new Promise(resolve => setTimeout(resolve, 20));
+  }
+  return core.getUtterance();
 }
 """
 
@@ -113,6 +123,7 @@ class MiniWobServer:
 
 async def start_miniwob(page: Page, spec: PageSpec, ready_timeout: float) -> str:
     """Start the episode on a loaded MiniWoB page; return its utterance (the instruction)."""
-    await page.evaluate(_START_MINIWOB, [spec.seed, spec.episode_seconds * 1000])
-    await page.wait_for_function("WOB_TASK_READY", timeout=ready_timeout * 1000, polling=20)
-    return await page.evaluate("core.getUtterance()")
+    utterance = await page.evaluate(_START_MINIWOB, [spec.seed, spec.episode_seconds * 1000, ready_timeout * 1000])
+    if utterance is None:
+        raise TimeoutError(f"the MiniWoB task did not report ready within {ready_timeout:g} s")
+    return utterance
