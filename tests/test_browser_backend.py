@@ -14,7 +14,7 @@ import pytest
 
 from actors.browser.backend import BrowserBackend
 from actors.browser.launch import BrowserNotFound, find_browser
-from actors.browser.processes import cpu_by_process
+from actors.browser.processes import browser_mains, cpu_by_process
 from actors.browser.sites import MiniWobServer
 from actors.browser.settle import SettlePolicy
 from actors.observer import Observer
@@ -87,6 +87,7 @@ async def test_cpu_of_the_browser_processes_is_read_by_kind(browser):
         kinds[kind] = kinds.get(kind, 0) + seconds
     assert {"driver", "browser", "renderer", "zygote"} <= kinds.keys(), kinds
     assert kinds["browser"] > 0
+    assert len(browser_mains(os.getpid())) == 1  # helpers, whose argv Chromium rewrites, are not mains
 
 
 async def test_pointer_actions_by_element_point_and_bbox(browser):

@@ -21,6 +21,28 @@ the harness around the agent. Printed:
   second: that is the ceiling the K scaling runs into;
 - peak memory (PSS, so shared pages count once) of all Chromium processes
   during the run with the largest K, divided by K: what one concurrent browser costs.
+
+Where the CPU goes (measured 2026-11-21 on the 2-core machine, K = 1, 48 MiniWoB
+episodes, about 1.5 action steps each; the machine was shared, load 7-13, so wall
+figures are noisy and CPU seconds are the steadier measure):
+
+- about 1.0 CPU s per episode, of which Chromium 0.9 (page renderers 0.52-0.56,
+  browser process 0.27-0.29, GPU process 0.03, utilities 0.02), the Playwright
+  driver 0.04, the node's Python 0.04, this process 0.06 (mostly its own /proc
+  sampling for PSS). One K = 1 episode every ~0.6 s already keeps ~1.6 cores busy,
+  so K > 1 has almost nothing left to use on 2 cores: the K scaling is flat or worse
+  (more browsers also mean more start-up and contention), as the ceiling column shows.
+- the reset is the largest part: a fresh context costs ~475-600 ms of Chromium CPU
+  (new renderer process, page set-up, page load, task start, closing the old one);
+  reusing one page and navigating it would cost ~125 ms, but a fresh context per
+  episode is a requirement (no state leaks between episodes).
+- a step costs ~150 ms of CPU in all: the click with settle ~75 ms, each observation
+  ~60-80 ms (screenshot ~20-30 ms, AX tree + DOM snapshot ~30 ms, details).
+- not worth changing (measured, A/B on two browsers side by side): the settle
+  poll (5 ms in-page timer; an event-timed wait used the same CPU), Chromium flags
+  --disable-site-isolation-trials, --renderer-process-limit=1, --in-process-gpu,
+  disabling the spare renderer (-2 to -9 %, within noise, and it needs Playwright's
+  whole --disable-features list repeated). Tree calls are made once per observation.
 """
 
 from __future__ import annotations
