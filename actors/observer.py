@@ -1,4 +1,4 @@
-"""Observer: captures screenshot and accessibility tree concurrently.
+"""Observer: captures screenshot, accessibility tree and details concurrently.
 
 The tree is the part that hangs in practice (UI Automation on a busy
 Windows VM), so it runs under its own time limit: past it, the observation
@@ -34,7 +34,7 @@ class Observer(Actor):
         return Observed(observation=await self.capture(timeout))
 
     async def capture(self, tree_timeout: float) -> Observation:
-        """The tree in a side task under its time limit; pixels and details meanwhile in this one."""
+        """The tree in a side task under its time limit, details in another; pixels meanwhile in this one."""
         tree: list[tuple[UIElement | None, Any]] = []
         tree_seconds = 0.0
 
@@ -45,12 +45,17 @@ class Observer(Actor):
                 tree.append(await self.backend.tree())
             tree_seconds = anyio.current_time() - began
 
+        details: dict[str, Any] = {}
+
+        async def capture_details() -> None:
+            details.update(await self.backend.details())
+
         started = anyio.current_time()
         async with anyio.create_task_group() as tg:
             tg.start_soon(capture_tree)
+            tg.start_soon(capture_details)  # small, but no reason to wait for the pixels first
             screenshot, viewport = await self.backend.screenshot()
             screenshot_seconds = anyio.current_time() - started
-            details = await self.backend.details()
         (normalized, raw), = tree or [(None, None)]
         return Observation(
             screenshot=screenshot,

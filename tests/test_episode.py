@@ -12,7 +12,7 @@ from actors.sim.vm import SimVM
 from actors.summarizer import Summarizer
 from actors.vm_controller import VMController
 from bench.suites.sim import sim_tasks
-from protocols import ErrorKind
+from protocols import ErrorKind, Viewport
 from runtime.actor import spawn
 from runtime.events import EventBus
 from runtime.limits import Limits
@@ -123,3 +123,27 @@ async def test_step_records_carry_the_settle_time_the_vm_reported():
     assert outcome.steps[-1].timings.settle is None  # a terminal action does not touch the screen
     decoded = msgspec.json.decode(msgspec.json.encode(acted[0].timings), type=type(acted[0].timings))
     assert decoded.settle == acted[0].timings.settle
+
+
+class OverlappingScreen:
+    """A screen whose screenshot can only finish once the details have been asked for."""
+
+    def __init__(self) -> None:
+        self.details_asked = anyio.Event()
+
+    async def screenshot(self):
+        with anyio.fail_after(5):
+            await self.details_asked.wait()
+        return b"png", Viewport(10, 10)
+
+    async def tree(self):
+        return None, None
+
+    async def details(self):
+        self.details_asked.set()
+        return {"window_title": "overlap"}
+
+
+async def test_the_observer_asks_for_details_while_the_screenshot_is_taken():
+    seen = await Observer(OverlappingScreen()).capture(tree_timeout=5)
+    assert seen.window_title == "overlap" and seen.screenshot == b"png" and seen.partial == ()
