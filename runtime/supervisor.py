@@ -28,6 +28,7 @@ from anyio.abc import TaskGroup, TaskStatus
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from runtime.actor import Actor, LocalRef, Ref, run_actor
+from runtime.backoff import Backoff
 from runtime.errors import ActorStopped
 from runtime.limits import CallTimeout
 
@@ -95,23 +96,6 @@ class Intensity:
 
     max_restarts: int = 3
     within_seconds: float = 5.0
-
-
-@dataclass(frozen=True)
-class Backoff:
-    """The pause before restarting a child, growing with its consecutive restarts.
-
-    A VM or browser that died usually needs a moment before a new one can come
-    up; restarting it at once mostly burns through the restart intensity.
-    """
-
-    initial: float = 0.01
-    factor: float = 2.0
-    maximum: float = 1.0
-
-    def delay(self, attempt: int) -> float:
-        """The pause before restart number `attempt` (1 = the first in a row)."""
-        return min(self.maximum, self.initial * self.factor ** (attempt - 1))
 
 
 class RestartIntensityExceeded(Exception):

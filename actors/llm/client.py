@@ -27,6 +27,7 @@ import anyio
 import httpx
 
 from protocols import Usage
+from runtime.backoff import Backoff
 from runtime.capacity import Capacity
 
 from actors.llm.config import LLMConfig
@@ -152,7 +153,7 @@ class LLMClient:
         jitter (half fixed, half random, so retries of many callers spread out)."""
         if retry_after is not None:
             return min(retry_after, self.config.backoff_max)
-        ceiling = min(self.config.backoff * 2 ** (attempt - 1), self.config.backoff_max)
+        ceiling = Backoff(self.config.backoff, 2.0, self.config.backoff_max).delay(attempt)
         return ceiling / 2 + self._rng.uniform(0, ceiling / 2)
 
     def _completion(self, payload: Any, latency: float, attempts: int) -> Completion:

@@ -18,6 +18,8 @@ from typing import Any
 import anyio
 import httpx
 
+from runtime.backoff import Backoff
+
 TOKEN_HEADER = "X-WAA-Token"
 """Sent when a token is set; the Linux server requires it, a real WAA VM ignores it."""
 
@@ -41,7 +43,7 @@ class Retry:
             raise ValueError(f"`backoff` must not be negative, got {self.backoff}")
 
     def delay(self, failures: int) -> float:
-        return min(self.max_backoff, self.backoff * 2 ** (failures - 1))
+        return Backoff(self.backoff, 2.0, self.max_backoff).delay(failures)
 
 
 _RETRIED = (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
