@@ -1,8 +1,11 @@
 """Agent: turns an observation into the next action through a pluggable policy.
 
 Policies (an LLM client, a scripted baseline, a simulated LLM) only decide;
-the actor adds what every policy needs: the shared capacity limit on costly
-calls and a uniform error when a policy fails.
+the actor adds what every policy needs: a uniform answer when a policy
+fails. A policy that raises, or answers with anything but a valid
+`Decision`, has that one request refused with the reason (see
+`actors.answers`): the episode ends as an agent error and the actor goes on
+serving the next.
 """
 
 from __future__ import annotations
@@ -11,24 +14,27 @@ from typing import Any, Protocol
 
 from protocols import Decide, Decision
 from runtime.actor import Actor
-from runtime.capacity import Capacity
 from runtime.errors import Refused
+
+from actors.answers import answer
 
 NAME = "agent"
 
 
 class Policy(Protocol):
+    """Chooses the next action. `request` holds everything the policy may use:
+    the task, the current observation, the episode's earlier steps and the
+    step budget, so any instance can answer any step of any episode."""
+
     async def decide(self, request: Decide) -> Decision: ...
 
 
 class Agent(Actor):
-    def __init__(self, policy: Policy, *, capacity: Capacity | None = None, name: str = NAME) -> None:
+    def __init__(self, policy: Policy, *, name: str = NAME) -> None:
         super().__init__(name)
         self.policy = policy
-        self.capacity = capacity or Capacity.unlimited(name)
 
     async def handle(self, message: Any) -> Any:
         if not isinstance(message, Decide):
             raise Refused(f"Agent does not handle {type(message).__name__}")
-        async with self.capacity.slot():
-            return await self.policy.decide(message)
+        return await answer("policy", self.policy.decide(message), Decision)

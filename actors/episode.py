@@ -25,22 +25,25 @@ import msgspec
 from protocols import (
     Act, Acted, ChangeSummary, Decide, Decision, EpisodeResult, EpisodeStarted, EpisodeTimings,
     ErrorKind, Evaluate, Inspect, Inspected, Observation, Observe, Observed, Reset,
-    StepRecord, StepSummarized, StepTaken, StepTimings, Summarize, Summarized, Task, Verdict,
+    StepRecord, StepSummarized, StepTaken, StepTimings, Summarize, Summarized, Task, TaskAdopted, Verdict,
 )
 from runtime.actor import Ref
-from runtime.errors import ActorError
+from runtime.errors import ActorError, CallTimeout, LimitExceeded, TroupeError
 from runtime.events import EventBus
-from runtime.limits import CallTimeout, LimitExceeded, Limits, StepLimit
+from runtime.limits import Limits, StepLimit
+
+from actors.screen_change import screen_changed
 
 logger = logging.getLogger(__name__)
 
 
-class EnvironmentFailure(Exception):
+class EnvironmentFailure(TroupeError):
     """The VM side failed; the episode must be retried on a fresh VM."""
 
 
-class AgentFailed(Exception):
-    """The Agent actor crashed: the episode ends with an agent error and is still evaluated."""
+class AgentFailed(TroupeError):
+    """The Agent could not decide (its policy failed, or the actor crashed):
+    the episode ends with an agent error, the reason recorded, and is still evaluated."""
 
 
 @dataclass(frozen=True)
@@ -100,8 +103,9 @@ class _Episode:
         await self._vm(self.crew.vm, Reset(task=self.task, episode_id=self.episode_id, attempt=self.attempt))
         observation = await self._observe(0)
         if observation.instruction and observation.instruction != self.task.instruction:
-            # The environment generated the goal at reset (MiniWoB's utterance).
+            # The environment generated the goal at reset (a page that draws its task from a seed).
             self.task = msgspec.structs.replace(self.task, instruction=observation.instruction)
+            await self.crew.outlets.emit(TaskAdopted(episode_id=self.episode_id, task=self.task))
         reset_done = anyio.current_time()
 
         failure: EnvironmentFailure | None = None
@@ -120,10 +124,7 @@ class _Episode:
 
         verdict, error_kind = await self._evaluate(observation)
         finished = anyio.current_time()
-        records = tuple(
-            record if record.step not in self.summaries else _with_summary(record, self.summaries[record.step])
-            for record in self.records
-        )
+        records = self._history()
         result = EpisodeResult(
             episode_id=self.episode_id,
             task_id=self.task.task_id,
@@ -145,17 +146,16 @@ class _Episode:
         return EpisodeOutcome(result=result, steps=records, final=observation)
 
     async def _steps(self, observation: Observation, summaries: anyio.abc.TaskGroup) -> Observation:
-        step_limit = StepLimit(min(self.limits.max_steps, self.task.time_limit_steps))
-        feedback: str | None = None
+        step_limit = StepLimit(self.limits.max_steps)
         for step in itertools.count(1):
             step_limit.check(step - 1)
             began = anyio.current_time()
-            decision = await self._decide(step, observation, feedback)
+            decision = await self._decide(step, observation)
             decided = anyio.current_time()
             if decision.action.terminal:
                 await self._record(StepRecord(
                     episode_id=self.episode_id, step=step, action=decision.action,
-                    reasoning=decision.reasoning, started_at=began,
+                    reasoning=decision.reasoning, reference=observation.reference, started_at=began,
                     timings=StepTimings(agent=decided - began, total=decided - began), **_spend(decision),
                 ), observation, observation)
                 return observation
@@ -163,10 +163,10 @@ class _Episode:
             act_done = anyio.current_time()
             after = await self._observe(step)
             done = anyio.current_time()
-            feedback = acted.error
             await self._record(StepRecord(
                 episode_id=self.episode_id, step=step, action=decision.action, reasoning=decision.reasoning,
-                error=acted.error, changed=after.screenshot != observation.screenshot, started_at=began,
+                error=acted.error, changed=screen_changed(observation, after, decision.action), started_at=began,
+                reference=observation.reference,
                 timings=StepTimings(
                     agent=decided - began, act=act_done - decided, observe=done - act_done,
                     screenshot=after.timings.screenshot, tree=after.timings.tree, total=done - began,
@@ -176,16 +176,28 @@ class _Episode:
             if self.crew.summarizer is not None:
                 summaries.start_soon(self._summarize, step, decision, observation, after)
             observation = after
+            if acted.ended:
+                self.ended_by = acted.ended
+                return observation
 
-    async def _decide(self, step: int, observation: Observation, feedback: str | None) -> Decision:
+    def _history(self) -> tuple[StepRecord, ...]:
+        """The steps so far, each with its change summary if that has arrived."""
+        return tuple(
+            record if record.step not in self.summaries else _with_summary(record, self.summaries[record.step])
+            for record in self.records
+        )
+
+    async def _decide(self, step: int, observation: Observation) -> Decision:
         request = Decide(
-            task=self.task, episode_id=self.episode_id, step=step, observation=observation,
-            feedback=feedback, summaries=tuple(self.summaries[s] for s in sorted(self.summaries)),
+            task=self.task, episode_id=self.episode_id, step=step, max_steps=self.limits.max_steps,
+            observation=observation, history=self._history(),
         )
         try:
             return await self.crew.agent.ask(request, timeout=self.limits.call_seconds)
+        except CallTimeout:
+            raise  # the call limit, recorded as the limit that ended the episode
         except ActorError as exc:
-            raise AgentFailed(f"agent failed: {exc}") from exc
+            raise AgentFailed(str(exc)) from exc
 
     async def _observe(self, step: int) -> Observation:
         request = Observe(step=step, tree_timeout=self.limits.tree_seconds)
@@ -196,7 +208,7 @@ class _Episode:
         """Ask a VM-side actor; any failure of it is an environment failure."""
         try:
             return await ref.ask(request, timeout=self.limits.call_seconds)
-        except (ActorError, CallTimeout, OSError) as exc:
+        except (ActorError, OSError) as exc:
             raise EnvironmentFailure(f"{type(request).__name__} failed: {exc}") from exc
 
     async def _record(self, record: StepRecord, after: Observation, before: Observation) -> None:
@@ -213,7 +225,7 @@ class _Episode:
         asked = anyio.current_time()
         try:
             reply: Summarized = await self.crew.summarizer.ask(request, timeout=self.limits.call_seconds)
-        except (ActorError, CallTimeout) as exc:
+        except ActorError as exc:
             logger.warning("episode %s step %d: no change summary: %s", self.episode_id, step, exc)
             return
         summary = msgspec.structs.replace(reply.summary, asked_at=asked, answered_at=anyio.current_time())
@@ -228,7 +240,7 @@ class _Episode:
         )
         try:
             verdict: Verdict = await self.crew.evaluator.ask(request, timeout=self.limits.call_seconds)
-        except (ActorError, CallTimeout) as exc:
+        except ActorError as exc:
             return Verdict(success=False, reason=f"evaluation failed: {exc}"), ErrorKind.EVALUATION
         return verdict, ErrorKind.NONE if verdict.success else ErrorKind.AGENT
 

@@ -3,18 +3,24 @@
 The verdict comes from a suite's `Checker` (it reads VM state the
 VMController fetched); the analysis files the episode under the error
 taxonomy: the deterministic signals always, refined by an `Analyst` (the
-LLM classifier of `actors.llm.analysis`) when one is configured.
+LLM classifier of `actors.llm.analysis`) when one is configured. A checker
+that fails makes that episode an evaluation error (see `actors.answers`);
+an analyst that fails leaves the deterministic analysis in place.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Protocol
 
 from protocols import Analyze, Analyzed, EpisodeAnalysis, Evaluate, Verdict
 from runtime.actor import Actor
 from runtime.errors import Refused
 
+from actors.answers import answer
 from actors.signals import categories_from_signals, deterministic_signals
+
+logger = logging.getLogger(__name__)
 
 NAME = "evaluator"
 
@@ -38,7 +44,7 @@ class Evaluator(Actor):
     async def handle(self, message: Any) -> Any:
         match message:
             case Evaluate():
-                return await self.checker.check(message)
+                return await answer("checker", self.checker.check(message), Verdict)
             case Analyze(result=result, steps=steps):
                 signals = deterministic_signals(result, steps)
                 categories = categories_from_signals(result, signals)
@@ -51,6 +57,9 @@ class Evaluator(Actor):
                     signals=signals,
                 )
                 if self.analyst is not None:
-                    analysis = await self.analyst.analyze(message, analysis)
+                    try:
+                        analysis = await answer("analyst", self.analyst.analyze(message, analysis), EpisodeAnalysis)
+                    except Refused as exc:
+                        logger.warning("episode %s: kept the deterministic analysis: %s", result.episode_id, exc)
                 return Analyzed(analysis=analysis)
         raise Refused(f"Evaluator does not handle {type(message).__name__}")

@@ -1,9 +1,15 @@
 """Observer: captures screenshot, accessibility tree and details concurrently.
 
 The tree is the part that hangs in practice (UI Automation on a busy
-Windows VM), so it runs under its own time limit: past it, the observation
+Windows VM), so it runs under its own time limit, the run's
+`Limits.tree_seconds` that each `Observe` carries: past it, the observation
 goes out with the screenshot alone and `partial=("tree",)`, and the step
 proceeds instead of waiting.
+
+The three captures run in a task group, which wraps what they raise in an
+exception group; the Observer raises the first real error itself, so a
+backend's `Refused` (nothing to capture before a Reset) stays a refusal
+instead of crashing the actor as an anonymous group.
 """
 
 from __future__ import annotations
@@ -13,29 +19,30 @@ from typing import Any
 import anyio
 
 from protocols import CaptureTimings, Observation, Observe, Observed, UIElement
+from protocols.numbers import MAX_SECONDS
 from runtime.actor import Actor
-from runtime.errors import Refused
+from runtime.errors import Refused, first_error
 
-from actors.backends import ScreenBackend
+from actors.backends.base import ScreenBackend
 
 NAME = "observer"
 
 
 class Observer(Actor):
-    def __init__(self, backend: ScreenBackend, *, tree_timeout: float = 30.0, name: str = NAME) -> None:
+    def __init__(self, backend: ScreenBackend, *, name: str = NAME) -> None:
         super().__init__(name)
         self.backend = backend
-        self.tree_timeout = tree_timeout
 
     async def handle(self, message: Any) -> Any:
         if not isinstance(message, Observe):
             raise Refused(f"Observer does not handle {type(message).__name__}")
-        timeout = self.tree_timeout if message.tree_timeout is None else message.tree_timeout
-        return Observed(observation=await self.capture(timeout))
+        if not 0 <= message.tree_timeout <= MAX_SECONDS:  # checked at decode; an in-process Observe is not decoded
+            raise Refused(f"tree_timeout must be a finite number of seconds >= 0, got {message.tree_timeout}")
+        return Observed(observation=await self.capture(message.tree_timeout))
 
     async def capture(self, tree_timeout: float) -> Observation:
         """The tree in a side task under its time limit, details in another; pixels meanwhile in this one."""
-        tree: list[tuple[UIElement | None, Any]] = []
+        tree: list[UIElement | None] = []
         tree_seconds = 0.0
 
         async def capture_tree() -> None:
@@ -51,17 +58,18 @@ class Observer(Actor):
             details.update(await self.backend.details())
 
         started = anyio.current_time()
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(capture_tree)
-            tg.start_soon(capture_details)  # small, but no reason to wait for the pixels first
-            screenshot, viewport = await self.backend.screenshot()
-            screenshot_seconds = anyio.current_time() - started
-        (normalized, raw), = tree or [(None, None)]
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(capture_tree)
+                tg.start_soon(capture_details)  # small, but no reason to wait for the pixels first
+                screenshot, viewport = await self.backend.screenshot()
+                screenshot_seconds = anyio.current_time() - started
+        except ExceptionGroup as group:
+            raise first_error(group) from None
         return Observation(
             screenshot=screenshot,
             viewport=viewport,
-            tree=normalized,
-            raw_tree=raw,
+            tree=tree[0] if tree else None,
             timings=CaptureTimings(
                 screenshot=screenshot_seconds, tree=tree_seconds, total=anyio.current_time() - started,
             ),

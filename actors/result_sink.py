@@ -26,7 +26,8 @@ import anyio
 import msgspec
 
 from protocols import (
-    Ack, EpisodeFinished, EpisodeStarted, Flush, Observation, StepRecord, StepSummarized, StepTaken, Task, to_json,
+    Ack, EpisodeFinished, EpisodeStarted, Flush, Observation, StepRecord, StepSummarized, StepTaken, Task,
+    TaskAdopted, to_json,
 )
 from runtime.actor import Actor
 from runtime.errors import Refused
@@ -49,7 +50,6 @@ class ResultSink(Actor):
         self.run_dir = Path(run_dir)
         self.attempts: dict[str, tuple[str, int]] = {}
         self.finished: set[str] = set()
-        self.written = 0
 
     async def on_start(self) -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -62,6 +62,8 @@ class ResultSink(Actor):
             case EpisodeStarted(episode_id=episode_id, task_id=task_id, attempt=attempt, task=task):
                 self.attempts[episode_id] = (task_id, attempt)
                 await anyio.to_thread.run_sync(_start_folder, self._folder(episode_id), task)
+            case TaskAdopted(episode_id=episode_id, task=task):
+                await anyio.to_thread.run_sync(_write_task, self._folder(episode_id), task)
             case StepTaken(record=record, screenshot=screenshot, before=before):
                 folder = self._folder(record.episode_id)
                 await anyio.to_thread.run_sync(_write_step, folder, record, screenshot, before)
@@ -82,7 +84,6 @@ class ResultSink(Actor):
                 )
                 await anyio.to_thread.run_sync(_append, self.run_dir / RESULTS, to_json(line) + b"\n", True)
                 self.finished.add(result.task_id)
-                self.written += 1
             case Flush():
                 return Ack()
             case _:
@@ -99,7 +100,11 @@ def _start_folder(folder: Path, task: Task | None) -> None:
         shutil.rmtree(folder)  # an unfinished attempt of an earlier, interrupted run
     folder.mkdir(parents=True)
     if task is not None:
-        (folder / TASK).write_bytes(to_json(task) + b"\n")
+        _write_task(folder, task)
+
+
+def _write_task(folder: Path, task: Task) -> None:
+    (folder / TASK).write_bytes(to_json(task) + b"\n")
 
 
 def _write_step(folder: Path, record: StepRecord, screenshot: bytes, before: Observation | None) -> None:
@@ -115,7 +120,8 @@ def _write_step(folder: Path, record: StepRecord, screenshot: bytes, before: Obs
 
 
 def _end_torn_line(path: Path) -> None:
-    """After a crash mid-write, close the torn line so the next result starts a line of its own
+    """After a crash mid-write, close the torn line (a prefix of a line, or the NUL bytes of a file
+    that grew before its data reached the disk) so the next result starts a line of its own
     (the reader skips the fragment; nothing is rewritten)."""
     if not path.exists() or path.stat().st_size == 0:
         return

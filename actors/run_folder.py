@@ -11,18 +11,27 @@ and a browser read it too:
   episodes/<task>/<attempt>/observation-NNN.json what the agent saw before step NNN, without pixels
 
 A line cut short by a crash mid-write is skipped (it is a prefix of a line
-that never finished); any other malformed line is someone else's file or a
-bug, and reading stops with an error naming the file, the line and the fault.
+that never finished), and so is a line holding NUL bytes (what a file that
+grew before its data reached the disk shows after a crash: JSON text never
+holds a raw NUL); any other malformed line is someone else's file or a bug,
+and reading stops with an error naming the file, the line and the fault.
+
+A summary counts one line per task, the first, and only tasks of the run's
+selection (`count_results`); the rest is named, not counted. An episode whose
+steps or observations are garbled is named too (`read_episodes`) and the
+other episodes are read as usual.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
+from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
 
-from protocols import ChangeSummary, EpisodeResult, Observation, StepRecord, Task
+from protocols import ChangeSummary, EpisodeResult, Observation, StepRecord, Task, TroupeError, Viewport
 
 RESULTS = "results.jsonl"
 STEPS = "steps.jsonl"
@@ -31,7 +40,7 @@ TASK = "task.json"
 logger = logging.getLogger(__name__)
 
 
-class ResultsError(ValueError):
+class ResultsError(TroupeError, ValueError):
     """A run-folder file that is not what the layout says; the message names file, line and fault."""
 
 
@@ -86,8 +95,8 @@ def read_lines(path: Path, type: type) -> list:
         try:
             lines.append(decoder.decode(raw))
         except msgspec.DecodeError as exc:
-            if "truncated" in str(exc):
-                logger.warning("%s:%d: skipping a line cut short by a crash", path, number)
+            if b"\0" in raw or "truncated" in str(exc):
+                logger.warning("%s:%d: skipping a line torn by a crash", path, number)
                 continue
             raise ResultsError(f"{path}:{number}: malformed line: {exc}") from None
     return lines
@@ -96,6 +105,40 @@ def read_lines(path: Path, type: type) -> list:
 def read_results(run_dir: Path) -> list[ResultLine]:
     """Every finished episode of the run, in the order they finished."""
     return read_lines(Path(run_dir) / RESULTS, ResultLine)
+
+
+@dataclass(frozen=True)
+class CountedResults:
+    """The results.jsonl lines a run counts, and the task ids of the lines it ignored."""
+
+    lines: list[ResultLine]
+    duplicates: tuple[str, ...] = ()
+    """Tasks with a second line (the sink never writes one: a hand edit, a concatenated file or an older harness)."""
+    foreign: tuple[str, ...] = ()
+    """Tasks outside the run's selection (a line copied in from another run)."""
+
+    @property
+    def ignored(self) -> dict[str, list[str]]:
+        """What was not counted, by why, for summary.json; empty when everything counted."""
+        found = {"duplicates": list(self.duplicates), "foreign": list(self.foreign)}
+        return found if self.duplicates or self.foreign else {}
+
+
+def count_results(lines: list[ResultLine], selection: Collection[str] | None = None) -> CountedResults:
+    """The first line of each task, of the tasks in `selection` when the run's selection is known,
+    so a summary never counts a task twice or a task the run was not asked to run."""
+    seen: set[str] = set()
+    counted, duplicates, foreign = [], [], []
+    for line in lines:
+        task_id = line.result.task_id
+        if task_id in seen:
+            duplicates.append(task_id)
+        elif selection is not None and task_id not in selection:
+            foreign.append(task_id)
+        else:
+            counted.append(line)
+        seen.add(task_id)
+    return CountedResults(counted, tuple(duplicates), tuple(foreign))
 
 
 def read_steps(folder: Path) -> list[StepRecord]:
@@ -111,6 +154,35 @@ def read_steps(folder: Path) -> list[StepRecord]:
         msgspec.structs.replace(records[n], summary=summaries[n]) if n in summaries else records[n]
         for n in sorted(records)
     ]
+
+
+@dataclass(frozen=True)
+class Episode:
+    """A finished episode read back: its result line, folder and step records, and the viewport
+    each step with a reference action was decided on (scoring a pointer needs it)."""
+
+    line: ResultLine
+    folder: Path
+    steps: list[StepRecord]
+    viewports: dict[int, Viewport | None]
+
+
+def read_episodes(run_dir: Path, lines: list[ResultLine]) -> tuple[list[Episode], dict[str, str]]:
+    """The episode folder of each line, read back, and the episodes that could not be: task id ->
+    the error naming the garbled file. One broken episode never hides the rest of a run; the
+    caller says which were left out (`bench.api.execute` in one line each, the report above its table)."""
+    episodes: list[Episode] = []
+    unreadable: dict[str, str] = {}
+    for line in lines:
+        folder = episode_dir(run_dir, line.result.task_id, line.result.attempt)
+        try:
+            steps = read_steps(folder)
+            viewports = {r.step: read_viewport(folder, r.step) for r in steps if r.reference is not None}
+        except ResultsError as exc:
+            unreadable[line.result.task_id] = str(exc)
+            continue
+        episodes.append(Episode(line, folder, steps, viewports))
+    return episodes, unreadable
 
 
 def read_task(folder: Path) -> Task:
@@ -133,3 +205,18 @@ def read_observation(folder: Path, step: int) -> Observation:
     except msgspec.DecodeError as exc:
         raise ResultsError(f"{path}: malformed observation: {exc}") from None
     return msgspec.structs.replace(observation, screenshot=read_screenshot(folder, step - 1))
+
+
+class _ViewportOnly(msgspec.Struct):
+    viewport: Viewport | None = None
+
+
+def read_viewport(folder: Path, step: int) -> Viewport | None:
+    """The viewport the step was decided on, or None if no observation was recorded for it."""
+    path = observation_path(Path(folder), step)
+    if not path.exists():
+        return None
+    try:
+        return msgspec.json.decode(path.read_bytes(), type=_ViewportOnly).viewport
+    except msgspec.DecodeError as exc:
+        raise ResultsError(f"{path}: malformed observation: {exc}") from None

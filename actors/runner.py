@@ -14,24 +14,48 @@ overlapping the reset of its next episode.
 
 from __future__ import annotations
 
+import inspect
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Sequence
+from typing import Any, Awaitable, Callable, Protocol, Sequence
 
 import anyio
+from anyio.abc import TaskStatus
 
 from protocols import Analyze, Analyzed, EpisodeFinished, EpisodeResult, ErrorKind, Task
 from runtime.actor import Actor, Ref
-from runtime.limits import CallTimeout, Limits
-from runtime.errors import ActorError, ActorStopped
+from runtime.limits import Limits
+from runtime.errors import ActorError, ActorStopped, first_error
 from runtime.supervisor import ChildSpec, Intensity, RestartIntensityExceeded, Supervisor, actor_child
 
 from actors import agent, evaluator, observer, summarizer, vm_controller
 from actors.episode import Crew, EnvironmentFailure, EpisodeOutcome, Outlets, run_episode
+from actors.errors import ConfigurationError
 
 logger = logging.getLogger(__name__)
 
 VM_SLOT = "vm"
+
+
+class VMHost(Protocol):
+    """What a started VM slot hands out: its actors (VMController, Observer) by name."""
+
+    def ref(self, name: str, /) -> Ref: ...
+
+
+class VMSlot(Protocol):
+    """Starts one VM and runs it: a supervisor child start function.
+
+    Called with `task_status=` only; calls `task_status.started(host)` once
+    the VM's actors are up, then runs until cancelled. Raising is a crash:
+    the slot's supervisor starts it again (a fresh VM), unless the error is a
+    `ConfigurationError`, which stops the run. Ready-made:
+    `functools.partial(run_local_host, build)` (in this process),
+    `functools.partial(run_local_node, app)` (a node process),
+    `functools.partial(connect_node, url, token)` (a node already running).
+    """
+
+    def __call__(self, *, task_status: TaskStatus[VMHost]) -> Awaitable[None]: ...
 
 
 @dataclass(frozen=True)
@@ -51,13 +75,15 @@ class CrewFactory:
 
 @dataclass
 class EpisodeRunner:
-    """`vm_slot` is a supervisor child start function whose handle has `.ref(name)`:
-    `functools.partial(run_local_host, build)` or `functools.partial(run_local_node, app)`,
-    or a sequence of them, one per worker (`functools.partial(connect_node, url, token)`
-    for nodes already running elsewhere); then `concurrency` is the sequence's length."""
+    """`vm_slot` is one `VMSlot` for every worker, or a sequence of them, one per
+    worker (nodes already running elsewhere); then `concurrency` is the sequence's length.
+
+    `run` raises `ConfigurationError` before any episode when a slot cannot
+    work whatever the retries: one that is not a VMSlot, or whose start raises
+    ConfigurationError (a backend that cannot run on this event loop)."""
 
     crew: CrewFactory
-    vm_slot: Callable[..., Any] | Sequence[Callable[..., Any]]
+    vm_slot: VMSlot | Sequence[VMSlot]
     limits: Limits = Limits()
     concurrency: int = 1
     max_attempts: int = 3
@@ -67,17 +93,23 @@ class EpisodeRunner:
     on_result: Callable[[EpisodeResult], None] | None = None
 
     async def run(self, tasks: Sequence[Task]) -> list[EpisodeResult]:
+        slots = self.vm_slot if isinstance(self.vm_slot, Sequence) else [self.vm_slot] * self.concurrency
+        for slot in slots:
+            _check_slot(slot)
         send, receive = anyio.create_memory_object_stream[Task](len(tasks) or 1)
         for task in tasks:
             send.send_nowait(task)
         send.close()
-        slots = self.vm_slot if isinstance(self.vm_slot, Sequence) else [self.vm_slot] * self.concurrency
+        stop = _RunStop()
         async with receive, anyio.create_task_group() as tg:
+            stop.scope = tg.cancel_scope
             for index, slot in enumerate(slots[: max(1, len(tasks))]):
-                tg.start_soon(self._worker, index, slot, receive.clone())
+                tg.start_soon(self._worker, index, stop.guard(slot), receive.clone())
+        if stop.error is not None:
+            raise stop.error
         return self.results
 
-    async def _worker(self, index: int, vm_slot: Callable[..., Any], queue) -> None:
+    async def _worker(self, index: int, vm_slot: VMSlot, queue) -> None:
         children = self.crew.children()
         crew_supervisor = Supervisor(children, name=f"crew-{index}")
         async with queue, anyio.create_task_group() as tg:
@@ -94,6 +126,51 @@ class EpisodeRunner:
             self.on_result(result)
 
 
+def _check_slot(slot: Any) -> None:
+    if not callable(slot):
+        raise ConfigurationError(f"vm_slot must be a VMSlot (a start function), got {type(slot).__name__}")
+
+
+async def _start_slot(slot: VMSlot, task_status: TaskStatus[VMHost]) -> None:
+    """Run `slot`; the ways it can fail to be a VMSlot at all are ConfigurationErrors."""
+    name = getattr(slot, "__qualname__", None) or repr(slot)
+    try:
+        started = slot(task_status=task_status)
+    except TypeError as exc:
+        raise ConfigurationError(f"vm_slot {name} cannot be called as a VMSlot ({exc}); "
+                                 "pass a start function such as functools.partial(run_local_host, build)") from None
+    if not inspect.isawaitable(started):
+        raise ConfigurationError(f"vm_slot {name} returned {type(started).__name__}, not an awaitable: "
+                                 "a VMSlot is an async function")
+    await started
+
+
+class _RunStop:
+    """Stops the whole run on the first ConfigurationError any slot raises, and keeps it for `run` to raise."""
+
+    def __init__(self) -> None:
+        self.scope: anyio.CancelScope | None = None
+        self.error: ConfigurationError | None = None
+
+    def guard(self, slot: VMSlot) -> VMSlot:
+        async def start(*, task_status: TaskStatus[VMHost]) -> None:
+            try:
+                await _start_slot(slot, task_status)
+                return
+            except* ConfigurationError as group:
+                self._stop(group.exceptions[0])
+            # Not a crash for the slot's supervisor to log and restart: wait for the run's cancellation.
+            await anyio.sleep_forever()
+
+        return start
+
+    def _stop(self, error: ConfigurationError) -> None:
+        assert self.scope is not None
+        if self.error is None:
+            self.error = error
+        self.scope.cancel()
+
+
 class _SlotExhausted(Exception):
     """The VM slot's supervisor gave up; the worker builds a new slot."""
 
@@ -108,7 +185,7 @@ async def _from_slot(call: Awaitable[Any]) -> Any:
 
 
 class _Worker:
-    def __init__(self, runner: EpisodeRunner, index: int, vm_slot: Callable[..., Any], refs: dict[str, Ref],
+    def __init__(self, runner: EpisodeRunner, index: int, vm_slot: VMSlot, refs: dict[str, Ref],
                  finishing) -> None:
         self.runner = runner
         self.index = index
@@ -133,7 +210,7 @@ class _Worker:
                 return
             except* (RestartIntensityExceeded, _SlotExhausted) as group:
                 escalations, _ = group.split(RestartIntensityExceeded)
-                reason = f"VM restart intensity exceeded: {(escalations or group).exceptions[0]}"
+                reason = f"VM restart intensity exceeded: {first_error(escalations or group)}"
             logger.error("worker %d: %s", self.index, reason)
             if self.in_flight is not None:
                 self._give_up(self.in_flight, self.attempt, reason)
@@ -189,7 +266,7 @@ class _Worker:
                 timeout=self.runner.limits.call_seconds,
             )
             analysis = reply.analysis
-        except (ActorError, CallTimeout) as exc:
+        except ActorError as exc:
             logger.warning("episode %s: no analysis: %s", outcome.result.episode_id, exc)
         self.runner._record(outcome.result)
         await self.runner.outlets.emit(EpisodeFinished(result=outcome.result, analysis=analysis))

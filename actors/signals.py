@@ -44,17 +44,26 @@ def _longest_ineffective_repeat(steps: tuple[StepRecord, ...]) -> int:
     return longest
 
 
+HARNESS = "harness"
+"""The category of an episode the harness could not judge (a metric or getter it lacks, a
+checker that failed): neither the agent's fault nor the benchmark's design."""
+
+
 def categories_from_signals(result: EpisodeResult, signals: tuple[str, ...]) -> dict[str, float]:
-    """A first, rule-based filing into the taxonomy (the LLM classifier refines it)."""
+    """A first, rule-based filing into the taxonomy (the LLM classifier refines it).
+
+    Only what a signal really observed is filed: a failure no signal explains gets no
+    category (it counts as unclassified), never a language-model category that no
+    model judged it to have."""
     if result.success:
         return {"success": 1.0}
     if result.error_kind is ErrorKind.ENVIRONMENT:
         return {"system": 1.0}
     if result.error_kind is ErrorKind.EVALUATION:
-        return {"benchmark_design": 1.0}
+        return {HARNESS: 1.0}
     categories: dict[str, float] = {}
     if any("without effect" in s or "actions failed" in s for s in signals):
         categories["interaction_execution"] = 1.0
     if any("limit reached" in s for s in signals):
         categories["navigation_planning"] = 1.0
-    return categories or {"reasoning": 0.5}
+    return categories

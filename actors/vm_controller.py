@@ -8,7 +8,7 @@ from protocols import Ack, Act, Inspect, Inspected, Reset
 from runtime.actor import Actor
 from runtime.errors import Refused
 
-from actors.backends import VMBackend
+from actors.backends.base import VMBackend
 
 NAME = "vm"
 

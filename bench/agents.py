@@ -1,25 +1,30 @@
-"""The agents and change summarizers a run can use, by name (`--agent`, `--summarizer`)."""
+"""The built-in agents and change summarizers, by name (`--agent`, `--summarizer`).
+
+Each is built from the run's LLM roles, which only the LLM ones use; installed
+packages add more names through `bench.plugins`.
+"""
 
 from __future__ import annotations
 
-import argparse
 from typing import Callable
 
 from actors.agent import Policy
-from actors.sim.llm import SimJudge, SimPolicy
 from actors.summarizer import Judge
-from bench import llm
-from bench.baseline.miniwob_agent import ScriptedMiniWobAgent
-from bench.desktop_agent import DesktopScriptedPolicy
+from bench.llm import LLMRoles
+from bench.suites.desktop.agent import DesktopScriptedPolicy
+from bench.suites.miniwob.agent import ScriptedMiniWobAgent
+from bench.suites.sim.agent import SimJudge, SimPolicy
 
-AGENTS: dict[str, Callable[[argparse.Namespace], Policy]] = {
-    "sim": lambda args: SimPolicy(),
-    "llm": llm.policy,
-    "desktop-scripted": lambda args: DesktopScriptedPolicy(),
-    "scripted": lambda args: ScriptedMiniWobAgent(),
+__all__ = ["AGENTS", "SUMMARIZERS"]
+
+AGENTS: dict[str, Callable[[LLMRoles], Policy]] = {
+    "sim": lambda llm: SimPolicy(),
+    "llm": LLMRoles.policy,
+    "desktop-scripted": lambda llm: DesktopScriptedPolicy(),
+    "scripted": lambda llm: ScriptedMiniWobAgent(),
 }
 
-SUMMARIZERS: dict[str, Callable[[argparse.Namespace], Judge]] = {
-    "sim": lambda args: SimJudge(),
-    "llm": llm.judge,
+SUMMARIZERS: dict[str, Callable[[LLMRoles], Judge]] = {
+    "sim": lambda llm: SimJudge(),
+    "llm": LLMRoles.judge,
 }

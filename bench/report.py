@@ -1,11 +1,16 @@
 """report.html: one self-contained file a browser opens straight from the run folder.
 
-Success per domain as a bar chart, the taxonomy counts, the run metrics, a
-table of episodes linking their steps.jsonl and last screenshot (relative
-links into the run folder), and the per-step timeline of an episode chosen
-from a list, drawn by the same script the live viewer uses. Everything is
-rendered here except the timeline, whose step data is embedded as JSON.
+Success per domain as a bar chart, the failure taxonomy counts, the run
+metrics, a sortable table of episodes, and the steps of an episode chosen from
+a list: each step's action, change summary and timings beside the screen it
+acted on (an image of the run folder, linked relatively, so the report stays
+one file however many screenshots the run took), and its per-step timeline,
+drawn by the same script the live viewer uses. Everything is rendered here
+except the steps and the timeline, whose data is embedded as JSON.
 Every value from the run is escaped: task ids and reasons are untrusted text.
+An episode whose files are garbled is listed with the error naming the file,
+and results.jsonl lines the summary ignored (duplicates, tasks of another
+run) are named above the table; neither stops the rest of the report.
 """
 
 from __future__ import annotations
@@ -17,12 +22,16 @@ from pathlib import Path
 
 from protocols import to_json
 
-from actors.run_folder import ResultLine, episode_dir, read_results, read_steps, screenshot_path
+from actors.run_folder import (
+    ResultLine, ResultsError, episode_dir, read_episodes, read_results, read_task, screenshot_path,
+)
+from bench.summary import left_out
 from bench.viewer.state import status_of
 
 REPORT = "report.html"
 TAXONOMY_THRESHOLD = 0.5
 """An episode counts under a category whose score reaches this."""
+SUCCESS = "success"
 
 
 def write_report(run_dir: Path, summary: dict, lines: list[ResultLine] | None = None) -> Path:
@@ -34,14 +43,15 @@ def write_report(run_dir: Path, summary: dict, lines: list[ResultLine] | None = 
 
 
 def taxonomy_counts(summary: dict, lines: list[ResultLine]) -> dict[str, float]:
-    """The analysis's own counts (summary["taxonomy"]["categories"]) when present, else counted here."""
+    """Episodes per failure category: the analysis's own counts (summary["taxonomy"]["categories"])
+    when present, else counted here. "success" is the classifier's verdict, not a failure: left out."""
     given = (summary.get("taxonomy") or {}).get("categories")
     if isinstance(given, dict) and all(isinstance(v, (int, float)) for v in given.values()):
-        return dict(given)
+        return {category: count for category, count in given.items() if category != SUCCESS}
     counts: dict[str, float] = {}
     for line in lines:
         for category, score in line.categories.items():
-            if score >= TAXONOMY_THRESHOLD:
+            if score >= TAXONOMY_THRESHOLD and category != SUCCESS:
                 counts[category] = counts.get(category, 0) + 1
     return dict(sorted(counts.items(), key=lambda item: -item[1]))
 
@@ -49,22 +59,26 @@ def taxonomy_counts(summary: dict, lines: list[ResultLine]) -> dict[str, float]:
 def render(run_dir: Path, summary: dict, lines: list[ResultLine]) -> str:
     e = html.escape
     overall = summary.get("overall", {})
+    episodes, unreadable = read_episodes(run_dir, lines)
+    recorded = {episode.line.result.task_id: episode.steps for episode in episodes}
     steps = {}
     rows = []
     for line in lines:
         r = line.result
         folder = episode_dir(run_dir, r.task_id, r.attempt)
-        records = read_steps(folder)
-        if records:
-            steps[r.task_id] = {"steps": records}
+        records = recorded.get(r.task_id, [])
         relative = folder.relative_to(run_dir).as_posix()
-        links = [f'<a href="{e(relative)}/steps.jsonl">steps</a>'] if records else []
+        if records:
+            steps[r.task_id] = {"steps": records, "folder": relative}
+        links = [f'<a href="#steps" class="pick" data-task="{e(r.task_id)}">steps</a>'] if records else []
+        if r.task_id in unreadable:
+            links.append(f'<span class="unreadable">unreadable: {e(unreadable[r.task_id])}</span>')
         if records and screenshot_path(folder, records[-1].step).exists():
             links.append(f'<a href="{e(relative)}/step-{records[-1].step:03d}.png">screenshot</a>')
-        if records:
-            links.append(f'<a href="#timeline" class="pick" data-task="{e(r.task_id)}">timeline</a>')
+        instruction = _instruction(folder)
         rows.append(
-            f"<tr class=\"{e(status_of(r).replace(' ', '-'))}\"><td>{e(r.task_id)}</td><td>{e(r.domain)}</td>"
+            f"<tr class=\"{e(status_of(r).replace(' ', '-'))}\"><td>{e(r.task_id)}"
+            f"{f'<div class=instruction>{e(instruction)}</div>' if instruction else ''}</td><td>{e(r.domain)}</td>"
             f"<td>{r.attempt}</td><td>{e(status_of(r))}</td><td>{r.score:.2f}</td><td>{r.steps}</td>"
             f"<td>{r.timings.total:.1f}</td><td>{r.input_tokens + r.output_tokens}</td><td>{r.cost:.4f}</td>"
             f"<td>{e(r.reason)}</td><td>{' '.join(links)}</td></tr>"
@@ -75,13 +89,32 @@ def render(run_dir: Path, summary: dict, lines: list[ResultLine]) -> str:
     return _PAGE.format(
         title=e(f"troupe run {run_dir.name}"),
         overall=e(f"{overall.get('succeeded', 0)}/{overall.get('episodes', 0)} episodes succeeded "
-                  f"({overall.get('success_rate', 0):.0%})"),
+                  f"({overall.get('success_rate', 0):.0%}); {overall.get('mean_steps', 0):.1f} steps on average, "
+                  f"{overall.get('seconds_per_step', 0):.3f} s per step, "
+                  f"failures: {overall.get('agent_errors', 0)} agent, "
+                  f"{overall.get('environment_errors', 0)} environment, "
+                  f"{overall.get('evaluation_errors', 0)} evaluation (harness)"),
         domains=_bars({d: f.get("success_rate", 0.0) for d, f in summary.get("domains", {}).items()},
                       percent=True),
-        taxonomy=_bars(taxonomy_counts(summary, lines), percent=False) or "<p>no analysis categories</p>",
+        taxonomy=_bars(taxonomy_counts(summary, lines), percent=False) or "<p>no failure categories</p>",
         metrics=_metrics_table(summary.get("metrics", {})),
+        damage=_damage(summary),
         rows="\n".join(rows), options=options, data=data, script=script,
     )
+
+
+def _instruction(folder: Path) -> str:
+    """The instruction the episode ran with (task.json), or nothing for a folder without one."""
+    try:
+        return read_task(folder).instruction
+    except ResultsError:
+        return ""
+
+
+def _damage(summary: dict) -> str:
+    """What the figures leave out and why (`bench.summary.left_out`), above everything else."""
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in left_out(summary))
+    return f'<ul id="damage">{items}</ul>' if items else ""
 
 
 def _bars(values: dict[str, float], *, percent: bool) -> str:
@@ -90,10 +123,15 @@ def _bars(values: dict[str, float], *, percent: bool) -> str:
     top = 1.0 if percent else max(values.values()) or 1.0
     return "\n".join(
         f'<div class="bar-row"><span class="bar-label">{html.escape(name)}</span>'
-        f'<span class="bar" style="width:{max(0.5, 100 * value / top):.1f}%"></span>'
+        f'<span class="bar" style="width:{_bar_width(value, top):.1f}%"></span>'
         f'<span class="bar-value">{f"{value:.0%}" if percent else f"{value:g}"}</span></div>'
         for name, value in values.items()
     )
+
+
+def _bar_width(value: float, top: float) -> float:
+    """Percent of the row: none for zero, at least a visible sliver for anything above."""
+    return max(0.5, 100 * value / top) if value > 0 else 0.0
 
 
 def _metrics_table(metrics: dict) -> str:
@@ -112,6 +150,7 @@ _PAGE = """<!doctype html>
 <style>
 body {{ font: 14px system-ui, sans-serif; margin: 16px 24px; color: #222; }}
 h2 {{ margin-top: 28px; }}
+.instruction {{ color: #555; font-size: 12px; max-width: 360px; }}
 .bar-row {{ display: flex; align-items: center; gap: 8px; margin: 3px 0; max-width: 720px; }}
 .bar-label {{ width: 180px; flex: none; overflow-wrap: anywhere; }}
 .bar {{ height: 16px; background: #3b6fd1; display: inline-block; }}
@@ -120,9 +159,14 @@ table {{ border-collapse: collapse; font-size: 12px; }}
 td, th {{ border-bottom: 1px solid #eee; padding: 3px 8px; text-align: left; vertical-align: top; }}
 tr.succeeded td:nth-child(4) {{ color: #1b7a2e; }} tr.failed td:nth-child(4) {{ color: #b02a2a; }}
 #timeline {{ max-width: 1100px; margin-top: 8px; }}
+#episodes th {{ cursor: pointer; user-select: none; }}
+#episodes th[data-order=up]::after {{ content: " ▲"; }} #episodes th[data-order=down]::after {{ content: " ▼"; }}
+#steps img {{ width: 320px; max-height: 220px; object-fit: contain; background: #f3f3f3; }}
+#damage, .unreadable {{ color: #b02a2a; }}
 </style></head><body>
 <h1>{title}</h1>
 <p id="overall">{overall}</p>
+{damage}
 <h2>Success per domain</h2><div id="domains">{domains}</div>
 <h2>Failure taxonomy</h2><div id="taxonomy">{taxonomy}</div>
 <h2>Metrics</h2>{metrics}
@@ -132,9 +176,11 @@ tr.succeeded td:nth-child(4) {{ color: #1b7a2e; }} tr.failed td:nth-child(4) {{ 
 <tbody>
 {rows}
 </tbody></table>
-<h2>Timeline of one episode</h2>
+<h2>Steps of one episode</h2>
 <select id="pick">{options}</select>
 <div id="timeline"></div>
+<table id="steps"><thead><tr><th>step</th><th>the screen it acted on</th><th>action</th><th>error</th>
+<th>change summary</th><th>agent s</th><th>act s</th><th>observe s</th></tr></thead><tbody></tbody></table>
 <script type="application/json" id="steps-data">{data}</script>
 <script>
 {script}
@@ -146,10 +192,42 @@ style.textContent = TIMELINE_CSS;
 document.head.appendChild(style);
 const episodes = JSON.parse(document.getElementById("steps-data").textContent);
 const pick = document.getElementById("pick");
+function cell(row, content) {{
+  const td = document.createElement("td");
+  td.append(content);
+  row.appendChild(td);
+}}
 function choose(task) {{
   pick.value = task;
-  if (episodes[task]) renderTimeline(document.getElementById("timeline"), episodes[task].steps);
+  const episode = episodes[task];
+  if (!episode) return;
+  renderTimeline(document.getElementById("timeline"), episode.steps);
+  document.querySelector("#steps tbody").replaceChildren(...episode.steps.map(s => {{
+    const row = document.createElement("tr"), t = s.timings || {{}}, img = document.createElement("img");
+    img.loading = "lazy";
+    img.alt = `screen before step ${{s.step}}`;
+    img.src = `${{episode.folder}}/step-${{String(s.step - 1).padStart(3, "0")}}.png`;
+    for (const v of [String(s.step), img, describeAction(s.action), s.error || "", s.summary ? s.summary.changes : "no summary",
+                     (t.agent || 0).toFixed(3), (t.act || 0).toFixed(3), (t.observe || 0).toFixed(3)]) cell(row, v);
+    return row;
+  }}));
 }}
+// Click a column heading to sort the episodes by it; again to reverse.
+document.querySelectorAll("#episodes th").forEach((th, column) => th.onclick = () => {{
+  const up = th.dataset.order !== "up";
+  document.querySelectorAll("#episodes th").forEach(h => delete h.dataset.order);
+  th.dataset.order = up ? "up" : "down";
+  const body = document.querySelector("#episodes tbody");
+  const key = (row) => {{
+    const text = row.children[column].textContent;
+    return text !== "" && !isNaN(text) ? Number(text) : text;
+  }};
+  const rows = [...body.rows].sort((a, b) => {{
+    const x = key(a), y = key(b);
+    return (typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y))) * (up ? 1 : -1);
+  }});
+  body.replaceChildren(...rows);
+}});
 pick.onchange = () => choose(pick.value);
 document.querySelectorAll("a.pick").forEach(a => a.onclick = () => choose(a.dataset.task));
 if (pick.value) choose(pick.value);

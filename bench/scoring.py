@@ -13,18 +13,15 @@ from protocols import (
     Action, Answer, Drag, Hotkey, Key, Point, Scroll, Target, TypeText, Viewport,
 )
 
+__all__ = ["POINT_TOLERANCE", "POINT_TOLERANCE_PX", "grounded", "step_matches"]
+
 POINT_TOLERANCE = 0.05
 """A reference given only as a point matches within this fraction of the viewport..."""
 POINT_TOLERANCE_PX = 10.0
 """... or within this many pixels when the viewport is unknown."""
 
 
-Place = tuple[Point | None, Target | None]
-
-
-def location(action: Action, viewport: Viewport | None) -> tuple[float, float] | None:
-    """Where a pointer (or a targeted typing) action lands, in pixels; None if nowhere."""
-    return _spot(_place(action), viewport)
+_Place = tuple[Point | None, Target | None]
 
 
 def grounded(action: Action, reference: Action, viewport: Viewport | None) -> bool | None:
@@ -54,11 +51,11 @@ def step_matches(action: Action, reference: Action, viewport: Viewport | None) -
     return True  # wait, done, fail: the type is the whole action
 
 
-def _place(action: Action) -> Place:
+def _place(action: Action) -> _Place:
     return getattr(action, "point", None), getattr(action, "target", None)
 
 
-def _spot(place: Place, viewport: Viewport | None) -> tuple[float, float] | None:
+def _spot(place: _Place, viewport: Viewport | None) -> tuple[float, float] | None:
     point, target = place
     if point is not None:
         if viewport is not None:
@@ -83,7 +80,7 @@ def _same_place(action: Action, reference: Action, viewport: Viewport | None, op
     return _same_places(_place(action), _place(reference), viewport, optional)
 
 
-def _same_places(ours: Place, theirs: Place, viewport: Viewport | None, optional: bool = False) -> bool:
+def _same_places(ours: _Place, theirs: _Place, viewport: Viewport | None, optional: bool = False) -> bool:
     """Same element id, else inside the reference box, else near the reference point;
     `optional`: a reference with no place at all matches anything."""
     if ours[1] is not None and theirs[1] is not None and ours[1].node_id and theirs[1].node_id:

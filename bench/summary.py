@@ -1,4 +1,9 @@
-"""The run summary: success per domain, steps, environment errors, per-step time."""
+"""The run summary: success per domain, steps, the three kinds of error, per-step time.
+
+These figures come from results.jsonl alone, so they exist overall and per
+domain, and are stated here only: `bench.metrics` adds what needs the step
+records (where a step's time went, spend, accuracy) and repeats none of them.
+"""
 
 from __future__ import annotations
 
@@ -26,6 +31,13 @@ def summarize(results: Iterable[EpisodeResult], lines: Iterable[ResultLine] = ()
 
 
 def _figures(results: list[EpisodeResult]) -> dict:
+    """Failures are counted by kind, kept apart: `agent_errors` (the episode ran and the agent did
+    not succeed), `environment_errors` (the VM failed past its retries) and `evaluation_errors`
+    (a harness error: the checker could not judge); each is a count, its rate is it over
+    `episodes`. `seconds_per_step` is the
+    wall time the episodes spent stepping over the steps they took: what a step costs the run,
+    including what falls between steps and the part of a step a time limit cut short, which a mean
+    of the step records' own totals would leave out (their split by actor is in the metrics)."""
     if not results:
         return {"episodes": 0}
     steps = sum(r.steps for r in results)
@@ -35,6 +47,18 @@ def _figures(results: list[EpisodeResult]) -> dict:
         "succeeded": sum(r.success for r in results),
         "success_rate": sum(r.success for r in results) / len(results),
         "mean_steps": mean(r.steps for r in results),
+        "agent_errors": sum(not r.success and r.error_kind in (ErrorKind.AGENT, ErrorKind.NONE) for r in results),
         "environment_errors": sum(r.error_kind is ErrorKind.ENVIRONMENT for r in results),
+        "evaluation_errors": sum(r.error_kind is ErrorKind.EVALUATION for r in results),
         "seconds_per_step": step_time / steps if steps else 0.0,
     }
+
+
+def left_out(summary: dict) -> list[str]:
+    """One line per thing the figures leave out, saying why: results.jsonl lines ignored
+    (summary["ignored"]) and episodes whose files could not be read (summary["unreadable_episodes"])."""
+    lines = [f"ignored {len(tasks)} results.jsonl line(s), {why}: {', '.join(tasks)}"
+             for why, tasks in (summary.get("ignored") or {}).items() if tasks]
+    lines += [f"unreadable episode {task} (left out of the metrics): {error}"
+              for task, error in (summary.get("unreadable_episodes") or {}).items()]
+    return lines

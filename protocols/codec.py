@@ -4,7 +4,9 @@ msgpack on sockets (screenshots travel as raw bytes), JSON for files and the
 browser viewer. Every message crossing a socket is wrapped in a versioned
 `Envelope` whose body stays raw until the envelope itself checked out, so a
 peer that speaks another version or kind is refused with a reason rather than
-a decoding crash deep in a handler.
+a decoding crash deep in a handler. A failed ask comes back as an "error"
+envelope carrying a `Failure`; `runtime.errors.to_failure`/`from_failure` are
+the one table between those and exceptions (the classes live in that layer).
 """
 
 from __future__ import annotations
@@ -13,16 +15,18 @@ from typing import Any, Literal, get_args
 
 import msgspec
 
+from protocols.errors import ProtocolError
 from protocols.messages import Message
+
+__all__ = ["KINDS", "MESSAGE_TYPES", "WIRE_VERSION", "Envelope", "Kind", "decode", "encode", "to_json"]
 
 WIRE_VERSION = 1
 
+MESSAGE_TYPES: tuple[type, ...] = get_args(Message)
+"""Every message class: what may cross a socket, checked before anything is sent."""
+
 Kind = Literal["ask", "tell", "reply", "error"]
 KINDS = frozenset(get_args(Kind))
-
-
-class ProtocolError(Exception):
-    """Bytes that are not a valid message; the text says what was wrong."""
 
 
 class Envelope(msgspec.Struct, array_like=True):
@@ -51,6 +55,8 @@ def decode(data: bytes) -> tuple[Envelope, Message]:
         envelope = _envelope_decoder.decode(data)
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:  # msgspec lets bad UTF-8 in a str through as the latter
         raise ProtocolError(f"malformed envelope: {exc}") from None
+    except RecursionError:
+        raise ProtocolError("malformed envelope: nested too deeply") from None
     if envelope.v != WIRE_VERSION:
         raise ProtocolError(f"unsupported wire version {envelope.v} (this peer speaks {WIRE_VERSION})")
     if envelope.kind not in KINDS:
@@ -61,6 +67,8 @@ def decode(data: bytes) -> tuple[Envelope, Message]:
         raise ProtocolError(f"invalid message: {exc}") from None
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:
         raise ProtocolError(f"malformed message body: {exc}") from None
+    except RecursionError:  # msgspec's own depth guard: a hostile peer's bytes, not a bug here
+        raise ProtocolError("malformed message body: nested too deeply") from None
     return envelope, message
 
 
@@ -69,7 +77,3 @@ _json_encoder = msgspec.json.Encoder()
 
 def to_json(value: Any) -> bytes:
     return _json_encoder.encode(value)
-
-
-def from_json(data: bytes | str, type: type | Any = Any) -> Any:
-    return msgspec.json.decode(data, type=type)

@@ -6,11 +6,12 @@ reply type. Events go to the event bus for the result sink and viewers.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
 from protocols.actions import Action
+from protocols.numbers import Count, Seconds
 from protocols.observations import Observation
 from protocols.records import ChangeSummary, EpisodeAnalysis, EpisodeResult, StepRecord
 from protocols.tasks import Task
@@ -47,20 +48,23 @@ class Reset(_Message, frozen=True, kw_only=True, tag="reset"):
 
     task: Task
     episode_id: str
-    attempt: int = 1
+    attempt: Annotated[int, msgspec.Meta(ge=1)] = 1
 
 
 class Act(_Message, frozen=True, kw_only=True, tag="act"):
-    step: int
+    step: Count
     action: Action
 
 
 class Acted(_Message, frozen=True, kw_only=True, tag="acted"):
-    """The action ran (or not: `error`); `settle` is how long the screen took to calm down."""
+    """The action ran (or not: `error`); `settle` is how long the screen took to calm down.
+    `ended` says why the environment has nothing after this action (a replayed
+    recording ran out): the episode's steps end there, and it is evaluated."""
 
-    duration: float = 0.0
-    settle: float = 0.0
+    duration: Seconds = 0.0
+    settle: Seconds = 0.0
     error: str | None = None
+    ended: str = ""
 
 
 class Inspect(_Message, frozen=True, kw_only=True, tag="inspect"):
@@ -79,8 +83,8 @@ class Inspected(_Message, frozen=True, kw_only=True, tag="inspected"):
 class Observe(_Message, frozen=True, kw_only=True, tag="observe"):
     """Capture the screen; past `tree_timeout` seconds the tree is left out."""
 
-    step: int
-    tree_timeout: float | None = None
+    step: Count
+    tree_timeout: Seconds
 
 
 class Observed(_Message, frozen=True, kw_only=True, tag="observed"):
@@ -91,22 +95,26 @@ class Observed(_Message, frozen=True, kw_only=True, tag="observed"):
 
 
 class Decide(_Message, frozen=True, kw_only=True, tag="decide"):
-    """Choose the next action. `feedback` carries the error of the last reply or
-    action back to the agent; `summaries` the Summarizer's judgements so far."""
+    """Choose the action of step `step` (of at most `max_steps`, the run's budget).
+
+    `history` is the episode's earlier steps as recorded: the actions, the
+    reasoning, the error of acting, and the Summarizer's judgement of each
+    step that has one by now. A policy needs nothing else, so it keeps no
+    state between calls and any Agent incarnation can answer any step."""
 
     task: Task
     episode_id: str
-    step: int
+    step: Count
+    max_steps: Count
     observation: Observation
-    feedback: str | None = None
-    summaries: tuple[ChangeSummary, ...] = ()
+    history: tuple[StepRecord, ...] = ()
 
 
 class Usage(msgspec.Struct, frozen=True, omit_defaults=True):
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float = 0.0
-    latency: float = 0.0
+    latency: Seconds = 0.0
 
 
 class Decision(_Message, frozen=True, kw_only=True, tag="decision"):
@@ -123,7 +131,7 @@ class Summarize(_Message, frozen=True, kw_only=True, tag="summarize"):
 
     task: Task
     episode_id: str
-    step: int
+    step: Count
     action: Action
     reasoning: str = ""
     before: Observation
@@ -178,6 +186,15 @@ class EpisodeStarted(_Message, frozen=True, kw_only=True, tag="episode_started")
     """The whole task, so a run folder can be replayed as a static dataset."""
 
 
+class TaskAdopted(_Message, frozen=True, kw_only=True, tag="task_adopted"):
+    """The task as the episode really runs it, when the environment stated the goal at
+    reset (a page that generates its task): the run folder's task.json and the viewers
+    show this instruction, and a replay of the run gives it to the agent."""
+
+    episode_id: str
+    task: Task
+
+
 class StepTaken(_Message, frozen=True, kw_only=True, tag="step_taken"):
     record: StepRecord
     screenshot: bytes = b""
@@ -198,7 +215,7 @@ class EpisodeFinished(_Message, frozen=True, kw_only=True, tag="episode_finished
 class EventsDropped(_Message, frozen=True, kw_only=True, tag="events_dropped"):
     """Told to a slow subscriber: this many events were dropped before this one."""
 
-    count: int
+    count: Count
 
 
 Message = (
@@ -208,5 +225,5 @@ Message = (
     | Decide | Decision
     | Summarize | Summarized
     | Evaluate | Verdict | Analyze | Analyzed
-    | EpisodeStarted | StepTaken | StepSummarized | EpisodeFinished | EventsDropped
+    | EpisodeStarted | TaskAdopted | StepTaken | StepSummarized | EpisodeFinished | EventsDropped
 )

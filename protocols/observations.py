@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
+from protocols.actions import Action
+from protocols.numbers import Count, Seconds
 from protocols.ui import UIElement
 
 
 class Viewport(msgspec.Struct, frozen=True, array_like=True):
-    width: int
-    height: int
+    width: Count
+    height: Count
 
 
 class CaptureTimings(msgspec.Struct, frozen=True, omit_defaults=True):
     """Seconds each part of a capture took; `total` is wall time, not the sum,
     because screenshot and tree are captured concurrently."""
 
-    screenshot: float = 0.0
-    tree: float = 0.0
-    total: float = 0.0
+    screenshot: Seconds = 0.0
+    tree: Seconds = 0.0
+    total: Seconds = 0.0
 
 
 class Observation(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -30,8 +30,6 @@ class Observation(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     screenshot: bytes = b""
     viewport: Viewport | None = None
     tree: UIElement | None = None
-    raw_tree: Any = None
-    dom_html: str | None = None
     url: str | None = None
     window_title: str | None = None
     app_name: str | None = None
@@ -41,3 +39,6 @@ class Observation(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     at reset (a MiniWoB page's utterance); the episode then uses it as the task's."""
     timings: CaptureTimings = CaptureTimings()
     partial: tuple[str, ...] = ()
+    reference: Action | None = None
+    """The action recorded on this screen, when it is a replayed recording's: the
+    episode copies it into the step record, where the step is scored against it."""

@@ -12,8 +12,10 @@ from protocols.actions import Action
 class ErrorKind(enum.Enum):
     """Who is to blame when an episode did not succeed.
 
-    `environment` is never the agent's fault: a VM that crashed or hung past
-    its retries. `evaluation` means the checker itself failed.
+    Three kinds, kept apart everywhere: `agent` (the episode ran and the agent
+    did not succeed), `environment` (never the agent's fault: a VM that crashed
+    or hung past its retries) and `evaluation` (a harness error: the checker
+    could not judge, e.g. a metric or getter the harness lacks).
     """
 
     NONE = "none"
@@ -53,8 +55,9 @@ class ChangeSummary(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=Tru
 class StepRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """One step as recorded: the action, what it cost, and what went wrong.
 
-    `changed` says whether the screen looked different after the action
-    (None for terminal actions, which do not touch the screen)."""
+    `changed` says whether the action changed the screen, a clock ticking by
+    itself aside (actors.screen_change; None for terminal actions, which do
+    not touch the screen)."""
 
     episode_id: str
     step: int

@@ -18,13 +18,9 @@ class Task(msgspec.Struct, frozen=True, kw_only=True):
     task_id: str
     instruction: str
     domain: str = ""
-    initial_state_ref: str | None = None
-    time_limit_steps: int = 15
     raw_config: dict[str, Any] = {}
     evaluation_spec: dict[str, Any] = {}
 
     def __post_init__(self) -> None:
         if not self.task_id:
             raise ValueError("`task_id` must not be empty")
-        if self.time_limit_steps <= 0:
-            raise ValueError(f"`time_limit_steps` must be positive, got {self.time_limit_steps}")

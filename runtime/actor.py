@@ -17,8 +17,9 @@ import anyio
 from anyio.abc import TaskGroup, TaskStatus
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from runtime.errors import ActorCrashed, ActorStopped, Refused, RequestRefused
-from runtime.limits import CallTimeout
+from runtime.errors import ActorCrashed, ActorStopped, CallTimeout, Refused, RequestRefused, describe
+
+__all__ = ["Actor", "LocalRef", "Ref", "run_actor", "spawn"]
 
 
 class Actor:
@@ -139,7 +140,7 @@ async def _serve(actor: Actor, receive: MemoryObjectReceiveStream[_Letter]) -> N
             letter.fail(RequestRefused(actor.name, str(exc)))
             continue
         except BaseException as exc:
-            letter.fail(ActorCrashed(actor.name, f"{type(exc).__name__}: {exc}"))
+            letter.fail(ActorCrashed(actor.name, describe(exc)))
             raise
         letter.resolve(reply)
 

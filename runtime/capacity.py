@@ -13,6 +13,8 @@ import math
 
 import anyio
 
+__all__ = ["Capacity"]
+
 
 class Capacity:
     def __init__(self, name: str, total: float) -> None:

@@ -14,6 +14,8 @@ from typing import Any, Iterator
 
 import anyio
 
+__all__ = ["EventBus", "Subscription"]
+
 
 class Subscription:
     def __init__(self, maxlen: int) -> None:

@@ -14,6 +14,8 @@ from anyio.abc import TaskStatus
 
 from runtime.actor import Actor, LocalRef, spawn
 
+__all__ = ["LocalHost", "run_local_host"]
+
 
 class LocalHost:
     def __init__(self, refs: dict[str, LocalRef]) -> None:

@@ -15,33 +15,9 @@ from typing import Iterator
 
 import anyio
 
+from runtime.errors import StepLimitExceeded, TimeLimitExceeded
 
-class LimitExceeded(Exception):
-    """A limit was hit. `limit` names its kind: "steps", "time" or "call"."""
-
-    limit = "limit"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.reason = message
-
-
-class StepLimitExceeded(LimitExceeded):
-    limit = "steps"
-
-
-class TimeLimitExceeded(LimitExceeded):
-    limit = "time"
-
-
-class CallTimeout(LimitExceeded):
-    """One request to an actor took longer than its timeout."""
-
-    limit = "call"
-
-    def __init__(self, actor: str, request: str, seconds: float) -> None:
-        super().__init__(f"{actor} did not answer {request} within {seconds:g} s")
-        self.actor = actor
+__all__ = ["Limits", "StepLimit", "TimeLimit"]
 
 
 @dataclass(frozen=True)
@@ -71,16 +47,13 @@ class TimeLimit:
 @dataclass(frozen=True)
 class Limits:
     """The limits of one episode: steps, wall time, the timeout of each actor
-    call, and how long a tree capture may hold up an observation."""
+    call, and how long a tree capture may hold up an observation (the one
+    place that says so: every Observe carries it to the Observer)."""
 
     max_steps: int = 15
     episode_seconds: float = math.inf
     call_seconds: float = math.inf
-    tree_seconds: float | None = None
-
-    @property
-    def steps(self) -> StepLimit:
-        return StepLimit(self.max_steps)
+    tree_seconds: float = 30.0
 
     @property
     def time(self) -> TimeLimit:

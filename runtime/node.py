@@ -28,40 +28,20 @@ import sys
 import traceback
 from functools import partial
 from collections.abc import Callable, Sequence
-from typing import Any, get_args
+from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
-from protocols.codec import Envelope, ProtocolError, decode, encode
-from protocols.messages import Ack, Failure, Message
+from protocols.codec import MESSAGE_TYPES, Envelope, decode, encode
+from protocols.messages import Ack
 from runtime.actor import Actor, Ref, run_actor
-from runtime.errors import ActorError
-from runtime.websocket import DEFAULT_MAX_SIZE, ConnectionClosed, WebSocket, serve
+from runtime.errors import ActorError, ConnectionClosed, NodeCrashed, ProtocolError, UnknownActor, describe, to_failure
+from runtime.lifeline import die_with_parent
+from runtime.remote import TOKEN_ENV
+from runtime.websocket import DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_SIZE, POLICY_VIOLATION, WebSocket, serve
 
-MESSAGE_TYPES: tuple[type, ...] = get_args(Message)
-POLICY_VIOLATION = 1008
-TOKEN_ENV = "TROUPE_NODE_TOKEN"
-
-
-class NodeCrashed(Exception):
-    """A hosted actor crashed, so the node stops."""
-
-
-class UnknownActor(LookupError):
-    """An envelope named an actor this node does not host."""
-
-
-def failure(exc: BaseException) -> Failure:
-    """The wire form of an exception: its class name and its text.
-
-    An ActorError's text starts with the actor's name; it is left out here
-    because the caller's side puts it back.
-    """
-    text = str(exc)
-    if isinstance(exc, ActorError) and text.startswith(f"{exc.actor}: "):
-        text = text[len(exc.actor) + 2:]
-    return Failure(error=type(exc).__name__, message=text)
+__all__ = ["load_app", "main", "serve_node"]
 
 
 class _Node:
@@ -74,7 +54,7 @@ class _Node:
         try:
             await run_actor(actor, task_status=task_status)
         except Exception as exc:
-            reason = f"hosted actor {actor.name!r} crashed: {type(exc).__name__}: {exc}"
+            reason = f"hosted actor {actor.name!r} crashed: {describe(exc)}"
             self.closing = (1011, reason)
             raise NodeCrashed(reason) from exc
 
@@ -109,7 +89,7 @@ class _Node:
                 await self._ref(envelope.to).tell(message)
             except (ActorError, UnknownActor) as exc:
                 # A tell has no one waiting for it; id 0 marks the error as unsolicited.
-                await _send(ws, encode("error", failure(exc), id=0, to=envelope.to))
+                await _send(ws, encode("error", to_failure(exc), id=0, to=envelope.to))
 
     async def _answer(self, ws: WebSocket, envelope: Envelope, message: Any) -> None:
         try:
@@ -120,7 +100,7 @@ class _Node:
                 raise TypeError(f"{envelope.to} replied with a {type(reply).__name__}, which is not a protocols message")
             data = encode("reply", reply, id=envelope.id, to=envelope.to)
         except Exception as exc:  # noqa: BLE001 - every failure goes back to the asker
-            data = encode("error", failure(exc), id=envelope.id, to=envelope.to)
+            data = encode("error", to_failure(exc), id=envelope.id, to=envelope.to)
         await _send(ws, data)
 
     def _ref(self, name: str) -> Ref:
@@ -145,9 +125,16 @@ async def serve_node(
     port: int = 0,
     token: str | None,
     max_size: int = DEFAULT_MAX_SIZE,
+    max_buffered: int | None = None,
+    handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
     task_status: TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
     """Run `actors` and serve them until cancelled; report the bound port.
+
+    `max_size` bounds one incoming message, `max_buffered` the bytes of all
+    connections' unfinished messages together (default: twice `max_size`),
+    `handshake_timeout` how long a new connection may take to show its
+    token; see runtime.admission for the bounds of a flood.
 
     Raises (in an ExceptionGroup, as task groups do) NodeCrashed when a
     hosted actor crashes.
@@ -160,7 +147,8 @@ async def serve_node(
     async with anyio.create_task_group() as tg:
         for actor in actors:
             node.refs[actor.name] = await tg.start(node.host, actor)
-        bound = await tg.start(partial(serve, node.handle, host=host, port=port, token=token, max_size=max_size))
+        bound = await tg.start(partial(serve, node.handle, host=host, port=port, token=token, max_size=max_size,
+                                       max_buffered=max_buffered, handshake_timeout=handshake_timeout))
         task_status.started(bound)
 
 
@@ -187,14 +175,14 @@ def _parse_listen(value: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-async def _run(build: Callable[[], Sequence[Actor]], host: str, port: int, token: str, max_size: int) -> None:
+async def _run(build: Callable[[], Sequence[Actor]], host: str, port: int, token: str, bounds: dict[str, Any]) -> None:
     actors = list(build())
     for actor in actors:
         if not isinstance(actor, Actor):
             raise TypeError(f"the app returned {actor!r}, which is not a runtime.actor.Actor")
     async with anyio.create_task_group() as tg:
         tg.start_soon(_stop_on_signal, tg.cancel_scope)
-        bound = await tg.start(partial(serve_node, actors, host=host, port=port, token=token, max_size=max_size))
+        bound = await tg.start(partial(serve_node, actors, host=host, port=port, token=token, **bounds))
         print(json.dumps({"listening": f"{host}:{bound}"}), flush=True)
 
 
@@ -219,7 +207,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--app", required=True, help="module:callable returning the actors to host")
     parser.add_argument("--backend", choices=("asyncio", "trio"), default="asyncio")
     parser.add_argument("--max-size", type=int, default=DEFAULT_MAX_SIZE, help="largest incoming message in bytes")
+    parser.add_argument("--max-buffered", type=int, default=None,
+                        help="bytes of unfinished messages all connections may hold together (default: twice --max-size)")
+    parser.add_argument("--handshake-timeout", type=float, default=DEFAULT_HANDSHAKE_TIMEOUT,
+                        help="seconds a new connection may take to finish its handshake")
     args = parser.parse_args(argv)
+    if args.max_buffered is not None and args.max_buffered <= 0:
+        parser.error(f"--max-buffered must be a positive number of bytes, got {args.max_buffered}")
+    if not 0 < args.handshake_timeout <= 3600:
+        parser.error(f"--handshake-timeout must be in (0, 3600] seconds, got {args.handshake_timeout}")
     token = args.token or os.environ.get(TOKEN_ENV)
     if not token:
         parser.error(f"no token: pass --token or set {TOKEN_ENV}; a node never runs unauthenticated")
@@ -228,8 +224,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - import errors of any kind are reported the same way
         parser.error(f"cannot load --app {args.app}: {type(exc).__name__}: {exc}")
     host, port = args.listen
+    die_with_parent()  # a node started by run_local_node ends with its starter, even a SIGKILLed one
     try:
-        anyio.run(_run, build, host, port, token, args.max_size, backend=args.backend)
+        bounds = {"max_size": args.max_size, "max_buffered": args.max_buffered, "handshake_timeout": args.handshake_timeout}
+        anyio.run(_run, build, host, port, token, bounds, backend=args.backend)
     except BaseException as exc:  # noqa: BLE001 - the process reports and exits
         # The traceback first, the one-line summaries last: whoever keeps only
         # the tail of stderr (run_local_node does) still gets them.

@@ -24,44 +24,25 @@ import signal
 import subprocess
 import sys
 from collections import deque
-from typing import Any, get_args
+from typing import Any
 
 import anyio
 from anyio.abc import ByteReceiveStream, Process, TaskGroup, TaskStatus
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from protocols.codec import ProtocolError, decode, encode
-from protocols.messages import Failure, Message
-from runtime.errors import ActorCrashed, ActorStopped, RequestRefused
-from runtime.limits import CallTimeout
-from runtime.websocket import ConnectionClosed, HandshakeError, WebSocket, connect
+from protocols.codec import MESSAGE_TYPES, decode, encode
+from protocols.messages import Failure
+from runtime.errors import (
+    ActorCrashed, ActorStopped, CallTimeout, ConnectionClosed, HandshakeError, NodeDied, ProtocolError, from_failure,
+)
+from runtime.lifeline import lifeline_env
+from runtime.websocket import ABNORMAL_CLOSURE, POLICY_VIOLATION, WebSocket, connect
 
-MESSAGE_TYPES: tuple[type, ...] = get_args(Message)
+__all__ = ["TOKEN_ENV", "NodeConnection", "RemoteRef", "connect_node", "run_local_node"]
+
 TOKEN_ENV = "TROUPE_NODE_TOKEN"
-_logger = logging.getLogger("troupe.remote")
-
-
-class NodeDied(Exception):
-    """A node is gone: its process exited or its connection dropped.
-
-    The text names the node and says how it ended; the attributes carry the
-    same facts for code: exit code, close code and reason, last stderr lines.
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        returncode: int | None = None,
-        close_code: int | None = None,
-        close_reason: str | None = None,
-        stderr: str = "",
-    ) -> None:
-        super().__init__(message)
-        self.returncode = returncode
-        self.close_code = close_code
-        self.close_reason = close_reason
-        self.stderr = stderr
+"""Where a node finds its token: the environment, so that `ps` does not show it."""
+_logger = logging.getLogger(__name__)
 
 
 class _Pending:
@@ -112,13 +93,13 @@ class NodeConnection:
                     if envelope.kind not in ("reply", "error"):
                         raise ProtocolError(f"a node may send only reply and error envelopes, not {envelope.kind!r}")
                 except ProtocolError as exc:
-                    await self._ws.close(1008, str(exc))
-                    closed = ConnectionClosed(1008, str(exc))
+                    await self._ws.close(POLICY_VIOLATION, str(exc))
+                    closed = ConnectionClosed(POLICY_VIOLATION, str(exc))
                     self._lose(closed)
                     return closed
                 self._deliver(envelope.kind, envelope.id, envelope.to, message)
         finally:
-            self._lose(ConnectionClosed(1006, "reader stopped"))
+            self._lose(ConnectionClosed(ABNORMAL_CLOSURE, "reader stopped"))
 
     async def aclose(self) -> None:
         """Close the connection (bounded, shielded) and fail every pending ask."""
@@ -148,7 +129,7 @@ class NodeConnection:
         if kind == "reply":
             pending.settle(message)
         elif isinstance(message, Failure):
-            pending.settle(error=_raise_as(pending.actor, message))
+            pending.settle(error=from_failure(pending.actor, message))
         else:
             pending.settle(error=ActorCrashed(pending.actor, f"error reply carried a {type(message).__name__}"))
 
@@ -179,14 +160,6 @@ class NodeConnection:
             raise CallTimeout(actor, type(message).__name__, timeout)
         finally:
             del self._pending[id]
-
-
-def _raise_as(actor: str, failure: Failure) -> Exception:
-    if failure.error == "RequestRefused":
-        return RequestRefused(actor, failure.message)
-    if failure.error == "ActorCrashed":
-        return ActorCrashed(actor, failure.message)
-    return ActorCrashed(actor, f"{failure.error}: {failure.message}")
 
 
 def _check_message(message: Any) -> None:
@@ -285,7 +258,8 @@ async def run_local_node(
     token = token or secrets.token_urlsafe(32)
     command = [sys.executable, "-m", "runtime.node", "--listen", "127.0.0.1:0", "--app", app, "--backend", backend]
     # The token goes through the environment, not argv, so `ps` does not show it.
-    child_env = {**os.environ, **(env or {}), TOKEN_ENV: token}
+    # The lifeline ends the node (and what it started) if this process dies unannounced.
+    child_env = {**os.environ, **(env or {}), TOKEN_ENV: token, **lifeline_env()}
     stderr = _Tail()
     async with await anyio.open_process(command, env=child_env, stdin=subprocess.DEVNULL) as process:
         name = f"node {app} (pid {process.pid})"
@@ -386,7 +360,7 @@ async def _run(
                 returncode = await process.wait()
                 # Fail pending asks now rather than when the socket notices,
                 # but give the reader a moment to record how the node closed it.
-                connection._lose(ConnectionClosed(1006, f"node process exited with code {returncode}"))
+                connection._lose(ConnectionClosed(ABNORMAL_CLOSURE, f"node process exited with code {returncode}"))
                 with anyio.move_on_after(0.5):
                     await read_done.wait()
                 race.cancel_scope.cancel()

@@ -29,8 +29,9 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from runtime.actor import Actor, LocalRef, Ref, run_actor
 from runtime.backoff import Backoff
-from runtime.errors import ActorStopped
-from runtime.limits import CallTimeout
+from runtime.errors import ActorStopped, CallTimeout, RestartIntensityExceeded, describe
+
+__all__ = ["ChildSpec", "Intensity", "Restart", "Strategy", "SupervisedRef", "Supervisor", "actor_child"]
 
 logger = logging.getLogger(__name__)
 
@@ -98,14 +99,6 @@ class Intensity:
     within_seconds: float = 5.0
 
 
-class RestartIntensityExceeded(Exception):
-    """Restarts came too fast: the supervisor stopped its children and gave up.
-
-    `__cause__` is the exception of the last crash (None if that child exited
-    normally or was restarted on request).
-    """
-
-
 class _Incarnation:
     """One run of a child's start function; it is also the `task_status` that function gets.
 
@@ -161,6 +154,21 @@ class Supervisor:
     escalation is a crash of that child in the parent, and the parent's restart
     runs it again from scratch (its intensity window starts empty; `restarts`
     and `history` keep counting).
+
+    troupe's own runner needs only one_for_one and permanent children (a crew,
+    a VM slot). The other strategies and restart types are for programs that
+    embed the runtime and supervise their own pieces:
+
+    - rest_for_one: a node and the children that hold refs into it, started
+      after it. When the node dies they restart with it (their refs point at
+      a dead connection); when one of them crashes, the node stays up.
+    - one_for_all: children that are only consistent together (two actors
+      sharing one screen that neither may outlive).
+    - transient: work that ends by itself (a warm-up, a download), started
+      again only if it crashed; temporary: best effort (a viewer), never
+      started again.
+
+    tests/test_supervisor.py runs each of them, rest_for_one with a real node.
     """
 
     _tg: TaskGroup
@@ -333,14 +341,14 @@ class Supervisor:
         await incarnation.ready.wait()
         if not incarnation.has_started:
             child.current = None
-            reason = "failed to start: " + _describe(incarnation.error)
+            reason = "failed to start: " + describe(incarnation.error)
             await self._on_exit(child, reason, incarnation.error, abnormal=True)
 
     async def _exited(self, incarnation: _Incarnation) -> None:
         child = incarnation.child
         child.current = None
         error = incarnation.error
-        reason = "exited normally" if error is None else _describe(error)
+        reason = "exited normally" if error is None else describe(error)
         await self._on_exit(child, reason, error, abnormal=error is not None)
 
     async def _restart_on_request(self, request: _RestartRequest) -> None:
@@ -351,7 +359,7 @@ class Supervisor:
                 # A child that raised on its own (its crash still unwinding when the
                 # request came) is restarted for that crash, not for the request.
                 error = request.incarnation.error
-                reason = request.reason if error is None else _describe(error)
+                reason = request.reason if error is None else describe(error)
                 await self._on_exit(child, reason, error, abnormal=True)
         except RestartIntensityExceeded as exc:
             request.escalation = exc
@@ -508,10 +516,6 @@ class SupervisedRef:
                 return await call(incarnation.handle)
             except ActorStopped:
                 await incarnation.done.wait()
-
-
-def _describe(error: BaseException | None) -> str:
-    return f"{type(error).__name__}: {error}"
 
 
 def _drain(receive: MemoryObjectReceiveStream[Any]) -> list[Any]:

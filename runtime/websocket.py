@@ -22,7 +22,6 @@ abrupt EOF, reset) surfaces as one `ConnectionClosed(code, reason)`.
 
 from __future__ import annotations
 
-import hmac
 import logging
 import urllib.parse
 from collections import deque
@@ -40,9 +39,13 @@ from websockets.protocol import State
 from websockets.server import ServerProtocol
 from websockets.uri import parse_uri
 
+from runtime.admission import Admission, accept_forever
+from runtime.errors import ConnectionClosed, HandshakeError, describe
+from runtime.tokens import header_bytes, header_text, token_matches
+
 __all__ = [
-    "DEFAULT_MAX_SIZE", "MAX_ALLOWED_SIZE", "ConnectionClosed", "HandshakeError", "WebSocket",
-    "connect", "serve",
+    "ABNORMAL_CLOSURE", "DEFAULT_HANDSHAKE_TIMEOUT", "DEFAULT_MAX_PENDING", "DEFAULT_MAX_SIZE", "MAX_ALLOWED_SIZE",
+    "MESSAGE_TOO_BIG", "POLICY_VIOLATION", "WebSocket", "connect", "serve", "token_refusal",
 ]
 
 DEFAULT_MAX_SIZE = 32 * 2**20
@@ -51,33 +54,30 @@ DEFAULT_MAX_SIZE = 32 * 2**20
 MAX_ALLOWED_SIZE = 256 * 2**20
 """A `max_size` above this is refused: one message must never exhaust memory."""
 
+DEFAULT_HANDSHAKE_TIMEOUT = 5.0
+"""Seconds a server gives a new connection to finish its opening handshake."""
+
+DEFAULT_MAX_PENDING = 64
+"""Connections a server lets sit in their handshake at once (they have not shown a token yet)."""
+
 MAX_REASON_BYTES = 123  # a control frame carries 125 bytes, 2 of them the code
 
 ABNORMAL_CLOSURE = 1006
 
+POLICY_VIOLATION = 1008
+"""The close code for a peer that sent what this end does not accept (bad bytes, any input to a one-way stream)."""
+
+MESSAGE_TOO_BIG = 1009
+"""The close code for a message past `max_size`, or past what the server may hold for all its peers."""
+
+_FRAGMENT_OVERHEAD = 64
+"""Bytes a held fragment costs beyond its payload: a million 1-byte frames are not 1 MB of memory."""
+
 _CHUNK = 256 * 1024
-_logger = logging.getLogger("troupe.websocket")
+_logger = logging.getLogger(__name__)
 
 HttpHandler = Callable[[Request], Awaitable[tuple[int, str, bytes]]]
 """Answers a plain HTTP request (not a websocket upgrade): (status, content type, body)."""
-
-
-class ConnectionClosed(Exception):
-    """The connection is over; `code` and `reason` say how (1006: no close frame)."""
-
-    def __init__(self, code: int, reason: str) -> None:
-        super().__init__(f"websocket closed: {code} {reason}".rstrip())
-        self.code = code
-        self.reason = reason
-
-
-class HandshakeError(ConnectionError):
-    """The server refused the opening handshake (`status` is its HTTP status, if any)."""
-
-    def __init__(self, message: str, status: int | None = None, body: str = "") -> None:
-        super().__init__(message)
-        self.status = status
-        self.body = body
 
 
 def truncate_reason(reason: str) -> str:
@@ -119,6 +119,8 @@ class WebSocket:
         self._stream_closed = False
         self._lost: str | None = None
         self._finished = anyio.Event()
+        self._admission: Admission | None = None  # a server's connection counts its bytes against the server's budget
+        self._fragment_cost = 0
 
     # --- public surface -----------------------------------------------------
 
@@ -142,7 +144,9 @@ class WebSocket:
                     await self._finish()
                     raise self._closed_error()
                 await self._read_some()
-            return self._messages.popleft()
+            message = self._messages.popleft()
+            self._account()
+            return message
         finally:
             self._receiving = False
 
@@ -175,11 +179,6 @@ class WebSocket:
             return None
         return self._closed_error().reason
 
-    @property
-    def remote_address(self) -> str:
-        host, port = self._stream.extra(SocketAttribute.remote_address)[:2]
-        return f"{host}:{port}"
-
     # --- closing ------------------------------------------------------------
 
     async def _send_close(self, code: int, reason: str) -> None:
@@ -198,6 +197,9 @@ class WebSocket:
         await self._abort()
 
     async def _abort(self) -> None:
+        if self._admission is not None:
+            self._admission.hold(self, 0)
+            self._admission = None
         if not self._stream_closed:
             self._stream_closed = True
             await anyio.aclose_forcefully(self._stream)
@@ -247,7 +249,22 @@ class WebSocket:
             self._protocol.receive_data(data)
         for event in self._protocol.events_received():
             self._on_event(event)
+        self._account()
         await self._flush(wait=False)
+
+    def _account(self) -> None:
+        """Tell the server's budget what this connection holds; fail it with 1009 past the budget."""
+        if self._admission is None or self._refused:
+            return
+        admission = self._admission
+        held = len(self._protocol.reader.buffer) + self._fragment_cost + sum(map(len, self._messages))
+        if not admission.hold(self, held):
+            admission.hold(self, 0)
+            self._admission = None
+            self._refused = True
+            self._fragments, self._fragment_cost = [], 0
+            self._protocol.fail(MESSAGE_TOO_BIG, f"server busy: it holds at most {admission.max_buffered} bytes "
+                                                 "of messages for all its peers")
 
     def _on_event(self, event: Request | Response | Frame) -> None:
         if isinstance(event, (Request, Response)):
@@ -260,15 +277,17 @@ class WebSocket:
         opcode = event.opcode
         if opcode is Opcode.TEXT or opcode is Opcode.BINARY:
             self._fragments = [bytes(event.data)]
+            self._fragment_cost = len(event.data) + _FRAGMENT_OVERHEAD
             self._fragment_is_text = opcode is Opcode.TEXT
         elif opcode is Opcode.CONT:
             self._fragments.append(bytes(event.data))
+            self._fragment_cost += len(event.data) + _FRAGMENT_OVERHEAD
         else:
             return  # ping (already answered by the protocol), pong, close
         if not event.fin:
             return
         data = self._fragments[0] if len(self._fragments) == 1 else b"".join(self._fragments)
-        self._fragments = []
+        self._fragments, self._fragment_cost = [], 0
         if self._fragment_is_text:
             self._refused = True
             self._protocol.fail(1003, "text messages are not supported; send binary msgpack")
@@ -366,11 +385,12 @@ async def connect(
         raise ValueError(str(exc)) from None
     if uri.secure:
         raise ValueError(f"{url}: wss:// is not supported; nodes talk over loopback or a tunnel")
+    authorization = None if token is None else f"Bearer {header_text(token)}"
     try:
         with anyio.fail_after(timeout):
             stream = await anyio.connect_tcp(uri.host, uri.port)
             try:
-                return await _client_handshake(stream, uri, url, token, max_size)
+                return await _client_handshake(stream, uri, url, authorization, max_size)
             except BaseException:
                 await anyio.aclose_forcefully(stream)
                 raise
@@ -378,11 +398,11 @@ async def connect(
         raise TimeoutError(f"websocket handshake with {url} took longer than {timeout:g} s") from None
 
 
-async def _client_handshake(stream: SocketStream, uri, url: str, token: str | None, max_size: int) -> WebSocket:
+async def _client_handshake(stream: SocketStream, uri, url: str, authorization: str | None, max_size: int) -> WebSocket:
     protocol = ClientProtocol(uri, max_size=max_size)
     request = protocol.connect()
-    if token is not None:
-        request.headers["Authorization"] = f"Bearer {token}"
+    if authorization is not None:
+        request.headers["Authorization"] = authorization
     protocol.send_request(request)
     ws = WebSocket(stream, protocol)
     await ws._flush()
@@ -410,7 +430,9 @@ async def serve(
     port: int = 0,
     token: str | None,
     max_size: int = DEFAULT_MAX_SIZE,
-    handshake_timeout: float = 10.0,
+    handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
+    max_pending: int = DEFAULT_MAX_PENDING,
+    max_buffered: int | None = None,
     http: HttpHandler | None = None,
     query_token: bool = False,
     task_status: TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
@@ -426,17 +448,23 @@ async def serve(
     port can serve a web page and its event stream); without it they get 426.
     `query_token` also accepts the token as `?token=` in the URL, because a
     browser's WebSocket cannot send an Authorization header.
+
+    Floods are bounded (runtime.admission): accept errors such as running out
+    of open files are survived, at most `max_pending` connections sit in
+    their handshake (each for `handshake_timeout` seconds at most), and all
+    connections together hold at most `max_buffered` bytes of messages
+    (default: twice `max_size`).
     """
     _check_max_size(max_size)
+    admission = Admission(max_pending=max_pending, max_buffered=max_buffered or 2 * max_size)
+    connection = partial(_serve_connection, handler, _Gate(token, query_token, http), max_size, handshake_timeout, admission)
     listener = await anyio.create_tcp_listener(local_host=host, local_port=port)
     async with listener:
         bound = listener.extra(SocketAttribute.local_port)
         async with anyio.create_task_group() as tg:
             task_status.started(bound)
-            await listener.serve(
-                partial(_serve_connection, handler, _Gate(token, query_token, http), max_size, handshake_timeout),
-                task_group=tg
-            )
+            for each in listener.listeners:
+                tg.start_soon(accept_forever, each, connection, tg, admission)
 
 
 class _Gate:
@@ -453,19 +481,24 @@ async def _serve_connection(
     gate: _Gate,
     max_size: int,
     handshake_timeout: float,
+    admission: Admission,
     stream: SocketStream,
 ) -> None:
     ws: WebSocket | None = None
     try:
-        with anyio.move_on_after(handshake_timeout):
-            ws = await _accept(stream, gate, max_size)
+        try:
+            with anyio.move_on_after(handshake_timeout):
+                ws = await _accept(stream, gate, max_size)
+        finally:
+            admission.handshake_over()
         if ws is None:
             return
+        ws._admission = admission
         try:
             await handler(ws)
         except Exception as exc:
             _logger.warning("websocket handler failed", exc_info=True)
-            await ws.close(1011, f"{type(exc).__name__}: {exc}")
+            await ws.close(1011, describe(exc))
         else:
             await ws.close(1000)
     finally:
@@ -488,7 +521,7 @@ async def _accept(stream: SocketStream, gate: _Gate, max_size: int) -> WebSocket
         return None
     response = protocol.accept(request)
     if response.status_code == 101 and gate.token is not None:
-        refusal = _check_token(request, gate.token, gate.query_token)
+        refusal = token_refusal(request, gate.token, in_query=gate.query_token)
         if refusal is not None:
             response = protocol.reject(401, f"Failed to open a WebSocket connection: {refusal}.\n")
             response.headers["WWW-Authenticate"] = 'Bearer realm="troupe"'
@@ -512,24 +545,29 @@ async def _answer_http(protocol: ServerProtocol, http: HttpHandler, request: Req
     return response
 
 
-def query_token(request: Request) -> str | None:
+def _query_token(request: Request) -> str | None:
     """The `token` query parameter of the request's URL, if any."""
     values = urllib.parse.parse_qs(urllib.parse.urlsplit(request.path).query).get("token")
     return values[0] if values else None
 
 
-def _check_token(request: Request, token: str, in_query: bool = False) -> str | None:
-    """Return why the request is not authorized, or None if it is."""
+def token_refusal(request: Request, token: str, *, in_query: bool = False) -> str | None:
+    """Why the request does not carry `token` as a bearer token, or None if it does.
+
+    `in_query` also takes `?token=` in the URL, for browsers (a page link, a
+    browser's WebSocket, which cannot send headers).
+    """
     values = request.headers.get_all("Authorization")
-    if not values and in_query and query_token(request) is not None:
-        values = [f"Bearer {query_token(request)}"]
+    if not values and in_query and (in_url := _query_token(request)) is not None:
+        return None if token_matches(in_url, token) else "invalid token"
     if not values:
-        return "missing token (send 'Authorization: Bearer <token>')"
+        where = "open the URL with ?token=<token>, or send" if in_query else "send"
+        return f"missing token ({where} 'Authorization: Bearer <token>')"
     if len(values) > 1:
         return "more than one Authorization header"
     scheme, _, credentials = values[0].partition(" ")
     if scheme.lower() != "bearer":
         return f"unsupported authorization scheme {scheme!r} (expected Bearer)"
-    if not hmac.compare_digest(credentials.strip().encode(), token.encode()):
+    if not token_matches(header_bytes(credentials.strip()), token):
         return "invalid token"
     return None

@@ -4,7 +4,7 @@ from contextlib import contextmanager
 
 from playwright.sync_api import sync_playwright
 
-from actors.browser.launch import LAUNCH_ARGS, find_browser
+from actors.backends.browser.launch import LAUNCH_ARGS, find_browser
 
 
 @contextmanager

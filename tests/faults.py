@@ -8,33 +8,17 @@ from typing import Callable, Sequence
 
 import anyio
 
+from actors.backends.browser.processes import descendants as processes_below
 from actors.runner import EpisodeRunner
 from protocols import EpisodeResult, StepTaken, Task
 from runtime.events import EventBus
 
 
 def descendants(name: bytes) -> list[int]:
-    """Pids of processes anywhere below this test process whose command name is
-    `name` or whose command line has `name` as one of its arguments."""
-    parents: dict[int, int] = {}
-    names: dict[int, set[bytes]] = {}
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                parents[int(entry)] = int(stat.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{entry}/comm", "rb") as comm, open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                names[int(entry)] = {comm.read().strip(), *cmdline.read().split(b"\0")}
-        except OSError:
-            continue
-    found = []
-    for pid, parent in parents.items():
-        if name not in names.get(pid, ()):
-            continue
-        while parent > 1 and parent != os.getpid():
-            parent = parents.get(parent, 0)
-        if parent == os.getpid():
-            found.append(pid)
-    return found
+    """Pids of processes anywhere below this test process whose program is `name` or whose
+    command line has `name` as one of its arguments."""
+    return [pid for pid, argv in processes_below(os.getpid()).items()
+            if name in argv or os.path.basename(argv[0]) == name]
 
 
 async def run_killing_after_first_step(

@@ -13,8 +13,8 @@ from actors.llm.client import LLMClient
 from actors.llm.config import LLMConfig
 from actors.llm.summarizer import LLMJudge
 from actors.observer import Observer
-from actors.sim.checker import SimChecker
-from actors.sim.vm import SimVM
+from bench.suites.sim.checker import SimChecker
+from actors.backends.sim.vm import SimVM
 from actors.summarizer import Summarizer
 from actors.vm_controller import VMController
 from runtime.actor import spawn

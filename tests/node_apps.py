@@ -23,15 +23,19 @@ class Echo(Actor):
         return message
 
 
+NEVER = 10**9
+"""The step an Observe to `Slow` carries to never be answered (steps are not negative)."""
+
+
 class Slow(Actor):
-    """Observe(step=n) answers after n tenths of a second (never, if n < 0)."""
+    """Observe(step=n) answers after n tenths of a second (never, if n is NEVER)."""
 
     def __init__(self) -> None:
         super().__init__("slow")
 
     async def handle(self, message):
         if isinstance(message, Observe):
-            if message.step < 0:
+            if message.step >= NEVER:
                 await anyio.sleep_forever()
             await anyio.sleep(message.step / 10)
         return None  # the node replies Ack

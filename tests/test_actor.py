@@ -2,8 +2,7 @@ import anyio
 import pytest
 
 from runtime.actor import Actor, spawn
-from runtime.errors import ActorCrashed, ActorStopped, Refused, RequestRefused
-from runtime.limits import CallTimeout
+from runtime.errors import ActorCrashed, ActorStopped, CallTimeout, Refused, RequestRefused
 
 pytestmark = pytest.mark.anyio
 

@@ -9,12 +9,12 @@ from collections import Counter
 import pytest
 
 from actors.agent import Agent
-from actors.browser.processes import browser_mains
+from actors.backends.browser.processes import browser_mains
 from actors.episode import Outlets
 from actors.evaluator import Evaluator
 from actors.runner import CrewFactory, EpisodeRunner
-from bench.baseline.miniwob_agent import ScriptedMiniWobAgent
-from bench.suites.miniwob import MiniWobChecker, miniwob_task
+from bench.suites.miniwob.agent import ScriptedMiniWobAgent
+from bench.suites.miniwob.suite import MiniWobChecker, miniwob_task
 from protocols import Click, Decision, Done, Target
 from runtime.events import EventBus
 from runtime.limits import Limits
@@ -22,7 +22,7 @@ from runtime.remote import run_local_node
 from tests.faults import run_killing_after_first_step
 
 pytestmark = pytest.mark.anyio
-BROWSER_APP = "actors.browser.node:build"
+BROWSER_APP = "bench.suites.miniwob.node:build"
 
 
 def browser_processes() -> list[int]:
@@ -59,7 +59,7 @@ class StaleClick:
         self.feedback: list[str | None] = []
 
     async def decide(self, request) -> Decision:
-        self.feedback.append(request.feedback)
+        self.feedback.append(request.history[-1].error if request.history else None)
         if request.step == 1:
             return Decision(action=Click(target=Target(node_id="987654")))
         return Decision(action=Done())

@@ -39,7 +39,9 @@ def test_cli_writes_a_run_folder_and_a_rerun_resumes_without_duplicates(tmp_path
     assert sorted(task_ids) == sorted(set(task_ids)) and len(task_ids) == 6
 
     run_info = json.loads((out / "run.json").read_text())
-    assert run_info["config"]["episodes"] == 6 and run_info["ended"]
+    assert run_info["config"]["options"]["episodes"] == 6 and run_info["ended"]
+    assert run_info["entry"] == "cli" and run_info["argv"][-2:] == ["--backend", backend]
+    assert run_info["event_loop"] == backend
     summary = json.loads((out / "summary.json").read_text())
     assert summary["overall"]["episodes"] == 6
     steps = list((out / "episodes").glob("*/1/steps.jsonl"))
@@ -56,7 +58,7 @@ def test_cli_help_explains_every_flag():
 def test_cli_rejects_an_unknown_suite_naming_the_choices():
     result = run_cli("--suite", "nope")
     assert result.returncode == 2
-    assert "invalid choice: 'nope'" in result.stderr and "sim" in result.stderr
+    assert result.stderr.startswith("error: --suite 'nope': no such suite") and "sim" in result.stderr
 
 
 def test_cli_runs_vms_in_node_processes(tmp_path):
@@ -70,7 +72,7 @@ def test_cli_runs_vms_in_node_processes(tmp_path):
 def running_node():
     """A node started by hand, as a user would on a VM; yields its URL."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "runtime.node", "--listen", "127.0.0.1:0", "--app", "actors.sim.node:build"],
+        [sys.executable, "-m", "runtime.node", "--listen", "127.0.0.1:0", "--app", "actors.backends.sim.node:build"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "TROUPE_NODE_TOKEN": "s3cret"},
     )
     try:

@@ -9,11 +9,11 @@ import pytest
 from actors.agent import Agent
 from actors.episode import Outlets
 from actors.evaluator import Evaluator
-from actors.osstate import OSStateChecker
+from bench.suites.desktop.checker import OSStateChecker
 from actors.runner import CrewFactory, EpisodeRunner
-from actors.x11.node import build
-from bench.desktop_agent import DesktopScriptedPolicy
-from bench.suites.desktop import TASKS, to_task
+from actors.backends.x11.node import build
+from bench.suites.desktop.agent import DesktopScriptedPolicy
+from bench.suites.desktop.suite import TASKS, to_task
 from runtime.events import EventBus
 from runtime.host import run_local_host
 from runtime.limits import Limits
@@ -48,7 +48,7 @@ async def test_a_desktop_killed_mid_episode_is_replaced_and_the_episode_retried(
     if (victim, anyio_backend) not in {(b"Xvfb", "asyncio"), (b"mousepad", "trio")}:
         pytest.skip("one victim per event loop keeps the suite fast; both loops see a kill")
     bus = EventBus()
-    slot = functools.partial(run_local_node, "actors.x11.node:build")
+    slot = functools.partial(run_local_node, "actors.backends.x11.node:build")
     results, _ = await run_killing_after_first_step(
         runner(slot, bus), bus, tasks("editor-write-note"), victim=lambda: descendants(victim)[0])
     assert Counter(r.task_id for r in results) == {"editor-write-note": 1}

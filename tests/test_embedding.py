@@ -10,11 +10,11 @@ from actors.agent import Agent
 from actors.evaluator import Evaluator
 from actors.episode import Outlets
 from actors.runner import CrewFactory, EpisodeRunner
-from actors.sim.checker import SimChecker
-from actors.sim.llm import SimJudge, SimPolicy
-from actors.sim.node import build
+from bench.suites.sim.checker import SimChecker
+from bench.suites.sim.agent import SimJudge, SimPolicy
+from actors.backends.sim.node import build
 from actors.summarizer import Summarizer
-from bench.suites.sim import sim_tasks
+from bench.suites.sim.suite import sim_tasks
 from runtime.events import EventBus
 from runtime.host import run_local_host
 from runtime.limits import Limits

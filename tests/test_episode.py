@@ -6,12 +6,12 @@ from actors.agent import Agent
 from actors.episode import Crew, EnvironmentFailure, Outlets, run_episode
 from actors.evaluator import Evaluator
 from actors.observer import Observer
-from actors.sim.checker import SimChecker
-from actors.sim.llm import SimJudge, SimPolicy
-from actors.sim.vm import SimVM
+from bench.suites.sim.checker import SimChecker
+from bench.suites.sim.agent import SimJudge, SimPolicy
+from actors.backends.sim.vm import SimVM
 from actors.summarizer import Summarizer
 from actors.vm_controller import VMController
-from bench.suites.sim import sim_tasks
+from bench.suites.sim.suite import sim_tasks
 from protocols import ErrorKind, Viewport
 from runtime.actor import spawn
 from runtime.events import EventBus
@@ -74,12 +74,12 @@ async def test_time_limit_ends_the_episode_with_its_reason():
 
 
 async def test_agent_call_timeout_ends_the_episode_with_the_call_limit_reason():
-    (task,) = sim_tasks(1, seed=3, sim={"scale": 0.001, "latencies": {"agent": {"mean": 100.0}}})
+    (task,) = sim_tasks(1, seed=3, sim={"scale": 0.001, "latencies": {"agent": {"mean": 10000.0}}})
     async with anyio.create_task_group() as tg:
         crew = await crew_in(tg)
-        outcome = await run_episode(task, crew, Limits(call_seconds=0.05), episode_id="e1")
+        outcome = await run_episode(task, crew, Limits(call_seconds=0.5), episode_id="e1")
         tg.cancel_scope.cancel()
-    assert outcome.result.reason.startswith("agent did not answer Decide within 0.05 s")
+    assert outcome.result.reason.startswith("agent did not answer Decide within 0.5 s")
     assert outcome.result.steps == 0
 
 
@@ -137,7 +137,7 @@ class OverlappingScreen:
         return b"png", Viewport(10, 10)
 
     async def tree(self):
-        return None, None
+        return None
 
     async def details(self):
         self.details_asked.set()
@@ -147,3 +147,28 @@ class OverlappingScreen:
 async def test_the_observer_asks_for_details_while_the_screenshot_is_taken():
     seen = await Observer(OverlappingScreen()).capture(tree_timeout=5)
     assert seen.window_title == "overlap" and seen.screenshot == b"png" and seen.partial == ()
+
+
+class TimeoutRecorder(Observer):
+    """An Observer that notes the tree timeout each request carried."""
+
+    def __init__(self, backend) -> None:
+        super().__init__(backend)
+        self.timeouts: list[float] = []
+
+    async def handle(self, message):
+        self.timeouts.append(message.tree_timeout)
+        return await super().handle(message)
+
+
+@pytest.mark.parametrize("limits", [Limits(call_seconds=5), Limits(call_seconds=5, tree_seconds=7.5)])
+async def test_every_observation_is_captured_under_the_runs_tree_limit(limits):
+    (task,) = sim_tasks(1, seed=3, sim=FAST)
+    async with anyio.create_task_group() as tg:
+        vm = SimVM()
+        observer = TimeoutRecorder(vm)
+        crew = Crew(vm=await spawn(tg, VMController(vm)), observer=await spawn(tg, observer),
+                    agent=await spawn(tg, Agent(SimPolicy())), evaluator=await spawn(tg, Evaluator(SimChecker())))
+        await run_episode(task, crew, limits, episode_id="e1")
+        tg.cancel_scope.cancel()
+    assert len(observer.timeouts) > 1 and set(observer.timeouts) == {limits.tree_seconds}

@@ -2,9 +2,9 @@
 
 import pytest
 
-from actors.input_plan import Plan, StepError
-from actors.windows import input as win_input
-from actors.x11 import xdotool
+from actors.backends.input_plan import Plan, StepError
+from actors.backends.windows import input as win_input
+from actors.backends.x11 import xdotool
 from protocols import (
     BBox, Click, DoubleClick, Drag, Hotkey, Key, Move, Point, RightClick, Scroll, Target, TypeText, UIElement, Wait,
 )

@@ -1,18 +1,22 @@
 """The LLM agent through real episodes: a sim VM, the actors, and a local chat-completions server."""
 
+import dataclasses
 import json
 
 import anyio
 import pytest
 
+from actors.agent import Agent
 from actors.episode import run_episode
+from actors.llm.agent import LLMPolicy
 from actors.llm import agent as agent_prompt, summarizer as summarizer_prompt
-from bench.fake_llm import FakeLLM, Reply, by_role, form_filler
-from bench.suites.sim import sim_tasks
+from tests.fake_llm import FakeLLM, Reply, by_role, form_filler
+from bench.suites.sim.suite import sim_tasks
 from protocols import Done, ErrorKind, StepSummarized
+from runtime.actor import spawn
 from runtime.events import EventBus
 from runtime.limits import Limits
-from tests.llm_crew import SUMMARY, llm_crew, prompt_text, role_requests
+from tests.llm_crew import SUMMARY, llm_client, llm_crew, prompt_text, role_requests
 
 pytestmark = pytest.mark.anyio
 
@@ -84,7 +88,7 @@ async def test_n_bad_replies_in_a_row_end_the_episode_with_an_agent_error_that_i
         outcome = await episode(server, max_bad_replies=2)
     result = outcome.result
     assert result.error_kind is ErrorKind.AGENT and not result.success and result.steps == 0
-    assert "agent failed: agent: 2 invalid replies in a row; last: there is no element with node_id 'nope'" in result.reason
+    assert "agent: 2 invalid replies in a row; last: there is no element with node_id 'nope'" in result.reason
     assert result.reason.endswith("is not clicked")  # the verdict's reason follows: it was evaluated
     assert len(role_requests(server, agent_prompt)) == 2
 
@@ -93,7 +97,7 @@ async def test_an_unreachable_llm_ends_the_episode_with_the_cause_named():
     with FakeLLM([Reply(status=503)]) as server:
         outcome = await episode(server, summarizer=False)
     assert outcome.result.error_kind is ErrorKind.AGENT
-    assert "agent failed: agent: LLM call failed:" in outcome.result.reason and "last: HTTP 503" in outcome.result.reason
+    assert "agent: LLM call failed:" in outcome.result.reason and "last: HTTP 503" in outcome.result.reason
 
 
 async def test_late_summaries_are_recorded_against_their_own_steps():
@@ -112,3 +116,39 @@ async def test_late_summaries_are_recorded_against_their_own_steps():
     # every summary arrived after the agent had already moved on: no prompt could include one
     assert not any("observer:" in prompt_text(b) for b in role_requests(server, agent_prompt))
     assert sorted(e.summary.step for e in summarized) == [r.step for r in action_steps]
+
+
+async def test_the_prompt_states_the_runs_step_budget():
+    with FakeLLM(by_role(agent=form_filler, summarizer=lambda body: SUMMARY)) as server:
+        async with anyio.create_task_group() as tg:
+            crew = await llm_crew(tg, server, summarizer=False)
+            await run_episode(task(), crew, Limits(max_steps=5, call_seconds=10), episode_id="e1")
+            tg.cancel_scope.cancel()
+    prompts = [prompt_text(body) for body in role_requests(server, agent_prompt)]
+    assert [f"This is step {n} of at most 5." in prompt for n, prompt in enumerate(prompts, start=1)] == [True] * 4
+
+
+class FreshPolicyEachStep:
+    """A new LLMPolicy for every decision, as a restarted Agent would have."""
+
+    def __init__(self, client) -> None:
+        self.client = client
+
+    async def decide(self, request):
+        return await LLMPolicy(self.client).decide(request)
+
+
+async def test_a_fresh_policy_answering_step_n_writes_the_prompt_of_the_one_that_saw_steps_before_it():
+    prompts = {}
+    for fresh in (False, True):
+        with FakeLLM(by_role(agent=form_filler, summarizer=lambda body: SUMMARY)) as server:
+            async with anyio.create_task_group() as tg:
+                crew = await llm_crew(tg, server, summarizer=False)
+                if fresh:
+                    crew = dataclasses.replace(crew, agent=await spawn(tg, Agent(FreshPolicyEachStep(llm_client(server)))))
+                outcome = await run_episode(task(), crew, LIMITS, episode_id="e1")
+                tg.cancel_scope.cancel()
+        assert outcome.result.success, outcome.result.reason
+        prompts[fresh] = [prompt_text(body) for body in role_requests(server, agent_prompt)]
+    assert len(prompts[True]) == 4 and prompts[True] == prompts[False]
+    assert "- step 1: " in prompts[True][1] and "- step 3: " in prompts[True][3]

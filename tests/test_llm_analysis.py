@@ -9,8 +9,8 @@ from actors.evaluator import Evaluator
 from actors.llm.analysis import LLMAnalyst, parse_classification
 from actors.llm.replies import ReplyError
 from actors.run_folder import ResultLine
-from actors.sim.checker import SimChecker
-from bench.fake_llm import FakeLLM, Reply
+from bench.suites.sim.checker import SimChecker
+from tests.fake_llm import FakeLLM, Reply
 from bench.taxonomy import taxonomy
 from protocols import (
     Analyze, ChangeSummary, Click, EpisodeResult, ErrorKind, Observation, StepRecord, Target, Task, UIElement,

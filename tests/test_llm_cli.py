@@ -10,8 +10,9 @@ import pytest
 
 from actors.llm import analysis as classifier_prompt
 from actors.run_folder import read_results
-from bench.fake_llm import FakeLLM, by_role, form_filler
-from bench.supervisor import parse_args
+from tests.fake_llm import FakeLLM, by_role, form_filler
+from bench.api import plan
+from bench.config import ConfigError
 from tests.llm_crew import CLASSIFICATION, SUMMARY, role_requests
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,14 +68,14 @@ def test_a_wrong_key_ends_every_episode_with_an_agent_error_that_says_so(tmp_pat
         assert "HTTP 401 (check the API key): Incorrect API key provided." in line.result.reason
 
 
-def test_a_malformed_llm_config_stops_the_run_with_the_field_named(tmp_path, capsys, monkeypatch):
+def test_a_malformed_llm_config_stops_the_run_with_the_field_named(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_MODEL", raising=False)
     config = tmp_path / "llm.toml"
     config.write_text('[llm]\nmodel = "m"\ntimeout = "soon"\n')
-    with pytest.raises(SystemExit):
-        parse_args(["--agent", "llm", "--llm-config", str(config)])
-    assert "Expected `float | null`, got `str` - at `$.timeout`" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        parse_args(["--agent", "llm", "--llm-base-url", "http://x/v1"])
-    assert "no LLM model given" in capsys.readouterr().err
-    assert parse_args(["--summarizer", "sim"]).analysis == "signals"  # no LLM role: nothing to check
+    out = str(tmp_path / "out")
+    with pytest.raises(ConfigError, match=r"Expected `float \| null`, got `str` - at `\$.timeout`"):
+        plan("sim", {"llm_config": str(config), "out": out}, agent="llm")
+    with pytest.raises(ConfigError, match="no LLM model given"):
+        plan("sim", {"llm_base_url": "http://x/v1", "out": out}, agent="llm")
+    assert plan("sim", {"out": out}, summarizer="sim").config.analysis == "signals"  # no LLM role: nothing to check
+    assert not Path(out).exists()

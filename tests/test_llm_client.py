@@ -1,16 +1,23 @@
 """The chat-completions client against a real local HTTP server: retries, errors, cost, capacity."""
 
+import json
 import logging
+from collections import Counter
 
 import anyio
 import pytest
 
+from actors.agent import Agent
+from actors.llm.agent import LLMPolicy
 from actors.llm.client import (
     LLMBadResponse, LLMClient, LLMRequestError, LLMUnavailable, image_part, text_part,
 )
 from actors.llm.config import LLMConfig, Price
-from bench.fake_llm import FakeLLM, Reply
+from protocols import Decide, Observation, Task
+from runtime.actor import spawn
 from runtime.capacity import Capacity
+from tests.fake_llm import FakeLLM, Reply
+from tests.llm_crew import prompt_text
 
 pytestmark = pytest.mark.anyio
 
@@ -119,3 +126,38 @@ async def test_a_shared_capacity_bounds_calls_in_flight_across_clients():
                 tg.start_soon(each.complete, HELLO)
     assert len(server.requests) == 6
     assert server.peak == 2 and shared.peak == 2
+
+
+async def test_an_llm_slot_is_held_per_http_attempt_so_another_decision_goes_through_during_a_backoff():
+    shared = Capacity("llm", 1)
+    asked = Counter()
+
+    def respond(body):
+        who = "slow" if "Task: slow" in prompt_text(body) else "fast"
+        asked[who] += 1
+        if who == "slow" and asked[who] == 1:
+            return Reply(status=429, retry_after="1.5")
+        return json.dumps({"action": {"type": "done"}})
+
+    finished = {}
+
+    async def decide(agent, who):
+        request = Decide(task=Task(task_id=who, instruction=who), episode_id=who, step=1, max_steps=5,
+                         observation=Observation())
+        await agent.ask(request, timeout=5)
+        finished[who] = anyio.current_time()
+
+    with FakeLLM(respond) as server:
+        llm = client(server, capacity=shared)
+        async with anyio.create_task_group() as tg:
+            slow, fast = await spawn(tg, Agent(LLMPolicy(llm))), await spawn(tg, Agent(LLMPolicy(llm)))
+            started = anyio.current_time()
+            async with anyio.create_task_group() as deciding:
+                deciding.start_soon(decide, slow, "slow")
+                while not asked["slow"]:
+                    await anyio.sleep(0.01)
+                deciding.start_soon(decide, fast, "fast")
+            tg.cancel_scope.cancel()
+    assert finished["slow"] - started >= 1.5  # it slept out the server's Retry-After ...
+    assert finished["fast"] < finished["slow"]  # ... holding no slot, so the other decision went meanwhile
+    assert shared.peak == 1 and shared.in_use == 0

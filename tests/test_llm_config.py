@@ -43,3 +43,12 @@ def test_missing_or_impossible_settings_are_named():
         load_config(model="m", timeout=0, environ={})
     with pytest.raises(LLMConfigError, match="cannot read LLM config file"):
         load_config(config_file="/nonexistent/llm.toml", environ={})
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "0.0"])
+def test_a_timeout_that_is_no_duration_is_refused_naming_it(tmp_path, value):
+    """Issue 17: `timeout = nan` was accepted and made every LLM call fail as the agent's fault."""
+    path = tmp_path / "llm.toml"
+    path.write_text(f'model = "m"\ntimeout = {value}\n')
+    with pytest.raises(LLMConfigError, match=r"timeout must be positive and finite \(seconds\), got"):
+        load_config(config_file=path, environ={})

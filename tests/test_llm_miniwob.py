@@ -6,7 +6,7 @@ import re
 
 from actors.llm import agent as agent_prompt, analysis as classifier_prompt
 from actors.run_folder import read_results
-from bench.fake_llm import FakeLLM, by_role
+from tests.fake_llm import FakeLLM, by_role
 from tests.llm_crew import CLASSIFICATION, SUMMARY, prompt_text, role_requests
 from tests.test_llm_cli import llm_run_command
 

@@ -7,7 +7,7 @@ import pytest
 from actors.llm.observation import diff_observations
 from actors.llm.replies import ReplyError
 from actors.llm.summarizer import LLMJudge, parse_summary
-from bench.fake_llm import FakeLLM, Reply
+from tests.fake_llm import FakeLLM, Reply
 from protocols import BBox, Click, Observation, Summarize, Target, Task, UIElement
 from tests.llm_crew import llm_client, prompt_text
 

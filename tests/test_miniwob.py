@@ -2,7 +2,6 @@
 errors, and the agent solving real tasks end to end on real Chromium (success read
 from the page's own reward)."""
 
-import argparse
 import functools
 
 import pytest
@@ -10,12 +9,12 @@ import pytest
 from actors.agent import Agent
 from actors.evaluator import Evaluator
 from actors.runner import CrewFactory, EpisodeRunner
-from bench.baseline.miniwob_agent import plan_for
+from bench.suites.miniwob.agent import plan_for
 from bench.agents import AGENTS
 from bench.suites import SUITES
 from bench.suites.base import SuiteError, UnknownTask
-from bench.suites.miniwob import DEFAULT_TASKS, MiniWobChecker, MiniWobSuite, task_names
-from bench.supervisor import parse_args
+from bench.suites.miniwob.suite import DEFAULT_TASKS, MiniWobChecker, MiniWobOptions, MiniWobSuite, task_names
+from bench.config import RunConfig
 from protocols import ErrorKind, Evaluate, Task
 from runtime.limits import Limits
 from runtime.remote import run_local_node
@@ -24,37 +23,36 @@ SOLVED = ("click-button", "click-checkboxes", "click-option", "choose-list", "en
           "focus-text-2", "login-user", "click-dialog-2", "click-tab", "simple-arithmetic", "enter-text-2")
 
 
-def suite(tasks="default", seeds="2") -> tuple[MiniWobSuite, argparse.Namespace]:
-    args = argparse.Namespace(miniwob_tasks=tasks, miniwob_seeds=seeds, max_steps=10)
-    return MiniWobSuite.from_args(args), args
+def suite(tasks="default", seeds=2) -> MiniWobSuite:
+    return MiniWobSuite.from_config(RunConfig(suite="miniwob", options=MiniWobOptions(tasks=tasks, seeds=seeds)))
 
 
 def test_the_package_has_128_tasks_and_the_default_run_is_miniwob_with_the_scripted_agent():
     assert len(task_names()) == 128 and "click-button" in task_names() and "flight.AA" in task_names()
     assert SUITES["miniwob"] is MiniWobSuite and "scripted" in AGENTS
-    defaults = parse_args([])
-    assert defaults.suite == "miniwob" and MiniWobSuite.default_agent == "scripted"
-    miniwob, args = suite()
-    selection = miniwob.selection(args)
+    assert RunConfig().suite == "miniwob" and MiniWobSuite.default_agent == "scripted"
+    selection = suite().selection()
     assert len(DEFAULT_TASKS) >= 20 and len(selection) == 2 * len(DEFAULT_TASKS)
     assert selection[0].task_id == f"{DEFAULT_TASKS[0]}@0" and selection[0].raw_config["browser"]["seed"] == 0
 
 
 def test_tasks_by_domain_seed_and_id():
-    miniwob, _ = suite(seeds="4,9")
+    miniwob = suite(seeds=[4, 9])
     assert [t.task_id for t in miniwob.list_tasks(domain="click-tab")] == ["click-tab@4", "click-tab@9"]
     assert miniwob.load_task("click-tab@31").raw_config["browser"]["seed"] == 31
     assert miniwob.load_task("click-tab").task_id == "click-tab@4"
 
 
 def test_unknown_tasks_and_bad_seeds_get_clear_errors():
-    miniwob, args = suite(tasks="click-buton")
+    miniwob = suite(tasks="click-buton")
     with pytest.raises(UnknownTask, match=r"miniwob has no task 'click-buton'; did you mean 'click-button'"):
-        miniwob.selection(args)
+        miniwob.selection()
     with pytest.raises(UnknownTask, match=r"no task 'click-tab@x'"):
         miniwob.load_task("click-tab@x")
-    with pytest.raises(SuiteError, match=r"--miniwob-seeds: expected a count or comma-separated seeds, got 'a,b'"):
-        suite(seeds="a,b")
+    with pytest.raises(SuiteError, match=r"miniwob seeds: expected a count or seeds >= 0, got \[1, -2\]"):
+        suite(seeds=[1, -2])
+    with pytest.raises(SuiteError, match=r"miniwob seeds: a count must be at least 1, got 0"):
+        suite(seeds=0)
 
 
 @pytest.mark.anyio
@@ -79,12 +77,12 @@ def test_the_script_knows_the_simple_families_and_admits_what_it_does_not():
 
 @pytest.mark.anyio
 async def test_scripted_agent_solves_real_miniwob_tasks_end_to_end():
-    from bench.baseline.miniwob_agent import ScriptedMiniWobAgent
+    from bench.suites.miniwob.agent import ScriptedMiniWobAgent
 
     tasks = [SUITES["miniwob"](task_names(), (0,), 10).load_task(f"{name}@3") for name in SOLVED]
     runner = EpisodeRunner(
         crew=CrewFactory(agent=lambda: Agent(ScriptedMiniWobAgent()), evaluator=lambda: Evaluator(MiniWobChecker())),
-        vm_slot=functools.partial(run_local_node, "actors.browser.node:build", ready_timeout=60),
+        vm_slot=functools.partial(run_local_node, "bench.suites.miniwob.node:build", ready_timeout=60),
         limits=Limits(call_seconds=30), concurrency=3,
     )
     results = await runner.run(tasks)

@@ -16,8 +16,7 @@ from protocols import (
     Ack, Act, Acted, Click, Inspect, Inspected, Observation, Observe, Observed, Point, ProtocolError,
     decode, encode,
 )
-from runtime.errors import ActorCrashed, ActorStopped, RequestRefused
-from runtime.limits import CallTimeout
+from runtime.errors import ActorCrashed, ActorStopped, CallTimeout, RequestRefused
 from runtime.node import serve_node
 from runtime.remote import NodeDied, connect_node, run_local_node
 from runtime.websocket import ConnectionClosed, connect
@@ -75,7 +74,7 @@ async def test_remote_ask_round_trips_an_observation_with_a_1mb_screenshot():
         node = await tg.start(connect_node, url, TOKEN)
         reply = await node.ref("echo").ask(sent, timeout=5)
         assert reply == sent and reply.observation.screenshot == screenshot
-        assert await node.ref("slow").ask(Observe(step=0)) == Ack()  # None replies Ack
+        assert await node.ref("slow").ask(Observe(step=0, tree_timeout=1)) == Ack()  # None replies Ack
 
 
 @pytest.mark.parametrize(
@@ -98,7 +97,7 @@ async def test_bad_envelopes_close_the_connection_with_the_reason_and_the_node_s
         assert closed.code == code
         assert reason in closed.reason
         assert len(closed.reason.encode()) <= 123
-        _, reply = await ask_raw(url, Observe(step=3))
+        _, reply = await ask_raw(url, Observe(step=3, tree_timeout=1))
         assert reply.observation.screenshot == b"\x89PNG\0\0\0"
 
 
@@ -106,8 +105,8 @@ async def test_unknown_actor_is_an_error_naming_it_and_what_the_node_hosts():
     async with node_in_process() as (tg, url):
         node = await tg.start(connect_node, url, TOKEN)
         with pytest.raises(ActorCrashed, match=r"ghost: UnknownActor: no actor named 'ghost'.*echo, keeper, slow"):
-            await node.ref("ghost").ask(Observe(step=1))
-        envelope_, body = await ask_raw(url, Observe(step=1), to="ghost")
+            await node.ref("ghost").ask(Observe(step=1, tree_timeout=1))
+        envelope_, body = await ask_raw(url, Observe(step=1, tree_timeout=1), to="ghost")
         assert envelope_.kind == "error" and body.error == "UnknownActor"
 
 
@@ -128,13 +127,13 @@ async def test_tells_arrive_in_order_and_a_slow_ask_does_not_hold_up_others():
         node = await tg.start(connect_node, url, TOKEN)
         keeper, slow, echo = node.ref("keeper"), node.ref("slow"), node.ref("echo")
         for step in range(50):
-            await keeper.tell(Observe(step=step))
+            await keeper.tell(Observe(step=step, tree_timeout=1))
         assert await keeper.ask(Inspect()) == Inspected(state={"steps": list(range(50))})
 
         async with anyio.create_task_group() as asks:
-            asks.start_soon(partial(slow.ask, Observe(step=-1), timeout=3))  # never answers
+            asks.start_soon(partial(slow.ask, Observe(step=node_apps.NEVER, tree_timeout=1), timeout=3))  # never answers
             started = anyio.current_time()
-            await echo.ask(Observe(step=1), timeout=2)
+            await echo.ask(Observe(step=1, tree_timeout=1), timeout=2)
             assert anyio.current_time() - started < 1
             asks.cancel_scope.cancel()
 
@@ -144,11 +143,11 @@ async def test_ask_timeout_is_a_call_timeout():
         slow = (await tg.start(connect_node, url, TOKEN)).ref("slow")
         started = anyio.current_time()
         with pytest.raises(CallTimeout, match="slow did not answer Observe within 0.2 s"):
-            await slow.ask(Observe(step=5), timeout=0.2)  # answers after 0.5 s
+            await slow.ask(Observe(step=5, tree_timeout=1), timeout=0.2)  # answers after 0.5 s
         assert anyio.current_time() - started < 0.4
         # The late reply arrives while this ask waits behind it; it is dropped, and
         # the actor and connection serve on.
-        assert await slow.ask(Observe(step=0), timeout=2) == Ack()
+        assert await slow.ask(Observe(step=0, tree_timeout=1), timeout=2) == Ack()
         assert anyio.current_time() - started >= 0.5
         assert slow._connection._pending == {}
 
@@ -168,7 +167,7 @@ async def test_a_dropped_connection_fails_pending_asks_at_once_and_connect_node_
 
             async def pending_ask():
                 try:
-                    await node.ref("slow").ask(Observe(step=-1))
+                    await node.ref("slow").ask(Observe(step=node_apps.NEVER, tree_timeout=1))
                 except ActorStopped as exc:
                     caught.append(exc)
 
@@ -198,7 +197,7 @@ _scalars = (
 _values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=6)
 _bodies = st.one_of(
     st.sampled_from([
-        {"msg": "ack"}, {"msg": "observe", "step": 2}, {"msg": "inspect", "spec": {}},
+        {"msg": "ack"}, {"msg": "observe", "step": 2, "tree_timeout": 1}, {"msg": "inspect", "spec": {}},
         {"msg": "act", "step": 1, "action": {"type": "click", "point": {"x": 1, "y": 2}}},
         {"msg": "act", "step": 1, "action": {"type": "click"}},
         {"msg": "act", "step": 1, "action": {"type": "fly", "to": "moon"}},
@@ -239,14 +238,14 @@ async def _check_one(url: str, data: bytes) -> None:
             assert info.value.code == 1008 and info.value.reason.strip()
         else:
             # A well-formed ask or tell: the connection stays usable.
-            await ws.send(encode("ask", Observe(step=1), id=2**63 - 1, to="echo"))
+            await ws.send(encode("ask", Observe(step=1, tree_timeout=1), id=2**63 - 1, to="echo"))
             with anyio.fail_after(2):
                 while (decode(await ws.receive()))[0].id != 2**63 - 1:
                     pass
     finally:
         await ws.close()
     # Whatever that was, another connection is answered.
-    reply, body = await ask_raw(url, Observe(step=2))
+    reply, body = await ask_raw(url, Observe(step=2, tree_timeout=1))
     assert reply.kind == "reply" and body.observation.screenshot == b"\x89PNG\0\0"
 
 
@@ -279,7 +278,7 @@ async def test_a_spawned_node_answers_asks_and_is_terminated_and_reaped_on_cance
     async with anyio.create_task_group() as tg:
         node = await tg.start(partial(run_local_node, APP, backend=anyio_backend))
         assert node.pid and node.url.startswith("ws://127.0.0.1:")
-        reply = await node.ref("echo").ask(Observe(step=2**20), timeout=10)
+        reply = await node.ref("echo").ask(Observe(step=2**20, tree_timeout=1), timeout=10)
         assert len(reply.observation.screenshot) == 2**20 + 4
         assert await node.ref("echo").ask(Act(step=3, action=Click(point=Point(1, 2)))) == Act(
             step=3, action=Click(point=Point(1, 2))
@@ -300,7 +299,7 @@ async def test_sigkill_mid_ask_fails_the_ask_promptly_and_raises_node_died():
 
             async def pending_ask():
                 try:
-                    await node.ref("slow").ask(Observe(step=-1))
+                    await node.ref("slow").ask(Observe(step=node_apps.NEVER, tree_timeout=1))
                 except ActorStopped as exc:
                     caught.append((anyio.current_time(), exc))
 

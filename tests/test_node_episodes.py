@@ -10,10 +10,10 @@ from actors.agent import Agent
 from actors.episode import Outlets
 from actors.evaluator import Evaluator
 from actors.runner import CrewFactory, EpisodeRunner
-from actors.sim.checker import SimChecker
-from actors.sim.llm import SimJudge, SimPolicy
+from bench.suites.sim.checker import SimChecker
+from bench.suites.sim.agent import SimJudge, SimPolicy
 from actors.summarizer import Summarizer
-from bench.suites.sim import sim_tasks
+from bench.suites.sim.suite import sim_tasks
 from protocols import ErrorKind
 from runtime.events import EventBus
 from runtime.limits import Limits
@@ -27,7 +27,7 @@ def node_runner(bus, **overrides):
     settings = dict(
         crew=CrewFactory(agent=lambda: Agent(SimPolicy()), evaluator=lambda: Evaluator(SimChecker()),
                          summarizer=lambda: Summarizer(SimJudge())),
-        vm_slot=functools.partial(run_local_node, "actors.sim.node:build"),
+        vm_slot=functools.partial(run_local_node, "actors.backends.sim.node:build"),
         limits=Limits(call_seconds=10),
         concurrency=2,
         outlets=Outlets(bus=bus),

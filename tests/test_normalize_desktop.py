@@ -9,8 +9,8 @@ import pytest
 
 from actors.normalize import atspi, uia
 from actors.normalize.raw import build_tree
-from actors.tree_text import render_tree
-from actors.treewalk import Walk, WalkLimits, WalkStopped
+from actors.llm.tree_text import render_tree
+from actors.backends.treewalk import Walk, WalkLimits, WalkStopped
 from bench.perf.trees import walk_raw, tiled as big_tree
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -4,7 +4,7 @@ timing, CPU by kind of process, and the settle time in the step records."""
 import pytest
 
 from bench.perf.browser import run
-from bench.suites.miniwob import miniwob_task
+from bench.suites.miniwob.suite import miniwob_task
 
 pytestmark = pytest.mark.anyio
 

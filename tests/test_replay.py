@@ -1,5 +1,7 @@
-"""Static replay: scoring an action against a reference, and a run folder replayed with no VM."""
+"""Static replay: scoring an action against a reference, and a run folder replayed on replay VMs
+by the same EpisodeRunner as every other suite."""
 
+import functools
 import json
 import os
 import subprocess
@@ -10,19 +12,21 @@ import anyio
 import pytest
 
 from actors.agent import Agent
+from actors.backends.replay import ReplayError, ReplayVM
 from actors.episode import Outlets
 from actors.evaluator import Evaluator
 from actors.result_sink import ResultSink, read_results
-from actors.run_folder import episode_dir, read_steps
+from actors.run_folder import episode_dir, read_episodes, read_screenshot, read_steps
+from actors.runner import CrewFactory, EpisodeRunner
 from bench.metrics import run_metrics
 from bench.scoring import grounded, step_matches
-from bench.static import StaticRunner
 from bench.suites.base import SuiteError
-from bench.suites.replay import ReplaySuite
+from bench.suites.replay.suite import ReplaySuite
 from protocols import (
-    BBox, Click, Decision, Done, Drag, Flush, Key, Point, Scroll, Target, TypeText, Viewport,
+    BBox, Click, Decision, Done, Drag, Flush, Key, Point, Scroll, Target, Task, TypeText, Viewport,
 )
 from runtime.actor import spawn
+from runtime.host import run_local_host
 
 ROOT = Path(__file__).resolve().parents[1]
 VIEW = Viewport(1000, 500)
@@ -89,25 +93,75 @@ class AlwaysDone:
         return Decision(action=Done())
 
 
-@pytest.mark.anyio
-async def test_an_agent_that_gives_up_at_once_only_matches_the_final_steps(recorded, tmp_path):
-    suite = ReplaySuite(recorded)
-    tasks = suite.list_tasks()
+class AlwaysEscape:
+    """Never stops on its own: only the end of the recording ends its episodes."""
+
+    async def decide(self, request):
+        return Decision(action=Key(key="escape"))
+
+
+async def replay(suite: ReplaySuite, policy, out: Path):
+    """The suite's tasks run by the one EpisodeRunner on in-process replay VMs, into the run folder `out`."""
     async with anyio.create_task_group() as tg:
-        sink = await spawn(tg, ResultSink(tmp_path))
-        runner = StaticRunner(suite, agent=lambda: Agent(AlwaysDone()), evaluator=lambda: Evaluator(suite.checker()),
-                              concurrency=2, outlets=Outlets(sink=sink))
-        results = await runner.run(tasks)
+        sink = await spawn(tg, ResultSink(out))
+        runner = EpisodeRunner(
+            crew=CrewFactory(agent=lambda: Agent(policy), evaluator=lambda: Evaluator(suite.checker())),
+            vm_slot=functools.partial(run_local_host, suite.vm_actors()), concurrency=2, outlets=Outlets(sink=sink))
+        results = await runner.run(suite.list_tasks())
         await sink.ask(Flush())
         tg.cancel_scope.cancel()
-    assert len(results) == len(tasks) and not any(r.success for r in results)
+    assert len(results) == len(suite.list_tasks())
+    return results
+
+
+@pytest.mark.anyio
+async def test_an_agent_that_gives_up_at_once_misses_every_recorded_step(recorded, tmp_path):
+    results = await replay(ReplaySuite(recorded), AlwaysDone(), tmp_path)
+    assert not any(r.success for r in results)
     for result in results:
         recorded_steps = read_steps(episode_dir(recorded, result.task_id, 1))
-        assert result.steps == len(recorded_steps)
-        assert result.score == pytest.approx(1 / len(recorded_steps))  # only the closing `done`
-        assert result.reason.startswith(f"1/{len(recorded_steps)} steps match")
-    metrics = run_metrics(tmp_path)
-    assert metrics["grounding_accuracy"] == 0.0 and 0 < metrics["step_accuracy"] < 0.5
+        n = len(recorded_steps)
+        assert n > 1 and result.steps == 1 and result.score == 0.0
+        assert result.reason.startswith(f"0/{n} steps match the reference ({n - 1} not reached)")
+        step, = read_steps(episode_dir(tmp_path, result.task_id, 1))
+        assert step.reference == recorded_steps[0].action  # the record keeps what it was scored against
+    metrics = run_metrics(read_episodes(tmp_path, read_results(tmp_path))[0])
+    assert metrics["scored_steps"] == len(results) and metrics["step_accuracy"] == 0.0
+    assert metrics["grounded_steps"] > 0 and metrics["grounding_accuracy"] == 0.0
+
+
+@pytest.mark.anyio
+async def test_the_end_of_the_recording_ends_an_episode_the_agent_would_not(recorded, tmp_path):
+    results = await replay(ReplaySuite(recorded), AlwaysEscape(), tmp_path)
+    for result in results:
+        before, after = episode_dir(recorded, result.task_id, 1), episode_dir(tmp_path, result.task_id, 1)
+        recorded_steps, replayed = read_steps(before), read_steps(after)
+        n = len(recorded_steps)
+        assert result.steps == n and not result.success and result.score == 0.0
+        assert result.reason.startswith(f"the recording ends after step {n}; 0/{n} steps match the reference")
+        assert [r.reference for r in replayed] == [r.action for r in recorded_steps]
+        assert [r.error for r in replayed] == [r.error for r in recorded_steps]  # the recorded feedback
+        # teacher forcing: each screen is the recorded one, whatever the agent did
+        assert all(read_screenshot(after, s) == read_screenshot(before, s) != b"" for s in range(n + 1))
+
+
+@pytest.mark.anyio
+async def test_a_task_with_nothing_recorded_is_refused_naming_it():
+    vm = ReplayVM(lambda task: [])
+    with pytest.raises(ReplayError, match="no recorded steps to replay for task 'sim-0-0001'"):
+        await vm.reset(Task(task_id="sim-0-0001", instruction="x"), 1)
+    with pytest.raises(ReplayError, match="the replay was not reset to a task"):
+        await vm.screenshot()
+    with pytest.raises(ReplayError, match="step 1: the recording has no step 1 to act on"):
+        await vm.act(1, Done())
+
+
+def test_a_replay_in_node_processes_is_refused_before_anything_is_written(recorded, tmp_path):
+    out = tmp_path / "out"
+    result = subprocess.run([sys.executable, "-m", "bench.supervisor", "--suite", f"replay:{recorded}", "--vm", "node",
+                             "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "--vm: suite 'replay' has no node app" in result.stderr
+    assert not out.exists()
 
 
 def test_an_unknown_replay_folder_is_refused_naming_it(tmp_path):
@@ -122,7 +176,8 @@ def test_an_unknown_replay_folder_is_refused_naming_it(tmp_path):
 @pytest.mark.parametrize("suite, message", [
     ("replay", "suite 'replay' needs RUN_DIR: --suite replay:RUN_DIR"),
     ("sim:x", "suite 'sim' takes nothing after ':'"),
-    ("nope:x", "invalid choice: 'nope'"),
+    ("nope", "--suite 'nope': no such suite (choose from desktop, miniwob, replay, sim, waa, or module:attr)"),
+    ("nope:x", "--suite nope:x: cannot import 'nope'"),  # NAME:SOURCE of no known suite is a plugin
 ])
 def test_the_suite_argument_says_what_is_wrong_with_it(suite, message):
     result = subprocess.run([sys.executable, "-m", "bench.supervisor", "--suite", suite],

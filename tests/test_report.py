@@ -1,4 +1,5 @@
-"""report.html: one self-contained file with per-domain bars, taxonomy, episode table and a timeline."""
+"""report.html: one self-contained file with per-domain bars, failure taxonomy, a sortable episode table,
+and an episode's steps with their screens and timeline."""
 
 import os
 import subprocess
@@ -11,6 +12,7 @@ from actors.run_folder import ResultLine
 from bench.report import render, taxonomy_counts
 from protocols import EpisodeResult
 from tests.chromium import chromium_page
+from tests.test_viewer_runs import artifacts
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,13 +37,40 @@ def test_the_report_is_one_file_whose_links_resolve_and_whose_timeline_draws(run
         for href in page.eval_on_selector_all("#episodes a[href$='.jsonl'], #episodes a[href$='.png']",
                                               "links => links.map(a => a.getAttribute('href'))"):
             assert (run_dir / href).is_file(), href
-        assert page.locator("#taxonomy .bar-row").count() >= 1
+        failed = page.locator("#episodes tbody tr:not(.succeeded)").count()
+        assert page.locator("#taxonomy .bar-row").count() >= min(failed, 1)
+        assert failed or page.text_content("#taxonomy") == "no failure categories"
+        assert "success" not in page.locator("#taxonomy .bar-label").all_text_contents()  # failures only
         page.locator("#episodes a.pick").nth(2).click()
         chosen = page.eval_on_selector("#pick", "s => s.value")
         assert chosen == page.locator("#episodes a.pick").nth(2).get_attribute("data-task")
         bars = page.locator("#timeline .tl-bar[data-row=agent]").count()
         assert bars >= 2 and page.locator("#timeline .tl-bar[data-row=summarizer]").count() >= 1
-        page.screenshot(path=str(run_dir / "report.png"), full_page=True)
+        steps = int(page.locator("#episodes tbody tr").nth(2).locator("td").nth(5).text_content())
+        assert page.locator("#steps tbody tr").count() == steps
+        page.wait_for_function("() => [...document.querySelectorAll('#steps img')].every("
+                               "i => i.complete && i.naturalWidth > 0)")  # each step's screen, from the run folder
+        page.locator("#episodes th", has_text="steps").click()
+        column = "rows => rows.map(r => Number(r.children[5].textContent))"
+        assert page.eval_on_selector_all("#episodes tbody tr", column) == sorted(steps_of(page, column))
+        page.locator("#episodes th", has_text="steps").click()
+        assert page.eval_on_selector_all("#episodes tbody tr", column) == sorted(steps_of(page, column), reverse=True)
+        page.screenshot(path=str(artifacts(run_dir) / "report.png"), full_page=True)
+
+
+def steps_of(page, column):
+    return page.eval_on_selector_all("#episodes tbody tr", column)
+
+
+def test_a_bar_for_nothing_is_not_drawn_and_success_is_not_a_failure_category(tmp_path):
+    lines = [ResultLine(result=EpisodeResult(episode_id="a#1", task_id="a", domain="web", success=True),
+                        categories={"success": 1.0}),
+             ResultLine(result=EpisodeResult(episode_id="b#1", task_id="b", domain="apps"),
+                        categories={"grounding": 0.9})]
+    html = render(tmp_path, {"domains": {"web": {"success_rate": 1.0}, "apps": {"success_rate": 0.0}}}, lines)
+    assert 'style="width:0.0%"' in html and 'style="width:100.0%"' in html
+    assert taxonomy_counts({}, lines) == {"grounding": 1}
+    assert taxonomy_counts({"taxonomy": {"categories": {"success": 1, "system": 3}}}, lines) == {"system": 3}
 
 
 def test_untrusted_text_from_the_run_is_escaped(tmp_path):

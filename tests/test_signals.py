@@ -41,4 +41,11 @@ def test_environment_failures_are_system_errors_and_successes_are_successes():
     assert signals == ("environment failure: failed on 3 VMs: Act failed",)
     assert categories_from_signals(crashed, signals) == {"system": 1.0}
     assert categories_from_signals(result(success=True), ()) == {"success": 1.0}
-    assert categories_from_signals(result(error_kind=ErrorKind.EVALUATION), ()) == {"benchmark_design": 1.0}
+    assert categories_from_signals(result(error_kind=ErrorKind.EVALUATION), ()) == {"harness": 1.0}
+
+
+def test_a_failure_no_signal_explains_gets_no_language_model_category():
+    quiet = result(error_kind=ErrorKind.AGENT, reason="raw reward -1")
+    signals = deterministic_signals(quiet, (step(1), step(2, Done())))
+    assert signals == ()
+    assert categories_from_signals(quiet, signals) == {}

@@ -1,16 +1,14 @@
-import argparse
-
 import pytest
 
 from bench.suites import SUITES
 from bench.suites.base import UnknownTask
-from bench.suites.sim import SimSuite, sim_tasks
+from bench.config import RunConfig
+from bench.suites.sim.suite import SimOptions, SimSuite, sim_tasks
 
 
 def sim_suite(**overrides):
-    args = argparse.Namespace(episodes=5, seed=1, scale=0.0, agent_error_rate=0.0, crash_rate=0.0, max_steps=15)
-    vars(args).update(overrides)
-    return SimSuite.from_args(args)
+    options = SimOptions(**{"episodes": 5, "seed": 1, "scale": 0.0, "agent_error_rate": 0.0, **overrides})
+    return SimSuite.from_config(RunConfig(suite="sim", options=options))
 
 
 def test_unknown_task_id_names_the_closest_ids():

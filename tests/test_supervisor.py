@@ -1,11 +1,14 @@
+import os
+import signal
 from contextlib import asynccontextmanager
+from functools import partial
 
 import anyio
 import pytest
 
+from protocols import Flush
 from runtime.actor import Actor
-from runtime.errors import ActorCrashed, ActorStopped
-from runtime.limits import CallTimeout
+from runtime.errors import ActorCrashed, ActorStopped, CallTimeout
 from runtime.supervisor import (
     Backoff,
     ChildSpec,
@@ -16,6 +19,7 @@ from runtime.supervisor import (
     Supervisor,
     actor_child,
 )
+from runtime.remote import run_local_node
 
 pytestmark = pytest.mark.anyio
 
@@ -170,6 +174,34 @@ async def test_rest_for_one_restarts_the_failed_child_and_those_started_after_it
 
 
 # -- restart types -----------------------------------------------------------------------
+
+
+async def test_rest_for_one_keeps_a_node_and_the_client_that_uses_it_consistent():
+    """The embedding use of rest_for_one that Supervisor's docstring names, with a real node process."""
+    pids = []
+
+    async def client(*, task_status):
+        connection = await sup.handle("node")
+        pids.append(connection.pid)
+        task_status.started(connection.ref("echo"))
+        await anyio.sleep_forever()
+
+    sup = Supervisor([ChildSpec("node", partial(run_local_node, "tests.node_apps:build")), ChildSpec("client", client)],
+                     strategy=Strategy.REST_FOR_ONE, backoff=NO_BACKOFF, intensity=Intensity(5, 60))
+    echo = sup.ref("client")
+    async with anyio.create_task_group() as tg:
+        await tg.start(sup.run)
+        with anyio.fail_after(60):
+            assert await echo.ask(Flush()) == Flush()
+            os.kill(pids[0], signal.SIGKILL)  # the node dies: the client holding its refs restarts with it
+            while len(pids) < 2:
+                await anyio.sleep(0.05)
+            assert pids[1] != pids[0] and (await sup.handle("node")).pid == pids[1]
+            assert await echo.ask(Flush()) == Flush()
+            await sup.restart("client", "the client misbehaved")  # the client alone: the node stays
+            assert len(pids) == 3 and pids[2] == pids[1]
+            assert [child for _, child, _ in sup.history] == ["node", "client"]
+        await sup.stop()
 
 
 async def test_restart_type_decides_which_exits_bring_a_child_back():

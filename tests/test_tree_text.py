@@ -1,5 +1,5 @@
-from actors.sim.world import World
-from actors.tree_text import render_tree
+from actors.backends.sim.world import World
+from actors.llm.tree_text import render_tree
 from protocols import BBox, UIElement
 
 

@@ -13,6 +13,7 @@ import urllib.request
 from pathlib import Path
 
 from tests.chromium import chromium_page
+from tests.test_viewer_runs import artifacts
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "v13w"
@@ -43,7 +44,8 @@ def wait_until_serving(url, process):
     raise AssertionError(f"nothing served at {url}")
 
 
-STEP_COUNTS = "() => [...document.querySelectorAll('.card .steps')].map(e => parseInt(e.textContent.slice(5)))"
+STEP_COUNTS = ("() => Object.fromEntries([...document.querySelectorAll('.card')].map("
+               "c => [c.dataset.task, parseInt(c.querySelector('.steps').textContent.slice(5))]))")
 
 OVERLAP = """() => {
   const box = (row, step) => document.querySelector(`.tl-bar[data-row=${row}][data-step="${step}"]`)
@@ -66,22 +68,38 @@ def test_the_page_shows_live_cards_updates_and_reconnects_after_a_restart(tmp_pa
             page.goto(url)
             page.wait_for_selector(".card[data-status=running]", timeout=15000)
             assert page.text_content("#status") == "live"
-            first = max(page.evaluate(STEP_COUNTS))
-            page.wait_for_function(f"() => Math.max(...({STEP_COUNTS})()) > {first}", timeout=15000)
+            first = page.evaluate(STEP_COUNTS)  # some card then takes a step more
+            page.wait_for_function(f"first => Object.entries(({STEP_COUNTS})()).some(([t, n]) => n > (first[t] ?? 0))",
+                                   arg=first, timeout=15000)
 
             running = page.locator(".card[data-status=running]").filter(has_text="last action:").first
             running.wait_for(timeout=10000)
-            card = page.locator(f".card[data-task='{running.get_attribute('data-task')}']")
+            task = running.get_attribute("data-task")
+            card = page.locator(f".card[data-task='{task}']")
             assert card.locator(".task").text_content().startswith("sim-0-")
             assert card.locator(".action").text_content().startswith("last action: ")
             page.wait_for_function("() => [...document.querySelectorAll('.card img')].some("
                                    "i => i.src.includes('/shot/') && i.complete && i.naturalWidth > 0)",
                                    timeout=10000)
             card.click()
+            page.wait_for_selector("#episode:not([hidden])")
+            assert page.text_content("#episode .column h2").startswith(task)
             page.wait_for_function(OVERLAP, timeout=15000)  # the Summarizer of step t runs under the Agent of t+1
-            assert page.locator("#steps tr").count() >= 1
-            page.screenshot(path=str(tmp_path / "viewer.png"))
-            assert (tmp_path / "viewer.png").stat().st_size > 10_000
+            assert page.locator("#episode .steps-table tr").count() >= 2  # the head and a step
+            shown = int(page.text_content("#episode-step").split()[1])
+            page.keyboard.press("ArrowLeft")
+            page.wait_for_function(f"() => document.querySelector('#episode-step').textContent"
+                                   f".startsWith('step {shown - 1} ')")
+            assert page.locator("#episode .thumb.current .n").text_content() == str(shown - 1)
+            shots = artifacts(tmp_path)
+            page.screenshot(path=str(shots / "viewer-live-episode.png"))
+            assert (shots / "viewer-live-episode.png").stat().st_size > 10_000
+            page.keyboard.press("Escape")
+            assert page.locator("#episode").is_hidden()
+            page.select_option("#f-status", "running")
+            assert set(page.eval_on_selector_all(".card", "cs => cs.map(c => c.dataset.status)")) == {"running"}
+            page.screenshot(path=str(shots / "viewer-live-run.png"))
+            page.select_option("#f-status", "")
 
             os.kill(process.pid, signal.SIGKILL)
             process.wait()
@@ -91,7 +109,7 @@ def test_the_page_shows_live_cards_updates_and_reconnects_after_a_restart(tmp_pa
             process = supervisor(tmp_path / "run", port)  # the same command resumes, on the same port
             page.wait_for_function("() => document.querySelector('#status').textContent === 'live'", timeout=30000)
             page.wait_for_selector(".card[data-status=running]", timeout=15000)
-            page.screenshot(path=str(tmp_path / "viewer-after-restart.png"))
+            page.screenshot(path=str(shots / "viewer-live-after-restart.png"))
     finally:
         process.kill()
         process.wait()

@@ -11,12 +11,11 @@ from actors.agent import Agent
 from actors.episode import Outlets
 from actors.evaluator import Evaluator
 from actors.runner import CrewFactory, EpisodeRunner
-from actors.sim.checker import SimChecker
-from actors.sim.llm import SimJudge, SimPolicy
-from actors.sim.node import build
+from bench.suites.sim.checker import SimChecker
+from bench.suites.sim.agent import SimJudge, SimPolicy
+from actors.backends.sim.node import build
 from actors.summarizer import Summarizer
-from bench.suites.sim import sim_tasks
-from bench.viewer.__main__ import follow, stream_url
+from bench.suites.sim.suite import sim_tasks
 from bench.viewer.server import ViewerServer
 from protocols import (
     ChangeSummary, Click, EpisodeFinished, EpisodeResult, EpisodeStarted, StepRecord, StepSummarized, StepTaken,
@@ -90,9 +89,12 @@ async def test_a_late_viewer_gets_the_current_state_first_then_live_updates():
         assert taken["record"]["action"]["target"]["name"] == "Submit" and "screenshot" not in taken
         assert summarized["summary"]["changes"] == "form sent"
         assert finished["status"] == "succeeded"
+        assert finished["shot"] == "/shot/forms%2Ft1%231/1"  # the last screen acted on, not the one after the end
 
         status, png = await http_get(port, "/shot/forms%2Ft1%231/2")
         assert status == 200 and png == b"\x89PNG-2"
+        status, png = await http_get(port, "/shot/forms%2Ft1%231/1")  # no run folder: a recent one is in memory
+        assert status == 200 and png == b"\x89PNG-1"
         assert (await http_get(port, "/shot/nobody/1"))[0] == 404
         await ws.close()
         tg.cancel_scope.cancel()
@@ -158,41 +160,6 @@ async def test_a_viewer_that_sends_garbage_is_disconnected_with_a_reason_and_oth
         assert (await receive_json(good))["msg"] == "episode_started"
         await good.close()
         tg.cancel_scope.cancel()
-
-
-async def test_the_terminal_viewer_prints_live_steps():
-    bus = EventBus()
-    lines = []
-    async with anyio.create_task_group() as tg:
-        _, port = await start_viewer(tg, bus, token="t")
-        url, token = stream_url(f"http://127.0.0.1:{port}/?token=t")
-        assert (url, token) == (f"ws://127.0.0.1:{port}/events", "t")
-        tg.start_soon(functools.partial(follow, url, token, lines.append, reconnect=False))
-        with anyio.fail_after(5):
-            while not lines:
-                await anyio.sleep(0.01)
-        bus.publish(started())
-        bus.publish(step(1))
-        with anyio.fail_after(5):
-            while len(lines) < 3:
-                await anyio.sleep(0.01)
-        tg.cancel_scope.cancel()
-    assert lines[0] == "connected: 0 running, 0 finished"
-    assert lines[1] == "> forms/t1 started (attempt 1)"
-    assert lines[2] == "  forms/t1 step 1: click 'Submit'"
-
-
-async def test_the_terminal_viewer_stops_with_the_servers_reason_on_a_wrong_token():
-    async with anyio.create_task_group() as tg:
-        _, port = await start_viewer(tg, EventBus(), token="t")
-        with pytest.raises(SystemExit, match="invalid token"):
-            await follow(f"ws://127.0.0.1:{port}/events", "wrong", print)
-        tg.cancel_scope.cancel()
-
-
-def test_the_terminal_viewer_names_a_url_it_cannot_use():
-    with pytest.raises(ValueError, match="expected http://HOST:PORT/"):
-        stream_url("ftp://127.0.0.1:1/")
 
 
 async def timed_run(with_viewer: bool) -> float:

@@ -1,6 +1,6 @@
 """The Writer metrics on .docx files written here with python-docx (and one
 registrymodifications.xcu): each in the passing and the failing direction,
-and malformed input named."""
+with WAA's verdicts on the edge cases (tests/test_waa_verdicts.py has more)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
 from docx.shared import Pt
 
-from actors.waa.metrics import METRICS, MetricFailed
+from bench.suites.waa.metrics import METRICS, MetricFailed
 
 
 def saved(document) -> bytes:
@@ -73,11 +73,13 @@ def test_tables_cell_by_cell():
     assert score("compare_docx_tables", text("a,b"), table(("a", "b"),)) == 0.0
 
 
-def test_font_in_effect_comes_from_the_run_or_the_styles():
+def test_font_names_count_only_each_runs_own_font_as_waa_does():
     rule = {"font_name": "Times New Roman"}
     document = docx.Document()
     document.styles["Normal"].font.name = "Times New Roman"
     document.add_paragraph("by style").add_run(" and by run").font.name = "Times New Roman"
+    assert score("compare_font_names", saved(document), rule) == 0.0
+    document.paragraphs[0].runs[0].font.name = "Times New Roman"
     assert score("compare_font_names", saved(document), rule) == 1.0
     assert score("compare_font_names", styled(name="Arial"), rule) == 0.0
     with pytest.raises(MetricFailed, match="compare_font_names: expected a rule with `font_name`"):
@@ -113,6 +115,8 @@ def test_first_line_centred_and_page_numbers():
     field = OxmlElement("w:fldSimple")
     field.set(qn("w:instr"), " PAGE ")
     document.sections[0].footer.paragraphs[0]._p.append(field)
+    assert score("has_page_numbers_in_footers", saved(document)) == 0.0  # WAA looks for a digit, not a field
+    document.sections[0].footer.paragraphs[0].add_run("Page 1")
     assert score("has_page_numbers_in_footers", saved(document)) == 1.0
 
 
@@ -123,16 +127,12 @@ def test_writer_default_font_in_the_profile():
     rule = {"font_name": "Times New Roman"}
     assert score("find_default_font", xcu.format("Times New Roman").encode(), rule) == 1.0
     assert score("find_default_font", xcu.format("Liberation Serif").encode(), rule) == 0.0
-    with pytest.raises(MetricFailed, match="find_default_font: the result is not registrymodifications.xcu XML"):
-        score("find_default_font", b"<oor:items", rule)
+    assert score("find_default_font", b"<oor:items", rule) == 0.0
 
 
-def test_a_missing_result_scores_zero_and_a_non_docx_is_named():
+def test_a_missing_or_unreadable_file_scores_zero_as_in_waa():
     assert score("compare_docx_files", None, text("a")) == 0.0
     assert score("is_first_line_centered", None) == 0.0
-    with pytest.raises(MetricFailed, match="compare_docx_files: the result file is not a .docx document"):
-        score("compare_docx_files", b"plain text", text("a"))
-    with pytest.raises(MetricFailed, match="compare_line_spacing: the expected file is not a .docx document"):
-        score("compare_line_spacing", text("a"), b"PK\x03\x04 truncated")
-    with pytest.raises(MetricFailed, match="compare_docx_tables: the gold document could not be read"):
-        score("compare_docx_tables", text("a"), None)
+    assert score("compare_docx_files", b"plain text", text("a")) == 0.0
+    assert score("compare_line_spacing", text("a"), b"PK\x03\x04 truncated") == 0.0
+    assert score("compare_docx_tables", text("a"), None) == 0.0

@@ -1,6 +1,7 @@
-"""A WAA VM that is unreachable, answers 500, or never returns its tree: each ends
-as specified (environment error and a fresh VM, or a step without the tree), and
-the run goes on. Against real HTTP servers on 127.0.0.1."""
+"""A WAA VM that is unreachable, answers 500 to a setup step, or never returns its
+tree: each ends as specified (environment error and a fresh VM; the failed step
+recorded and the episode judged, as WAA's client does; a step without the tree),
+and the run goes on. Against real HTTP servers on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -14,10 +15,9 @@ import pytest
 from actors.agent import Agent
 from actors.evaluator import Evaluator
 from actors.runner import CrewFactory, EpisodeRunner
-from actors.waa.backend import WAABackend
-from actors.waa.checker import WAAChecker
-from actors.waa.client import Retry
-from actors.waa.node import actors_for
+from bench.suites.waa.checker import WAAChecker
+from actors.backends.waa.client import Retry
+from bench.suites.waa.node import actors_for, waa_backend
 from protocols import Click, Decide, Decision, ErrorKind, Fail, Point, Task
 from runtime.host import run_local_host
 from runtime.limits import Limits
@@ -64,7 +64,7 @@ def dead_url() -> str:
 
 
 async def test_an_unreachable_server_is_an_environment_error_after_bounded_probes_and_a_fresh_vm():
-    results = await runner(lambda: actors_for(WAABackend(dead_url(), **FAST))).run([infeasible("a"), infeasible("b")])
+    results = await runner(lambda: actors_for(waa_backend(dead_url(), **FAST))).run([infeasible("a"), infeasible("b")])
     assert [r.task_id for r in results] == ["faults/a", "faults/b"]
     for result in results:
         assert result.error_kind is ErrorKind.ENVIRONMENT and result.attempt == 2
@@ -74,29 +74,30 @@ async def test_an_unreachable_server_is_an_environment_error_after_bounded_probe
 async def test_a_vm_that_comes_back_after_a_restart_runs_the_episode_on_the_fresh_one():
     with StandIn(Behaviour()) as server:
         urls = iter([dead_url()])
-        build = lambda: actors_for(WAABackend(next(urls, server.url), **FAST))  # noqa: E731
+        build = lambda: actors_for(waa_backend(next(urls, server.url), **FAST))  # noqa: E731
         (result,) = await runner(build).run([infeasible("comeback")])
     assert result.success and result.attempt == 2
 
 
-async def test_a_server_answering_500_is_retried_with_backoff_then_an_environment_error_and_the_run_goes_on():
+async def test_a_setup_step_answering_500_is_retried_then_recorded_and_the_episode_is_judged_as_waa_does():
     behaviour = Behaviour(failing={json.dumps("explode")})
     with StandIn(behaviour) as server:
         tasks = [infeasible("boom", [{"type": "execute", "parameters": {"command": "explode"}}]), infeasible("fine")]
-        results = await runner(lambda: actors_for(WAABackend(server.url, **FAST))).run(tasks)
+        results = await runner(lambda: actors_for(waa_backend(server.url, **FAST))).run(tasks)
     outcome = {r.task_id: r for r in results}
     boom = outcome["faults/boom"]
-    assert boom.error_kind is ErrorKind.ENVIRONMENT and boom.attempt == 2
-    assert "/setup/execute failed 3 times; last: HTTP 500" in boom.reason
-    assert behaviour.requests.count('POST /setup/execute "explode"') == 2 * 3  # two VMs, three tries each
-    assert outcome["faults/fine"].success
+    assert boom.error_kind is ErrorKind.NONE and boom.attempt == 1 and boom.success
+    assert "config[0] (execute) failed: /setup/execute refused 'explode': HTTP 500" in boom.reason
+    assert "config[0] (execute): the server answered 5xx and was retried 2 times" in boom.reason
+    assert behaviour.requests.count('POST /setup/execute "explode"') == 3  # one VM, three tries
+    assert outcome["faults/fine"].success and "setup steps" not in outcome["faults/fine"].reason
 
 
 async def test_a_tree_call_that_never_returns_leaves_the_tree_out_and_the_step_goes_on():
     policy = ClickThenGiveUp()
     with StandIn(Behaviour(hang_tree=True)) as server:
         with anyio.fail_after(20):
-            (result,) = await runner(lambda: actors_for(WAABackend(server.url, **FAST)), policy).run(
+            (result,) = await runner(lambda: actors_for(waa_backend(server.url, **FAST)), policy).run(
                 [infeasible("hung-tree")])
     assert result.success and result.attempt == 1 and result.steps == 2
     assert policy.partial == [("tree",), ("tree",)]

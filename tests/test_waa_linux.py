@@ -14,11 +14,10 @@ import pytest
 from actors.agent import Agent
 from actors.evaluator import Evaluator
 from actors.runner import CrewFactory, EpisodeRunner
-from actors.waa.backend import WAABackend
-from actors.waa.checker import WAAChecker
-from actors.waa.client import Retry
-from actors.waa.node import actors_for
-from bench.waa.catalog import Catalog
+from bench.suites.waa.checker import WAAChecker
+from actors.backends.waa.client import Retry
+from bench.suites.waa.node import actors_for, waa_backend
+from bench.suites.waa.catalog import Catalog
 from protocols import (
     Click, Decide, Decision, Done, DoubleClick, Drag, Fail, Hotkey, Key, Move, Point, RightClick, Scroll, Target,
     Task, TypeText, Wait,
@@ -33,13 +32,13 @@ pytestmark = pytest.mark.anyio
 
 @pytest.fixture
 def server():
-    linux = start_linux_server()
+    linux = start_linux_server(flags=("--allow-commands",))  # the tasks' setup steps run shell commands
     yield linux
     stop(linux)
 
 
-def backend(server) -> WAABackend:
-    return WAABackend(server.url, token=server.token, probe=Retry(attempts=5, backoff=0.2), settle_timeout=1.0)
+def backend(server) :
+    return waa_backend(server.url, token=server.token, probe=Retry(attempts=5, backoff=0.2), settle_timeout=1.0)
 
 
 def pointer(server) -> tuple[int, int]:

@@ -1,13 +1,15 @@
-"""The VLC preference checks on vlcrc text written here, and the `vlc_config`
-getter fetching a real vlcrc from the Linux WAA server's home."""
+"""The VLC preference checks on vlcrc text written here, each asserting the
+verdict of WAA's own vlc.py on the lines that sit on a difference, and the
+`vlc_config` getter fetching a real vlcrc from the Linux WAA server's home."""
 
 from __future__ import annotations
 
 import pytest
 
-from actors.waa.client import WAAClient
-from actors.waa.getters import resolve
-from actors.waa.metrics import METRICS, MetricFailed
+from actors.backends.waa.client import WAAClient
+from bench.suites.waa.getters import resolve
+from bench.suites.waa.errors import ReferenceCrash
+from bench.suites.waa.metrics import METRICS, MetricFailed
 
 from tests.waa_servers import start_linux_server, stop
 
@@ -28,40 +30,66 @@ def check(func: str, vlcrc: str | bytes | None, **rule) -> float:
     return METRICS[func](vlcrc.encode() if isinstance(vlcrc, str) else vlcrc, rule)
 
 
-def test_an_active_line_counts_and_a_commented_one_is_vlcs_default():
+def test_the_last_line_naming_the_option_counts_even_commented_as_waa_reads_it():
     assert check("check_qt_max_volume", VLCRC, expected_qt_max_volume=200) == 1.0
     assert check("check_qt_max_volume", VLCRC, expected_qt_max_volume=100) == 0.0
     assert check("check_qt_bgcone", VLCRC, expected_qt_bgcone=0) == 0.0
     assert check("check_qt_bgcone", VLCRC + "qt-bgcone=0\n", expected_qt_bgcone=0) == 1.0
+    assert check("check_qt_bgcone", "#qt-bgcone=0\n", expected_qt_bgcone=0) == 1.0  # WAA reads commented lines
+    assert check("check_qt_bgcone", "qt-bgcone = 0\n", expected_qt_bgcone=0) == 0.0  # and not spaced ones
     assert check("check_qt_minimal_view", VLCRC, expected_qt_minimal_view=1) == 0.0
-    assert check("check_qt_video_resize", VLCRC, **{"qt-video-autoresize": 1}) == 1.0
     assert check("check_one_instance_when_started_from_file", VLCRC + "one-instance-when-started-from-file=0\n",
                  expected_one_instance_when_started_from_file=0) == 1.0
 
 
-def test_hotkey_recordings_folder_and_dark_slider():
+def test_video_resize_defaults_to_0_when_the_option_is_absent_as_in_waa():
+    assert check("check_qt_video_resize", VLCRC, **{"qt-video-autoresize": 0}) == 1.0
+    assert check("check_qt_video_resize", VLCRC, **{"qt-video-autoresize": 1}) == 0.0
+    assert check("check_qt_video_resize", "qt-video-autoresize=1\n", **{"qt-video-autoresize": 1}) == 1.0
+
+
+def test_hotkey_any_value_is_assigned_and_a_string_rule_is_compared_as_text():
     assert check("check_global_key_play_pause", VLCRC, expected_global_key_play_pause=1) == 1.0
     assert check("check_global_key_play_pause", "#global-key-play-pause=\n", expected_global_key_play_pause=1) == 0.0
-    assert check("is_vlc_recordings_folder", VLCRC, recording_file_path="c:\\users\\docker\\downloads") == 1.0
-    assert check("is_vlc_recordings_folder", VLCRC, recording_file_path="C:\\Users\\Docker\\Desktop") == 0.0
+    assert check("check_global_key_play_pause", "global-key-play-pause=Unset\n", expected_global_key_play_pause=1) == 1.0
+    assert check("check_global_key_play_pause", "", expected_global_key_play_pause="0") == 1.0
+    assert check("check_global_key_play_pause", "", expected_global_key_play_pause=0) == 1.0
+
+
+def test_recordings_folder_is_compared_exactly():
+    exact = "input-record-path=C:\\Users\\Docker\\Downloads\n"
+    assert check("is_vlc_recordings_folder", exact, recording_file_path="C:\\Users\\Docker\\Downloads") == 1.0
+    assert check("is_vlc_recordings_folder", VLCRC, recording_file_path="C:\\Users\\Docker\\Downloads") == 0.0
+    assert check("is_vlc_recordings_folder", exact, recording_file_path="c:\\users\\docker\\downloads") == 0.0
+    assert check("is_vlc_recordings_folder", "input-record-path=C:/Users/Docker/Downloads\n",
+                 recording_file_path="C:\\Users\\Docker\\Downloads") == 0.0
+    assert check("is_vlc_recordings_folder", "#input-record-path=C:\\Users\\Docker\\Downloads\n",
+                 recording_file_path="C:\\Users\\Docker\\Downloads") == 0.0
+
+
+def test_slider_blackish_below_100_and_match():
     assert check("check_qt_slider_colours", VLCRC, type="blackish") == 1.0
-    assert check("check_qt_slider_colours", VLCRC.replace("64;1;2", "65;1;2"), type="blackish") == 0.0
+    assert check("check_qt_slider_colours", "qt-slider-colours=80;80;80\n", type="blackish") == 1.0
+    assert check("check_qt_slider_colours", "qt-slider-colours=80;100;80\n", type="blackish") == 0.0
     assert check("check_qt_slider_colours", "", type="blackish") == 0.0  # VLC's default is green to red
+    assert check("check_qt_slider_colours", "qt-slider-colours=1;x\n", type="blackish") == 0.0
+    assert check("check_qt_slider_colours", "qt-slider-colours=1;2;3\n", type="match",
+                 expected_qt_slider_colours="1;2;3") == 1.0
 
 
-def test_no_vlcrc_scores_zero_and_malformed_input_is_named():
-    assert check("check_qt_max_volume", None, expected_qt_max_volume=200) == 0.0
+def test_no_vlcrc_raises_as_in_waa_and_malformed_rules_are_named():
+    with pytest.raises(ReferenceCrash, match="vlcrc is not on the VM") as caught:
+        check("check_qt_max_volume", None, expected_qt_max_volume=125)
+    assert caught.value.fix == "missing-file" and caught.value.fixed == 1.0
     with pytest.raises(MetricFailed, match="check_qt_max_volume: expected a rule with `expected_qt_max_volume`"):
         check("check_qt_max_volume", VLCRC, volume=200)
-    with pytest.raises(MetricFailed, match="vlcrc's qt-max-volume='loud' is not a number"):
-        check("check_qt_max_volume", "qt-max-volume=loud\n", expected_qt_max_volume=200)
-    with pytest.raises(MetricFailed, match="only type 'blackish'"):
+    with pytest.raises(MetricFailed, match="type must be 'match' or 'blackish', got 'pinkish'"):
         check("check_qt_slider_colours", VLCRC, type="pinkish")
 
 
 @pytest.mark.anyio
 async def test_vlc_config_reads_the_vlcrc_under_the_vms_home():
-    server = start_linux_server()
+    server = start_linux_server(flags=("--allow-commands",))
     client = WAAClient(server.url, token=server.token)
     try:
         assert await resolve(client, {"type": "vlc_config", "dest": "vlcrc"}) is None

@@ -3,10 +3,11 @@
 import pytest
 
 from actors.observer import Observer
-from actors.x11.desktop import X11Desktop
-from actors.x11.session import MissingProgram
-from actors.x11.setup import SetupError
-from bench.suites.desktop import TASKS, to_task
+from actors.backends.x11.desktop import X11Desktop
+from actors.backends.x11.session import MissingProgram
+from actors.backends.x11.setup import SetupError
+from bench.suites.desktop.suite import TASKS, to_task
+from runtime.errors import Refused
 from protocols import (
     Click, DoubleClick, Drag, Hotkey, Key, Move, Point, RightClick, Scroll, Target, Task, TypeText, Wait,
 )
@@ -28,9 +29,9 @@ def editor_task():
 async def test_every_action_type_reaches_a_real_editor_and_the_file_is_saved(desktop):
     task = editor_task()
     await desktop.reset(task, 1)
-    tree, raw = await desktop.tree()
+    tree = await desktop.tree()
     area = next(e for e in tree.walk() if e.role == "textbox")
-    assert raw["role"] == "desktop frame"
+    assert tree.role == "desktop"
     details = await desktop.details()
     assert details["app_name"] == "Mousepad" and "notes.txt" in details["window_title"]
     actions = [  # the pointer actions first, on the empty document, so none of them can move typed text
@@ -65,9 +66,10 @@ async def test_a_slow_tree_leaves_the_observation_partial_with_its_screenshot(de
 
 
 @pytest.mark.parametrize("config, error, message", [
-    ([{"type": "lanch", "parameters": {"command": ["xterm"]}}], SetupError,
-     "setup step 0: unknown type 'lanch'; known types: create_file, create_folder, execute, launch"),
-    ([{"type": "launch", "parameters": {"comand": ["xterm"]}}], SetupError, r"setup step 0 \(launch\): Object"),
+    ([{"type": "lanch", "parameters": {"command": ["xterm"]}}], Refused,
+     "task t: setup step 0: unknown type 'lanch'; known types: create_file, create_folder, execute, launch"),
+    ([{"type": "launch", "parameters": {"comand": ["xterm"]}}], Refused, r"setup step 0 \(launch\): Object"),
+    ("launch xterm", Refused, "setup config must be a list of steps, got str"),
     ([{"type": "create_file", "parameters": {"path": "../escape.txt"}}], SetupError, "must be relative to the home"),
     ([{"type": "launch", "parameters": {"command": ["no-such-app-xyz"]}}], SetupError,
      "'no-such-app-xyz' is not installed"),
@@ -78,6 +80,14 @@ async def test_bad_setup_steps_are_refused_with_a_clear_error(desktop, config, e
 
 
 def test_a_missing_program_names_its_package():
-    from actors.x11.session import require
+    from actors.backends.x11.session import require
     with pytest.raises(MissingProgram, match="'nope-xyz' is not installed \\(Debian package 'nope'"):
         require("nope-xyz", "nope")
+
+
+@pytest.mark.parametrize("screen", ["big", [1024], [1024, 0], [1024.5, 700], [10**6, 700], [True, 700]])
+async def test_a_malformed_screen_size_is_refused_before_any_display_starts(desktop, screen):
+    """Issue 17: a Reset with a malformed config is refused (the node serves on), never a crash."""
+    with pytest.raises(Refused, match=r"task t: `screen` must be \[width, height\]"):
+        await desktop.reset(Task(task_id="t", instruction="-", raw_config={"screen": screen}), 1)
+    assert desktop.session is None

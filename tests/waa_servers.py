@@ -9,11 +9,12 @@ import secrets
 import subprocess
 import sys
 import threading
+import urllib.parse
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from actors.sim.png import solid_png
+from actors.backends.sim.png import solid_png
+from runtime.http_server import LoopbackHTTPServer, QuietHandler, send_reply
 
 ROOT = Path(__file__).resolve().parents[1]
 LINUX_TASKS = ROOT / "bench" / "waa" / "linux_tasks"
@@ -27,11 +28,12 @@ class LinuxServer:
     process: subprocess.Popen
 
 
-def start_linux_server(size: str = "1024x768") -> LinuxServer:
+def start_linux_server(size: str = "1024x768", flags: tuple[str, ...] = (), stderr: int | None = None) -> LinuxServer:
+    """The server in its own process; `flags` such as `--allow-commands`, `--root DIR`."""
     token = secrets.token_hex(8)
     process = subprocess.Popen(
-        [sys.executable, "-m", "actors.waa.server", "--port", "0", "--token", token, "--size", size],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
+        [sys.executable, "-m", "actors.backends.waa.server", "--port", "0", "--token", token, "--size", size, *flags],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, text=True,
     )
     line = process.stdout.readline()
     match = re.fullmatch(r"listening on (\S+) display (\S+)\n", line)
@@ -48,10 +50,15 @@ def stop(server: LinuxServer) -> None:
 
 @dataclass
 class Behaviour:
-    """What the stand-in does: `failing` commands answer 500, `hang_tree` never answers /accessibility."""
+    """What the stand-in does: `failing` commands answer 500, `hang_tree` never answers /accessibility,
+    `refusing` POST paths answer with their (status, body); `files` are served at GET /files/<name>
+    (as a web server) and, by their VM path, at POST /file; `uploads` keeps each /setup/upload body."""
 
     failing: set[str] = field(default_factory=set)
     hang_tree: bool = False
+    refusing: dict[str, tuple[int, bytes]] = field(default_factory=dict)
+    files: dict[str, bytes] = field(default_factory=dict)
+    uploads: list[bytes] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
     release: threading.Event = field(default_factory=threading.Event)
 
@@ -61,25 +68,22 @@ class StandIn:
 
     def __init__(self, behaviour: Behaviour) -> None:
         self.behaviour = behaviour
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.server = LoopbackHTTPServer(self._handler(), name="waa-stand-in")
+        self.url = self.server.url
 
     def __enter__(self) -> StandIn:
-        self.thread.start()
+        self.server.start()
         return self
 
     def __exit__(self, *exc) -> None:
         self.behaviour.release.set()
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.close()
 
     def _handler(self):
         behaviour = self.behaviour
         png = solid_png(64, 40, (30, 60, 90))
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_GET(self):
                 behaviour.requests.append(f"GET {self.path}")
                 if self.path.startswith("/accessibility"):
@@ -89,23 +93,36 @@ class StandIn:
                     return self._send(200, json.dumps({"AT": "<desktop name='Desktop'/>"}).encode())
                 if self.path == "/screenshot":
                     return self._send(200, png, "image/png")
+                if self.path.startswith("/files/"):
+                    name = self.path.removeprefix("/files/")
+                    if name not in behaviour.files:
+                        return self._send(404, b"no such file")
+                    return self._send(200, behaviour.files[name], "application/octet-stream")
                 self._send(200, b'{"status": "Probe successful"}')
 
             def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                if self.path == "/setup/upload":
+                    behaviour.requests.append(f"POST {self.path}")
+                    behaviour.uploads.append(raw)
+                    return self._send(200, b"File Uploaded")
+                if self.path == "/file":
+                    path = urllib.parse.parse_qs(raw.decode())["file_path"][0]
+                    behaviour.requests.append(f"POST {self.path} {path}")
+                    if self.path in behaviour.refusing:
+                        return self._send(*behaviour.refusing[self.path])
+                    if path not in behaviour.files:
+                        return self._send(404, b'{"error": "File not found"}')
+                    return self._send(200, behaviour.files[path], "application/octet-stream")
+                body = json.loads(raw or b"{}")
                 behaviour.requests.append(f"POST {self.path} {json.dumps(body.get('command'))}")
+                if self.path in behaviour.refusing:
+                    return self._send(*behaviour.refusing[self.path])
                 if json.dumps(body.get("command")) in behaviour.failing:
                     return self._send(500, b'{"status": "error", "message": "boom"}')
                 self._send(200, b'{"status": "success", "output": "", "error": "", "returncode": 0}')
 
             def _send(self, status, data, kind="application/json"):
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
+                send_reply(self, status, kind, data)
 
         return Handler

@@ -1,8 +1,11 @@
 """The LLM agent policy: a prompt from the task and the screen, one action back as strict JSON.
 
-The prompt holds the instruction, the current observation (tree text and/or
-screenshot), the last few steps with their errors and, when enabled, the
-Summarizer's judgement of them. The reply is parsed into a protocol
+The prompt holds the instruction, the step budget, the current observation
+(tree text and/or screenshot), the last few steps with their errors and, when
+enabled, the Summarizer's judgement of them, all taken from the `Decide`
+request: the policy keeps nothing between calls, so a fresh instance (a
+restarted Agent) writes the same prompt for a step as the one that saw the
+steps before it. The reply is parsed into a protocol
 `Action` and grounded in the tree (a `node_id` must exist; its box, role
 and name are filled in so every backend can act on it). An invalid reply
 goes back to the model with the reason; `max_bad_replies` in a row end the
@@ -11,13 +14,11 @@ episode with an agent error (see `actors.llm.replies`).
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 
-from protocols import Action, ChangeSummary, Decide, Decision, Target, UIElement, to_json
+from protocols import Action, Decide, Decision, StepRecord, Target, UIElement, to_json
 from protocols.keys import MODIFIERS
 
 from actors.llm.client import LLMClient, text_part
@@ -51,17 +52,6 @@ Modifiers are {sorted(MODIFIERS)}. Keys are lowercase names: enter, tab, escape,
 up, down, pageup, f5, a, 1, ...
 Prefer elements from the tree over raw points. Do not repeat an action that had no effect."""
 
-_EPISODES_KEPT = 256
-
-
-@dataclass
-class _Turn:
-    step: int
-    action: str
-    thought: str
-    error: str | None = None
-
-
 class _Reply(msgspec.Struct):
     action: dict[str, Any]
     thought: str = ""
@@ -83,56 +73,38 @@ class LLMPolicy:
         self.history = history
         self.summaries = summaries
         self.max_bad_replies = max_bad_replies
-        self._turns: OrderedDict[str, list[_Turn]] = OrderedDict()
 
     async def decide(self, request: Decide) -> Decision:
-        turns = self._episode(request.episode_id)
-        if turns and request.feedback:
-            turns[-1].error = request.feedback
-        messages = [{"role": "system", "content": SYSTEM_PROMPT},
-                    {"role": "user", "content": self._prompt(request, turns)}]
+        messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": self.prompt(request)}]
         (action, reasoning), usage = await ask(
             self.client, messages, lambda text: parse_action(text, request.observation.tree),
             attempts=self.max_bad_replies,
         )
-        turns.append(_Turn(request.step, to_json(action).decode(), reasoning))
-        if action.terminal:
-            self._turns.pop(request.episode_id, None)
         return Decision(action=action, reasoning=reasoning, usage=usage)
 
-    def _episode(self, episode_id: str) -> list[_Turn]:
-        """This episode's turns; the oldest episodes are forgotten (ones that ended on a limit)."""
-        turns = self._turns.setdefault(episode_id, [])
-        self._turns.move_to_end(episode_id)
-        while len(self._turns) > _EPISODES_KEPT:
-            self._turns.popitem(last=False)
-        return turns
-
-    def _prompt(self, request: Decide, turns: list[_Turn]) -> list[dict[str, Any]]:
-        lines = [f"Task: {request.task.instruction}",
-                 f"This is step {request.step} of at most {request.task.time_limit_steps}."]
-        judged = {s.step: s for s in request.summaries} if self.summaries else {}
-        recent = turns[-self.history:] if self.history else []
+    def prompt(self, request: Decide) -> list[dict[str, Any]]:
+        lines = [f"Task: {request.task.instruction}", f"This is step {request.step} of at most {request.max_steps}."]
+        recent = request.history[-self.history:] if self.history else ()
         if recent:
             lines.append("Your previous steps, oldest first:")
-            lines += [_describe(turn, judged.get(turn.step)) for turn in recent]
+            lines += [self._describe(record) for record in recent]
         return [text_part("\n".join(lines)), *observation_parts(request.observation, self.observation, "Current screen")]
 
-
-def _describe(turn: _Turn, summary: ChangeSummary | None) -> str:
-    line = f"- step {turn.step}: {turn.action}"
-    if turn.thought:
-        line += f" (you thought: {turn.thought})"
-    if turn.error:
-        line += f"\n  the action failed: {turn.error}"
-    if summary is not None:
-        verdict = {True: "correct", False: "incorrect", None: "unclear"}[summary.correct]
-        line += f"\n  observer: {summary.changes}; judged {verdict}"
-        if summary.reason:
-            line += f" ({summary.reason})"
-        if summary.suggestion:
-            line += f"; suggestion: {summary.suggestion}"
-    return line
+    def _describe(self, record: StepRecord) -> str:
+        line = f"- step {record.step}: {to_json(record.action).decode()}"
+        if record.reasoning:
+            line += f" (you thought: {record.reasoning})"
+        if record.error:
+            line += f"\n  the action failed: {record.error}"
+        summary = record.summary if self.summaries else None
+        if summary is not None:
+            verdict = {True: "correct", False: "incorrect", None: "unclear"}[summary.correct]
+            line += f"\n  observer: {summary.changes}; judged {verdict}"
+            if summary.reason:
+                line += f" ({summary.reason})"
+            if summary.suggestion:
+                line += f"; suggestion: {summary.suggestion}"
+        return line
 
 
 def parse_action(text: str, tree: UIElement | None) -> tuple[Action, str]:

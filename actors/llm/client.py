@@ -8,8 +8,13 @@ message. Every call reports its tokens, cost and latency as a `Usage`.
 Each call opens its own httpx client and closes it before returning: no
 connection pool outlives the call that owns it, so there is nothing to close
 at shutdown and a client object can be used from any event loop. The TLS
-context, the costly part, is built once per client. When a `Capacity` is
-given, each HTTP attempt holds one slot of it, and backoff sleeps hold none.
+context, the costly part, is built once per client.
+
+The LLM capacity rule of a run, stated here only: every LLM role (agent,
+change summarizer, classifier) calls through a client given the run's
+shared `Capacity`, and a slot is held for one HTTP attempt, never across a
+backoff sleep, a retry of a bad reply, or the rest of a decision. The
+actors themselves hold none.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from typing import Any
 import anyio
 import httpx
 
-from protocols import Usage
+from protocols import Usage, TroupeError
 from runtime.backoff import Backoff
 from runtime.capacity import Capacity
 
@@ -35,7 +40,7 @@ from actors.llm.config import LLMConfig
 logger = logging.getLogger(__name__)
 
 
-class LLMError(Exception):
+class LLMError(TroupeError):
     """Base of every failure of a chat-completions call."""
 
 

@@ -11,6 +11,7 @@ config object that ends up in a log or an error message leaks nothing.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
 from collections.abc import Mapping
@@ -19,10 +20,12 @@ from typing import Any
 
 import msgspec
 
+from protocols import TroupeError
+
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
-class LLMConfigError(ValueError):
+class LLMConfigError(TroupeError, ValueError):
     """A configuration that cannot work; the text names the file, field or variable."""
 
 
@@ -87,8 +90,8 @@ class LLMConfig:
             raise LLMConfigError("no LLM model given: pass --llm-model, set OPENAI_MODEL, or `model` in the config file")
         if not self.base_url.startswith(("http://", "https://")):
             raise LLMConfigError(f"LLM base URL must start with http:// or https://, got {self.base_url!r}")
-        if self.timeout <= 0:
-            raise LLMConfigError(f"LLM timeout must be positive, got {self.timeout}")
+        if not (0 < self.timeout < math.inf):  # also false for NaN, which would fail every call
+            raise LLMConfigError(f"LLM timeout must be positive and finite (seconds), got {self.timeout}")
         if self.max_retries < 0:
             raise LLMConfigError(f"LLM max_retries must not be negative, got {self.max_retries}")
 

@@ -1,7 +1,7 @@
 """Observations as prompt content, and the diff between two of them.
 
 An observation is shown as text (URL, window, focused element and the
-compact accessibility tree of `actors.tree_text`) and/or as the screenshot.
+compact accessibility tree of `actors.llm.tree_text`) and/or as the screenshot.
 A screenshot-only mode still sends the text header; a tree mode falls back
 to the screenshot when a capture came without its tree.
 
@@ -21,7 +21,7 @@ from typing import Any, Literal
 from protocols import Observation
 
 from actors.llm.client import image_part, text_part
-from actors.tree_text import render_tree
+from actors.llm.tree_text import render_tree
 
 Mode = Literal["tree", "screenshot", "both"]
 MODES: tuple[Mode, ...] = ("tree", "screenshot", "both")

@@ -14,7 +14,7 @@ from typing import Any, Callable, TypeVar
 
 import msgspec
 
-from protocols import Usage
+from protocols import Usage, TroupeError
 from runtime.errors import Refused
 
 from actors.llm.client import LLMClient, LLMError, add_usage
@@ -22,7 +22,7 @@ from actors.llm.client import LLMClient, LLMError, add_usage
 T = TypeVar("T")
 
 
-class ReplyError(ValueError):
+class ReplyError(TroupeError, ValueError):
     """A reply that does not say what was asked; the text is shown to the model."""
 
 

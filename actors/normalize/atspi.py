@@ -5,7 +5,7 @@ button" is a "button", "text" an editable "textbox"), so a prompt or a
 scripted agent never needs to know the platform. Objects the toolkit says
 are not showing (the items of a closed menu, a hidden toolbar) are left out
 with their subtrees: they cannot be clicked, and they are most of the tree.
-The raw node format is the one `actors.x11.atspi` reads.
+The raw node format is the one `actors.backends.x11.atspi` reads.
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ allows, and UIElement is frozen (children before parents), so the build is
 two flat passes: number the kept nodes in document order, then create the
 elements from the last to the first. Node ids are those numbers, unique
 within one observation, and written back into the raw node as `node_id` so
-the raw platform properties (kept in `Observation.raw_tree`) can be matched
-to the element an agent named.
+a backend holding the raw tree can match its platform properties to the
+element an agent named.
 """
 
 from __future__ import annotations

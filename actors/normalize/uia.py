@@ -1,7 +1,7 @@
 """UI Automation (Windows) raw trees to UIElement trees.
 
-The raw node is what `actors.windows.uia` (and the recorder,
-`python -m actors.windows.record`) reads through `uiautomation`: the
+The raw node is what `actors.backends.windows.uia` (and the recorder,
+`python -m actors.backends.windows.record`) reads through `uiautomation`: the
 control's properties under their UIA names — ControlType (as the
 uiautomation ControlTypeName, "ButtonControl"), Name, AutomationId,
 ClassName, BoundingRectangle [left, top, right, bottom], IsOffscreen, Value

@@ -58,12 +58,12 @@ from dataclasses import dataclass, field
 import anyio
 
 from actors.agent import Agent
-from actors.browser.processes import chromium_memory, cpu_by_process
+from actors.backends.browser.processes import chromium_memory, cpu_by_process
 from actors.episode import Outlets
 from actors.evaluator import Evaluator
 from actors.runner import CrewFactory, EpisodeRunner
-from bench.baseline.miniwob_agent import ScriptedMiniWobAgent
-from bench.suites.miniwob import DEFAULT_TASKS, MiniWobChecker, miniwob_task
+from bench.suites.miniwob.agent import ScriptedMiniWobAgent
+from bench.suites.miniwob.suite import DEFAULT_TASKS, MiniWobChecker, miniwob_task
 from protocols import EpisodeFinished, EpisodeStarted, StepTaken
 from runtime.events import EventBus
 from runtime.limits import Limits
@@ -132,7 +132,7 @@ async def run(tasks, k: int) -> Figures:
     meter = CpuMeter()
     runner = EpisodeRunner(
         crew=CrewFactory(agent=lambda: Agent(ScriptedMiniWobAgent()), evaluator=lambda: Evaluator(MiniWobChecker())),
-        vm_slot=functools.partial(run_local_node, "actors.browser.node:build", ready_timeout=60),
+        vm_slot=functools.partial(run_local_node, "bench.suites.miniwob.node:build", ready_timeout=60),
         limits=Limits(call_seconds=60), concurrency=k, outlets=Outlets(bus=bus),
     )
     started = anyio.current_time()

@@ -19,9 +19,9 @@ import time
 import anyio
 
 from actors.observer import Observer
-from actors.screenshots import Encoding
-from actors.x11.desktop import X11Desktop
-from bench.suites.desktop import TASKS, to_task
+from actors.backends.screenshots import Encoding
+from actors.backends.x11.desktop import X11Desktop
+from bench.suites.desktop.suite import TASKS, to_task
 from protocols import Key
 
 

@@ -33,12 +33,12 @@ import anyio
 from actors.agent import Agent
 from actors.evaluator import Evaluator
 from actors.runner import CrewFactory, EpisodeRunner
-from actors.sim.checker import SimChecker
-from actors.sim.llm import SimJudge, SimPolicy
-from actors.sim.node import build
-from actors.sim.vm import SimVM
+from bench.suites.sim.checker import SimChecker
+from bench.suites.sim.agent import SimJudge, SimPolicy
+from actors.backends.sim.node import build
+from actors.backends.sim.vm import SimVM
 from actors.summarizer import Summarizer
-from bench.suites.sim import sim_tasks
+from bench.suites.sim.suite import sim_tasks
 from bench.tuning import tune_gc
 from protocols import Decide, EpisodeResult, Evaluate, Observation, Summarize, Task
 from runtime.host import run_local_host
@@ -80,14 +80,15 @@ async def sequential_episode(task: Task) -> tuple[int, float]:
 
     async def observe() -> Observation:
         screenshot, viewport = await vm.screenshot()
-        tree, raw = await vm.tree()
-        return Observation(screenshot=screenshot, viewport=viewport, tree=tree, raw_tree=raw)
+        return Observation(screenshot=screenshot, viewport=viewport, tree=await vm.tree())
 
     await vm.reset(task, 1)
     observation = await observe()
     started = time.perf_counter()
-    for step in range(1, task.time_limit_steps + 1):
-        decision = await policy.decide(Decide(task=task, episode_id=episode_id, step=step, observation=observation))
+    max_steps = Limits().max_steps
+    for step in range(1, max_steps + 1):
+        decision = await policy.decide(Decide(task=task, episode_id=episode_id, step=step, max_steps=max_steps,
+                                              observation=observation))
         if decision.action.terminal:
             break
         await vm.act(step, decision.action)

@@ -3,13 +3,14 @@
     python -m bench.perf.summaries [--scale 0.25] [--episodes 8] [--backend asyncio|trio]
 
 The LLM agent and the LLM change summarizer talk over real HTTP to the
-local fake chat-completions server (`bench.fake_llm`), which answers after
-the realistic model latencies (Agent 2.0 s, Summarizer 1.5 s); the VMs are
-simulated with the realistic act / screenshot / tree latencies of
-`bench.perf.pipeline`. Everything is multiplied by `--scale`. The runs
-alternate (off, on, off, on, ...) so a machine that gets busier favours
-neither; the best of `--rounds` is printed for each, and the ratio
-(target <= 1.05: the summaries overlap the Agent's next call).
+test suite's local fake chat-completions server (`tests/fake_llm.py`: run
+this from the repository root), which answers after the realistic model
+latencies (Agent 2.0 s, Summarizer 1.5 s); the VMs are simulated with the
+realistic act / screenshot / tree latencies of `bench.perf.pipeline`.
+Everything is multiplied by `--scale`. The runs alternate (off, on, off,
+on, ...) so a machine that gets busier favours neither; the best of
+`--rounds` is printed for each, and the ratio (target <= 1.05: the
+summaries overlap the Agent's next call).
 """
 
 from __future__ import annotations
@@ -28,15 +29,23 @@ from actors.llm.client import LLMClient
 from actors.llm.config import LLMConfig
 from actors.llm.summarizer import LLMJudge
 from actors.runner import CrewFactory, EpisodeRunner
-from actors.sim.checker import SimChecker
-from actors.sim.node import build
+from bench.suites.sim.checker import SimChecker
+from actors.backends.sim.node import build
 from actors.summarizer import Summarizer
-from bench.fake_llm import FakeLLM, Reply, Responder, by_role, form_filler
 from bench.perf.pipeline import GOALS, REALISTIC, tasks
 from bench.tuning import tune_gc
 from protocols import Task
 from runtime.host import run_local_host
 from runtime.limits import Limits
+
+try:
+    from tests.fake_llm import FakeLLM, Reply, Responder, by_role, form_filler
+except ModuleNotFoundError as exc:  # the fake server is a test fixture, not part of the installed package
+    if exc.name not in ("tests", "tests.fake_llm"):
+        raise
+    raise ModuleNotFoundError(
+        "bench.perf.summaries needs the fake LLM server in tests/fake_llm.py, which is not installed: "
+        "run it from the repository root (python -m bench.perf.summaries)", name=exc.name) from None
 
 TARGET = 1.05
 _JUDGEMENT = json.dumps({"changes": "the form changed as asked", "correct": True, "reason": "one goal done"})

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from actors.normalize import atspi
-from actors.tree_text import render_tree
+from actors.llm.tree_text import render_tree
 
 FIXTURE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "atspi-galculator.json"
 

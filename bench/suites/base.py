@@ -3,24 +3,30 @@
 A suite lists and loads tasks (`Task`), says how its VMs are hosted
 (in-process actors, or a node app for backends that must live in their own
 process), and provides the checker the Evaluator uses for its verdict.
-Interactive suites drive a VM; static suites (recorded trajectories) feed
-recorded observations to an agent and need no VM at all.
+Every suite's episodes run the same way, on VMs: a live environment's, or a
+replay of recorded screens (the replay suite).
 """
 
 from __future__ import annotations
 
-import argparse
 import difflib
 from abc import ABC, abstractmethod
 from typing import Callable, ClassVar, Sequence
+
+import msgspec
 
 from protocols import Task
 from runtime.actor import Actor
 
 from actors.evaluator import Checker
+from bench.config import ConfigError, RunConfig
 
 
-class UnknownTask(LookupError):
+class SuiteError(ConfigError):
+    """A suite cannot load what the configuration asked for; the message says what and where."""
+
+
+class UnknownTask(SuiteError, LookupError):
     """A task id the suite does not have; the message lists the closest ones."""
 
     def __init__(self, suite: str, task_id: str, known: Sequence[str]) -> None:
@@ -29,13 +35,15 @@ class UnknownTask(LookupError):
         super().__init__(f"{suite} has no task {task_id!r}{hint}")
 
 
-class SuiteError(Exception):
-    """A suite cannot load what the command line asked for; the message says what and where."""
+class NoOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A suite with no options of its own."""
 
 
 class Suite(ABC):
     name: ClassVar[str]
-    interactive: ClassVar[bool] = True
+    Options: ClassVar[type[msgspec.Struct]] = NoOptions
+    """The suite's own settings (`bench.run` keywords; flags named `flag_prefix` + field)."""
+    flag_prefix: ClassVar[str] = ""
     source: ClassVar[str | None] = None
     """What `--suite NAME:SOURCE` names after the colon (e.g. "RUN_DIR"); None if the suite takes nothing."""
     default_agent: ClassVar[str] = "sim"
@@ -43,16 +51,17 @@ class Suite(ABC):
     """`--summarizer` when not given; "none" for suites whose steps need no change summaries."""
     node_app: ClassVar[str | None] = None
     """`module:function` building the VM actors in a node (`--vm node`)."""
-    needs_node: ClassVar[bool] = False
-    """True when the VM backend cannot run in the supervisor's process (Playwright needs asyncio)."""
-
-    @classmethod
-    def add_arguments(cls, group: argparse._ArgumentGroup) -> None:
-        """Add the suite's own flags to the command line."""
+    vm_resources: ClassVar[dict[str, float]] = {"troupe_vm": 1.0}
+    """What one of the suite's VMs takes on a Ray cluster (`--vm ray`), besides `vm_cpus`:
+    each VM host offers `troupe_vm` slots (`ray start --resources='{"troupe_vm": 4}'`)."""
+    vm_cpus: ClassVar[float] = 1.0
+    vms_at_most: ClassVar[int | None] = None
+    """How many VMs a run of the suite can have at once, when the suite decides it (one WAA server)."""
 
     @classmethod
     @abstractmethod
-    def from_args(cls, args: argparse.Namespace) -> Suite: ...
+    def from_config(cls, config: RunConfig) -> Suite:
+        """The suite a run of `config` runs (`config.options` is an `Options`)."""
 
     @abstractmethod
     def list_tasks(self, domain: str | None = None) -> list[Task]: ...
@@ -65,8 +74,8 @@ class Suite(ABC):
             raise UnknownTask(self.name, task_id, list(tasks)) from None
 
     @abstractmethod
-    def selection(self, args: argparse.Namespace) -> list[Task]:
-        """The tasks a run of this command line runs."""
+    def selection(self) -> list[Task]:
+        """The tasks a run of this configuration runs."""
 
     @abstractmethod
     def checker(self) -> Checker: ...

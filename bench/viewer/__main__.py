@@ -1,9 +1,14 @@
-"""`python -m bench.viewer URL`: follow a run's live steps in a terminal.
+"""`python -m bench.viewer URL`: follow a run's live steps in a terminal;
+`python -m bench.viewer RUN_DIR [RUN_DIR ...]`: browse finished runs in the live page.
+
+Given run folders, it serves them read-only on 127.0.0.1 with the page a live
+run uses (several folders: compared side by side) and prints the page's URL.
 
 URL is what the supervisor printed for `--viewer` (http://HOST:PORT/?token=...)
 or the stream's ws:// address. The stream is JSON, so this reads it without
-troupe's classes. It reconnects when the run restarts, and a refused token
-ends it with the server's reason.
+troupe's classes. When the run ends it prints how the episodes finished and
+exits; `--follow` waits for the next run instead (a supervisor restarted and
+resuming, say). A refused token ends it with the server's reason.
 """
 
 from __future__ import annotations
@@ -12,10 +17,15 @@ import argparse
 import json
 import sys
 import urllib.parse
+from pathlib import Path
 from typing import Callable
 
 import anyio
+from rich.console import Console
+from rich.text import Text
 
+from protocols import TroupeError
+from actors.run_folder import ResultsError
 from runtime.websocket import ConnectionClosed, HandshakeError, connect
 
 
@@ -37,72 +47,151 @@ def describe(action: dict) -> str:
     return " ".join(str(part) for part in (kind, detail, f"'{name}'" if name else None) if part)
 
 
-def line(message: dict) -> list[str]:
-    """The terminal lines one stream message becomes."""
+STYLES = {"succeeded": "green", "failed": "red", "environment error": "yellow", "evaluation error": "magenta"}
+
+
+def line(message: dict) -> list[Text]:
+    """The terminal lines one stream message becomes, coloured by what they say."""
     match message.get("msg"):
         case "snapshot":
             episodes = message["episodes"]
             running = [c for c in episodes if c["status"] == "running"]
-            lines = [f"connected: {len(running)} running, {len(episodes) - len(running)} finished"]
-            return lines + [f"  {c['task_id']}  step {len(c['steps'])}  {c['status']}" for c in running]
+            lines = [Text(f"connected: {len(running)} running, {len(episodes) - len(running)} finished", "bold")]
+            return lines + [Text(f"  {c['task_id']}  step {len(c['steps'])}  {c['status']}") for c in running]
         case "episode_started":
             card = message["card"]
-            return [f"> {card['task_id']} started (attempt {card['attempt']})"]
+            return [Text(f"> {card['task_id']} started (attempt {card['attempt']})", "cyan")]
         case "step_taken":
             record = message["record"]
-            error = f"  ERROR {record['error']}" if record.get("error") else ""
-            return [f"  {message['task_id']} step {record['step']}: {describe(record['action'])}{error}"]
+            text = Text(f"  {message['task_id']} step {record['step']}: {describe(record['action'])}")
+            if record.get("error"):
+                text.append(f"  ERROR {record['error']}", "red")
+            return [text]
         case "step_summarized":
             summary = message["summary"]
-            return [f"  {message['task_id']} step {summary['step']} changed: {summary['changes']}"]
+            return [Text(f"  {message['task_id']} step {summary['step']} changed: {summary['changes']}", "dim")]
         case "episode_finished":
-            result = message["result"]
-            return [f"# {message['task_id']} {message['status']} after {result.get('steps', 0)} steps: "
-                    f"{result.get('reason', '')}"]
+            result, status = message["result"], message["status"]
+            return [Text(f"# {message['task_id']} {status} after {result.get('steps', 0)} steps: "
+                         f"{result.get('reason', '')}", STYLES.get(status, "bold"))]
         case "events_dropped":
-            return [f"... {message['count']} events dropped (this terminal was too slow); resynchronizing"]
+            return [Text(f"... {message['count']} events dropped (this terminal was too slow); resynchronizing",
+                         "yellow")]
     return []
 
 
-async def follow(url: str, token: str | None, out: Callable[[str], None], *, reconnect: bool = True) -> None:
-    """Print the stream at `url` until interrupted; reconnect (with backoff) when the run goes away."""
+class Tally:
+    """Episodes finished per status, as the stream told them, for the summary at the end."""
+
+    def __init__(self) -> None:
+        self.statuses: dict[str, str] = {}
+
+    def see(self, message: dict) -> None:
+        match message.get("msg"):
+            case "snapshot":
+                self.statuses.update({c["task_id"]: c["status"] for c in message["episodes"]
+                                      if c["status"] != "running"})
+            case "episode_finished":
+                self.statuses[message["task_id"]] = message["status"]
+
+    def summary(self) -> Text:
+        counts: dict[str, int] = {}
+        for status in self.statuses.values():
+            counts[status] = counts.get(status, 0) + 1
+        text = Text(f"run ended: {len(self.statuses)} episodes finished", "bold")
+        for status, count in sorted(counts.items()):
+            text.append(", ")
+            text.append(f"{count} {status}", STYLES.get(status, ""))
+        return text
+
+
+class ViewerRefused(TroupeError):
+    """The server refused this viewer (a wrong or missing token); the text is its reason."""
+
+
+async def follow(url: str, token: str | None, out: Callable[[Text], None], *, keep_following: bool = False) -> None:
+    """Print the stream at `url` until the run ends, then a summary; with `keep_following`,
+    reconnect (with backoff) to whatever run serves there next, until interrupted."""
     delay = 0.25
+    tally = Tally()
     while True:
         try:
             ws = await connect(url, token=token)
         except HandshakeError as exc:
-            raise SystemExit(f"viewer refused: {exc.body or exc}") from None
+            raise ViewerRefused(f"viewer refused: {exc.body or exc}") from None
         except (OSError, TimeoutError) as exc:
-            out(f"(no run at {url}: {exc}; retrying)")
+            out(Text(f"(no run at {url}: {exc}; retrying)", "dim"))
         else:
             delay = 0.25
             try:
                 while True:
-                    for text in line(json.loads(await ws.receive())):
+                    message = json.loads(await ws.receive())
+                    tally.see(message)
+                    for text in line(message):
                         out(text)
             except ConnectionClosed as exc:
-                out(f"(disconnected: {exc.code} {exc.reason})")
-        if not reconnect:
-            return
+                out(Text(f"(disconnected: {exc.code} {exc.reason})", "dim"))
+                if not keep_following:
+                    out(tally.summary())
+                    return
         await anyio.sleep(delay)
         delay = min(delay * 2, 5.0)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.viewer", description=__doc__.splitlines()[0])
-    parser.add_argument("url", help="the viewer URL the supervisor printed (http://HOST:PORT/?token=...)")
-    parser.add_argument("--token", default=None, help="token, if the URL does not carry it")
-    parser.add_argument("--once", action="store_true", help="exit when the stream ends instead of reconnecting")
+    parser.add_argument("targets", nargs="+", metavar="URL | RUN_DIR",
+                        help="the viewer URL the supervisor printed (http://HOST:PORT/?token=...), "
+                             "or one or more finished run folders to browse")
+    parser.add_argument("--token", default=None,
+                        help="token, if the URL does not carry it; with run folders, require it of the page")
+    parser.add_argument("--follow", action="store_true",
+                        help="after the run ends, wait for the next run at the same address instead of exiting")
+    parser.add_argument("--port", type=int, default=0, help="with run folders: the port to serve on (default: any)")
     args = parser.parse_args(argv)
+    if "://" not in args.targets[0]:
+        return serve_folders(parser, [Path(target) for target in args.targets], args.token, args.port)
+    if len(args.targets) > 1:
+        parser.error("give one viewer URL, or run folders only")
     try:
-        url, token = stream_url(args.url)
+        url, token = stream_url(args.targets[0])
     except ValueError as exc:
         parser.error(str(exc))
+    console = Console(highlight=False)
     try:
-        anyio.run(lambda: follow(url, args.token or token, lambda text: print(text, flush=True),
-                                 reconnect=not args.once))
+        anyio.run(lambda: follow(url, args.token or token, console.print, keep_following=args.follow))
+    except ViewerRefused as exc:
+        print(exc, file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         pass
+    return 0
+
+
+def serve_folders(parser: argparse.ArgumentParser, folders: list[Path], token: str | None, port: int) -> int:
+    """Serve finished run folders until interrupted, after printing the page's URL."""
+    from bench.viewer.folders import FinishedRuns
+    from bench.viewer.server import FinishedRunsServer
+
+    try:
+        runs = FinishedRuns(folders)
+    except ResultsError as exc:
+        parser.error(str(exc))
+
+    async def serve() -> None:
+        async with anyio.create_task_group() as tg:
+            bound = await tg.start(FinishedRunsServer(runs, token=token).run, "127.0.0.1", port)
+            print(f"viewer: http://127.0.0.1:{bound}/" + (" (add ?token=<the token>)" if token else ""), flush=True)
+
+    refused: OSError | None = None
+    try:
+        anyio.run(serve)
+    except* OSError as group:  # the port is taken, say (raised from the task group)
+        refused = group.exceptions[0]
+    except* KeyboardInterrupt:
+        pass
+    if refused is not None:
+        parser.error(f"cannot serve on 127.0.0.1:{port}: {refused.strerror or refused}")
     return 0
 
 

@@ -1,5 +1,7 @@
 """The live viewer's server: one port, a web page and a websocket stream of step events.
 
+`FinishedRunsServer` serves the same page over finished run folders.
+
 One task follows the run's event bus, folds each event into `ViewerState`
 and publishes the JSON update (encoded once, shared by all viewers) on a
 second, viewer-side bus. Each viewer connection has its own bounded
@@ -15,24 +17,25 @@ page and the stream require it (`?token=` in the URL, or a bearer header).
 
 from __future__ import annotations
 
-import hmac
 import re
 import urllib.parse
 from functools import partial
 from importlib import resources
 from pathlib import Path
+from typing import Awaitable, Callable
 
 import anyio
 from anyio.abc import TaskStatus
 
 from protocols import EventsDropped, to_json
 from runtime.events import EventBus, Subscription
-from runtime.websocket import ConnectionClosed, WebSocket, query_token, serve
+from runtime.errors import ConnectionClosed
+from runtime.websocket import POLICY_VIOLATION, WebSocket, serve, token_refusal
 
 from actors.run_folder import episode_dir, read_screenshot
+from bench.viewer.folders import FinishedRuns
 from bench.viewer.state import ViewerState
 
-POLICY_VIOLATION = 1008
 _SHOT = re.compile(r"^/shot/(?P<episode>[^/]+)/(?P<step>\d+)$")
 _HTML = "text/html; charset=utf-8"
 _TEXT = "text/plain; charset=utf-8"
@@ -43,6 +46,32 @@ def page_html() -> bytes:
     folder = resources.files("bench.viewer")
     page = (folder / "page.html").read_text()
     return page.replace("/*TIMELINE*/", (folder / "timeline.js").read_text()).encode()
+
+
+async def answer(request, token: str | None, page: bytes,
+                 shot: Callable[[str], Awaitable[bytes | None]]) -> tuple[int, str, bytes]:
+    """An HTTP request to a viewer: the page, a screenshot (`shot` maps a path to its PNG), or 401/404."""
+    refusal = None if token is None else token_refusal(request, token, in_query=True)
+    if refusal is not None:
+        return 401, _TEXT, f"troupe viewer: {refusal}\n".encode()
+    path = urllib.parse.urlsplit(request.path).path
+    if path in ("/", "/index.html"):
+        return 200, _HTML, page
+    png = await shot(path)
+    if png:
+        return 200, "image/png", png
+    return 404, _TEXT, f"troupe viewer: nothing at {path}\n".encode()
+
+
+async def refuse_input(ws: WebSocket, scope: anyio.CancelScope) -> None:
+    """The stream is one-way; whatever a viewer sends ends its connection, with the reason."""
+    try:
+        data = await ws.receive()
+    except ConnectionClosed:
+        scope.cancel()
+        return
+    await ws.close(POLICY_VIOLATION, f"the viewer stream is one-way; got {len(data)} unexpected bytes")
+    scope.cancel()
 
 
 class ViewerServer:
@@ -80,7 +109,7 @@ class ViewerServer:
             try:
                 await ws.send(to_json(self.state.snapshot()))
                 async with anyio.create_task_group() as tg:
-                    tg.start_soon(self._refuse_input, ws, tg.cancel_scope)
+                    tg.start_soon(refuse_input, ws, tg.cancel_scope)
                     await self._stream(ws, updates)
             except* ConnectionClosed:
                 pass  # the viewer went away (or was told why it had to)
@@ -96,49 +125,54 @@ class ViewerServer:
             else:
                 await ws.send(update)
 
-    @staticmethod
-    async def _refuse_input(ws: WebSocket, scope: anyio.CancelScope) -> None:
-        """The stream is one-way; whatever a viewer sends ends its connection, with the reason."""
-        try:
-            data = await ws.receive()
-        except ConnectionClosed:
-            scope.cancel()
-            return
-        await ws.close(POLICY_VIOLATION, f"the viewer stream is one-way; got {len(data)} unexpected bytes")
-        scope.cancel()
-
     async def _http(self, request) -> tuple[int, str, bytes]:
-        refusal = self._refusal(request)
-        if refusal is not None:
-            return 401, _TEXT, f"troupe viewer: {refusal}\n".encode()
-        path = urllib.parse.urlsplit(request.path).path
-        if path in ("/", "/index.html"):
-            return 200, _HTML, self._page
-        shot = _SHOT.match(path)
-        if shot is not None:
-            png = await self._screenshot(urllib.parse.unquote(shot["episode"]), int(shot["step"]))
-            if png:
-                return 200, "image/png", png
-        return 404, _TEXT, f"troupe viewer: nothing at {path}\n".encode()
+        return await answer(request, self.token, self._page, self._shot)
 
-    def _refusal(self, request) -> str | None:
-        if self.token is None:
+    async def _shot(self, path: str) -> bytes | None:
+        shot = _SHOT.match(path)
+        if shot is None:
             return None
-        given = query_token(request)
-        if given is None:
-            return "missing token: open the URL printed at the start of the run (it ends in ?token=...)"
-        if not hmac.compare_digest(given.encode(), self.token.encode()):
-            return "invalid token"
-        return None
+        return await self._screenshot(urllib.parse.unquote(shot["episode"]), int(shot["step"]))
 
     async def _screenshot(self, episode_id: str, step: int) -> bytes:
-        """The latest screenshot from memory; earlier ones from the run folder."""
+        """The latest screenshots from memory; earlier ones from the run folder."""
         card = self.state.card(episode_id)
         if card is None:
             return b""
-        if step == card.latest_step:
-            return card.screenshot
+        if step in card.recent:
+            return card.recent[step]
         if self.run_dir is None:
             return b""
         folder = episode_dir(self.run_dir, card.task_id, card.attempt)
         return await anyio.to_thread.run_sync(read_screenshot, folder, step)
+
+
+class FinishedRunsServer:
+    """The viewer page over finished run folders: read-only, the same page as a live run's.
+    The stream sends one snapshot (every card, and the comparison of several runs) and stays
+    open, so the page treats it as a run that has ended."""
+
+    def __init__(self, runs: FinishedRuns, *, token: str | None = None) -> None:
+        self.runs = runs
+        self.token = token
+        self._page = page_html()
+        self._snapshot = to_json(runs.snapshot())
+
+    async def run(self, host: str = "127.0.0.1", port: int = 0,
+                  *, task_status: TaskStatus[int] = anyio.TASK_STATUS_IGNORED) -> None:
+        await serve(self._viewer, host=host, port=port, token=self.token, http=self._http, query_token=True,
+                    task_status=task_status)
+
+    async def _viewer(self, ws: WebSocket) -> None:
+        try:
+            await ws.send(self._snapshot)
+            async with anyio.create_task_group() as tg:
+                await refuse_input(ws, tg.cancel_scope)
+        except* ConnectionClosed:
+            pass
+
+    async def _http(self, request) -> tuple[int, str, bytes]:
+        return await answer(request, self.token, self._page, self._shot)
+
+    async def _shot(self, path: str) -> bytes | None:
+        return await anyio.to_thread.run_sync(self.runs.screenshot, path)

@@ -7,7 +7,9 @@ updates it receives are exactly the ones after its snapshot.
 
 Cards are keyed by task: a retry on a fresh VM replaces the card of the
 attempt that died. Screenshots stay out of the JSON (a URL points at them)
-and only the latest one per card is kept in memory; finished cards beyond
+and only the latest few per card are kept in memory (the run folder has the
+rest, though a step's PNG may be written a moment after the next step was
+taken, so memory answers for those); finished cards beyond
 `keep_finished` are forgotten, oldest first, so a long run's viewer stays small.
 """
 
@@ -21,10 +23,11 @@ from typing import Any
 import msgspec
 
 from protocols import (
-    EpisodeFinished, EpisodeResult, EpisodeStarted, ErrorKind, StepRecord, StepSummarized, StepTaken,
+    EpisodeFinished, EpisodeResult, EpisodeStarted, ErrorKind, StepRecord, StepSummarized, StepTaken, TaskAdopted,
 )
 
 RUNNING = "running"
+RECENT_SCREENSHOTS = 3
 
 
 @dataclass
@@ -38,17 +41,42 @@ class Card:
     status: str = RUNNING
     steps: dict[int, StepRecord] = field(default_factory=dict)
     latest_step: int = -1
-    screenshot: bytes = b""
+    recent: dict[int, bytes] = field(default_factory=dict)
+    """The last RECENT_SCREENSHOTS screenshots, by step."""
     result: EpisodeResult | None = None
     categories: dict[str, float] = field(default_factory=dict)
+    viewport: tuple[int, int] | None = None
+    analysis: str = ""
+    """The error analysis's one-line summary of a finished episode."""
+    """The screen size the actions' pixel coordinates refer to (from the first observation)."""
+
+    @property
+    def thumbnail_step(self) -> int:
+        """A running episode's latest screen; a finished one's last screen the agent acted on
+        (the screen after its final action can be the environment's own, e.g. MiniWoB's reward
+        page, and says nothing about the episode)."""
+        if self.status == RUNNING or self.latest_step - 1 not in self.recent:
+            return self.latest_step
+        return self.latest_step - 1
+
+    def thumbnail(self) -> str | None:
+        return shot_url(self.episode_id, self.thumbnail_step) if self.recent else None
+
+    def remember(self, step: int, screenshot: bytes) -> None:
+        self.recent[step] = screenshot
+        self.latest_step = max(self.latest_step, step)
+        for old in sorted(self.recent)[:-RECENT_SCREENSHOTS]:
+            del self.recent[old]
 
     def to_json(self) -> dict[str, Any]:
         return {
             "task_id": self.task_id, "episode_id": self.episode_id, "attempt": self.attempt,
             "started_at": self.started_at, "domain": self.domain, "instruction": self.instruction,
             "status": self.status, "steps": [self.steps[n] for n in sorted(self.steps)],
-            "shot": shot_url(self.episode_id, self.latest_step) if self.screenshot else None,
+            "shot": self.thumbnail(),
+            "run": 0, "shot_base": shot_url(self.episode_id, 0).rsplit("/", 1)[0], "viewport": self.viewport,
             "result": self.result, "categories": self.categories,
+            "analysis": self.analysis,
         }
 
 
@@ -87,15 +115,24 @@ class ViewerState:
                 self.cards[task_id] = card
                 self.by_episode[episode_id] = task_id
                 return {"msg": "episode_started", "card": card.to_json()}
-            case StepTaken(record=record, screenshot=screenshot):
+            case TaskAdopted(episode_id=episode_id, task=task):
+                card = self.card(episode_id)
+                if card is None:
+                    return None
+                card.instruction = task.instruction
+                return {"msg": "task_adopted", "task_id": card.task_id, "instruction": task.instruction}
+            case StepTaken(record=record, screenshot=screenshot, before=before):
                 card = self.card(record.episode_id)
                 if card is None:
                     return None
                 card.steps[record.step] = record
-                if screenshot and record.step >= card.latest_step:
-                    card.screenshot, card.latest_step = screenshot, record.step
+                if card.viewport is None and before is not None and before.viewport is not None:
+                    card.viewport = (before.viewport.width, before.viewport.height)
+                if screenshot:
+                    card.remember(record.step, screenshot)
                 shot = shot_url(record.episode_id, record.step) if screenshot else None
-                return {"msg": "step_taken", "task_id": card.task_id, "record": record, "shot": shot}
+                return {"msg": "step_taken", "task_id": card.task_id, "record": record, "shot": shot,
+                        "viewport": card.viewport}
             case StepSummarized(episode_id=episode_id, summary=summary):
                 card = self.card(episode_id)
                 if card is None or summary.step not in card.steps:
@@ -110,9 +147,11 @@ class ViewerState:
                     self.cards[result.task_id] = card
                 card.status, card.result = status_of(result), result
                 card.categories = analysis.categories if analysis else {}
+                card.analysis = analysis.summary if analysis else ""
                 self._forget_old()
                 return {"msg": "episode_finished", "task_id": card.task_id, "status": card.status,
-                        "result": result, "categories": card.categories}
+                        "result": result, "categories": card.categories, "analysis": card.analysis,
+                        "shot": card.thumbnail()}
         return None
 
     def _forget_old(self) -> None:

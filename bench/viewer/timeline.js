@@ -53,10 +53,30 @@ function renderTimeline(el, steps, startedAt) {
     line.append(name, track);
     el.appendChild(line);
   }
+  el.appendChild(timelineAxis(span));
+}
+
+// Round tick steps (1, 2 or 5 times a power of ten), four to nine labels across the span.
+function timelineTicks(span) {
+  const raw = span / 8, power = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = [1, 2, 5, 10].map(m => m * power).find(s => s >= raw);
+  const ticks = [];
+  for (let t = 0; t <= span + 1e-9; t += step) ticks.push(t);
+  return {ticks, decimals: Math.max(0, -Math.floor(Math.log10(step)))};
+}
+
+function timelineAxis(span) {
   const axis = document.createElement("div");
   axis.className = "tl-axis";
-  axis.textContent = `0 s … ${span.toFixed(2)} s`;
-  el.appendChild(axis);
+  const {ticks, decimals} = timelineTicks(span);
+  for (const t of ticks) {
+    const tick = document.createElement("span");
+    tick.className = "tl-tick";
+    tick.style.left = (100 * t / span) + "%";
+    tick.textContent = t.toFixed(decimals) + " s";
+    axis.appendChild(tick);
+  }
+  return axis;
 }
 
 function describeAction(a) {
@@ -76,12 +96,15 @@ function describeAction(a) {
 }
 
 const TIMELINE_CSS = `
-.tl-row { display: flex; align-items: center; height: 22px; }
+.tl-row { display: flex; align-items: center; height: 22px; margin-right: 12px; }
 .tl-label { width: 92px; font-size: 12px; color: #444; flex: none; }
 .tl-track { position: relative; flex: 1; height: 18px; background: #f3f3f3; }
 .tl-bar { position: absolute; top: 1px; height: 16px; font-size: 10px; color: #fff; overflow: hidden;
           border-radius: 2px; text-align: center; opacity: .85; }
 .tl-agent { background: #3b6fd1; } .tl-act { background: #d1813b; } .tl-screenshot { background: #3bab6f; }
 .tl-tree { background: #8a5bd1; } .tl-summarizer { background: #c94b6d; }
-.tl-axis { margin-left: 92px; font-size: 11px; color: #666; }
+.tl-axis { position: relative; margin: 0 12px 0 92px; height: 16px; font-size: 11px; color: #666;
+           border-top: 1px solid #bbb; }
+.tl-tick { position: absolute; top: 0; transform: translateX(-50%); padding-top: 2px; white-space: nowrap; }
+.tl-tick::before { content: ""; position: absolute; left: 50%; top: -1px; height: 4px; border-left: 1px solid #999; }
 `;

@@ -1,0 +1,254 @@
+"""One Chromium as a VM: the VMBackend and ScreenBackend of the browser.
+
+One browser per node process, one fresh browser context per episode (that is
+the reset: no cookies, storage or history leak between episodes). Actions
+wait for the page to settle instead of sleeping; observations take the
+screenshot and the accessibility tree at the same time over one CDP session.
+
+A browser that dies is not a step error: every call checks, and raises
+`BrowserCrashed`, which crashes the hosting actor and with it the node, so
+the supervisor restarts the node and retries the episode on a fresh browser.
+"""
+
+from __future__ import annotations
+
+import base64
+import keyword
+from typing import Any, Mapping
+
+import anyio
+import sniffio
+from playwright.async_api import Browser, BrowserContext, CDPSession, Page, Playwright, async_playwright
+from playwright.async_api import Error as PlaywrightError
+
+from protocols import Acted, Action, Task, UIElement, Viewport, Wait, TroupeError
+from runtime.errors import Refused
+
+from actors.backends.browser.actions import ActionError, perform
+from actors.backends.browser.launch import LAUNCH_ARGS, find_browser
+from actors.backends.browser.settle import INIT_SCRIPT, NetworkWatch, SettlePolicy, settle
+from actors.backends.browser.pages import PageSpec, Site, page_spec
+from actors.errors import ConfigurationError
+from actors.normalize.cdp import layout_boxes, normalize
+
+SCREENSHOT = {"format": "png", "optimizeForSpeed": True}
+"""PNG still, but encoded with zlib's fastest setting: measured on a small form page at 1280x720,
+about 30% less CPU per capture (26-30 ms -> 20-21 ms, all processes) for a file about 1.8x
+as large (19 KB -> 33 KB), which a loopback socket carries in well under a millisecond."""
+
+_SCREENSHOT_RETRY_PAUSES = (0.05, 0.2, 0.5, None)
+"""Pauses between tries of a capture the renderer could not serve yet; None: give up."""
+
+
+class BrowserCrashed(TroupeError, RuntimeError):
+    """The browser process is gone; the node must be restarted."""
+
+
+class BrowserBackend:
+    def __init__(self, executable: str | None = None, *, sites: Mapping[str, Site] | None = None,
+                 settle_policy: SettlePolicy = SettlePolicy(), action_timeout: float = 10.0,
+                 load_timeout: float = 15.0) -> None:
+        self.executable = executable
+        self.sites = dict(sites or {})
+        self.settle_policy = settle_policy
+        self.action_timeout = action_timeout
+        self.load_timeout = load_timeout
+        self._playwright: Playwright | None = None
+        self._browser: Browser | None = None
+        self._context: BrowserContext | None = None
+        self._page: Page | None = None
+        self._cdp: CDPSession | None = None
+        self._network: NetworkWatch | None = None
+        self._instruction: str | None = None
+        self._lost: str | None = None
+
+    # --- life ------------------------------------------------------------------
+
+    async def start(self) -> None:
+        loop = sniffio.current_async_library()
+        if loop != "asyncio":
+            raise ConfigurationError(
+                f"the browser backend drives Playwright, which needs asyncio, not {loop}: host it in a node "
+                "process (--vm node; functools.partial(run_local_node, app)) or run on asyncio")
+        self._playwright = await async_playwright().start()
+        path = find_browser(self.executable, self._playwright.chromium.executable_path)
+        self._browser = await self._playwright.chromium.launch(executable_path=path, args=list(LAUNCH_ARGS))
+        self._browser.on("disconnected", self._disconnected)
+
+    async def close(self) -> None:
+        for site in self.sites.values():
+            site.close()
+        if self._browser is not None and self._browser.is_connected():
+            await self._browser.close()
+        if self._playwright is not None:
+            await self._playwright.stop()
+
+    def _disconnected(self, _browser: Browser) -> None:
+        self._lost = "the browser process died or closed its connection"
+
+    def _check(self, exc: BaseException | None = None) -> None:
+        """Raise BrowserCrashed when the browser is gone (whatever error showed it)."""
+        if self._browser is None:
+            raise Refused("the browser has not been started")
+        if self._lost or not self._browser.is_connected() or (exc is not None and "closed" in str(exc)):
+            detail = f": {str(exc).splitlines()[0]}" if exc is not None else ""
+            raise BrowserCrashed(f"{self._lost or 'the browser is gone'}{detail}") from exc
+
+    # --- VMBackend -------------------------------------------------------------
+
+    async def reset(self, task: Task, attempt: int) -> None:
+        self._check()
+        try:
+            spec = page_spec(task.raw_config)
+        except ValueError as exc:
+            raise Refused(f"task {task.task_id}: {exc}") from None
+        try:
+            await self._fresh_context(spec.viewport)
+            assert self._page is not None
+            if spec.site is None:
+                await self._page.goto(spec.start, wait_until="load", timeout=self.load_timeout * 1000)
+                self._instruction = None
+            else:
+                self._instruction = await self._open_site(*spec.site, spec)
+        except PlaywrightError as exc:
+            self._check(exc)
+            raise
+
+    async def _open_site(self, site_name: str, name: str, spec: PageSpec) -> str | None:
+        site = self.sites.get(site_name)
+        if site is None:
+            known = ", ".join(sorted(self.sites)) or "none in this node"
+            raise Refused(f"no site {site_name!r} in this browser (sites: {known})")
+        assert self._page is not None
+        try:
+            return await site.open(self._page, name, spec, self.load_timeout)
+        except ValueError as exc:
+            raise Refused(str(exc)) from None
+
+    async def _fresh_context(self, viewport: tuple[int, int]) -> None:
+        assert self._browser is not None
+        if self._context is not None:
+            await self._context.close()
+        width, height = viewport
+        self._context = await self._browser.new_context(viewport={"width": width, "height": height})
+        await self._context.add_init_script(INIT_SCRIPT)
+        self._page = await self._context.new_page()
+        self._network = NetworkWatch(self._page)
+        self._cdp = await self._context.new_cdp_session(self._page)
+
+    async def act(self, step: int, action: Action) -> Acted:
+        page, cdp = self._live_page()
+        assert self._network is not None
+        started = anyio.current_time()
+        error: str | None = None
+        timeout = self.action_timeout + (action.seconds if isinstance(action, Wait) else 0)
+        try:
+            with anyio.fail_after(timeout):
+                await perform(page, cdp, action)
+        except ActionError as exc:
+            return Acted(duration=anyio.current_time() - started, error=str(exc))
+        except TimeoutError:
+            error = f"the {action.__struct_config__.tag} did not complete within {timeout:g} s"
+        except PlaywrightError as exc:
+            self._check(exc)
+            error = f"the {action.__struct_config__.tag} failed: {str(exc).splitlines()[0]}"
+        duration = anyio.current_time() - started
+        if action.terminal:
+            return Acted(duration=duration)
+        try:
+            waited, unsettled = await settle(page, self._network, self.settle_policy)
+        except PlaywrightError as exc:
+            self._check(exc)
+            raise
+        return Acted(duration=duration, settle=waited, error=error or unsettled)
+
+    async def inspect(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """`spec["globals"]` names page globals (identifiers only) to read, e.g. a reward the page keeps."""
+        page, _ = self._live_page()
+        names = spec.get("globals", [])
+        bad = [name for name in names if not _identifier(name)]
+        if bad:
+            raise Refused(f"inspect: `globals` must name JavaScript identifiers, got {bad!r}")
+        try:
+            values = await page.evaluate("names => names.map(n => window[n] === undefined ? null : window[n])", names)
+        except PlaywrightError as exc:
+            self._check(exc)
+            raise
+        return {"globals": dict(zip(names, values)), "url": page.url}
+
+    # --- ScreenBackend ---------------------------------------------------------
+
+    async def screenshot(self) -> tuple[bytes, Viewport]:
+        page, cdp = self._live_page()
+        for pause in _SCREENSHOT_RETRY_PAUSES:
+            try:
+                shot = await cdp.send("Page.captureScreenshot", SCREENSHOT)
+                break
+            except PlaywrightError as exc:
+                self._check(exc)
+                # A busy headless renderer sometimes has no frame to give yet; it will shortly.
+                if "Unable to capture screenshot" not in str(exc) or pause is None:
+                    raise
+                await anyio.sleep(pause)
+        size = page.viewport_size or {"width": 0, "height": 0}
+        return base64.b64decode(shot["data"]), Viewport(size["width"], size["height"])
+
+    async def tree(self) -> UIElement | None:
+        _, cdp = self._live_page()
+        replies: dict[str, Any] = {}
+
+        async def call(method: str, params: dict[str, Any]) -> None:
+            replies[method] = await cdp.send(method, params)
+
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(call, "Accessibility.getFullAXTree", {})
+                tg.start_soon(call, "DOMSnapshot.captureSnapshot", {"computedStyles": []})
+        except PlaywrightError as exc:
+            self._check(exc)
+            raise
+        boxes = layout_boxes(replies["DOMSnapshot.captureSnapshot"])
+        return normalize(replies["Accessibility.getFullAXTree"]["nodes"], boxes)
+
+    async def details(self) -> dict[str, Any]:
+        page, cdp = self._live_page()
+        try:
+            title, element_focused = await page.evaluate(_DETAILS)
+            focused = await self._focused(cdp) if element_focused else None
+        except PlaywrightError as exc:
+            self._check(exc)
+            raise
+        return {"url": page.url, "window_title": title, "app_name": "chromium",
+                "focused_element": focused, "instruction": self._instruction}
+
+    async def _focused(self, cdp: CDPSession) -> str | None:
+        """The node_id (DOM backend node id) of the focused element, None when it is the page itself."""
+        found = await cdp.send("Runtime.evaluate", {"expression": "document.activeElement"})
+        object_id = found.get("result", {}).get("objectId")
+        if object_id is None:
+            return None
+        try:
+            node = (await cdp.send("DOM.describeNode", {"objectId": object_id}))["node"]
+        finally:
+            await cdp.send("Runtime.releaseObject", {"objectId": object_id})
+        return None if node.get("nodeName") in ("BODY", "HTML") else str(node["backendNodeId"])
+
+    def _live_page(self) -> tuple[Page, CDPSession]:
+        self._check()
+        if self._page is None or self._cdp is None:
+            raise Refused("the browser has not been reset to a task yet")
+        return self._page, self._cdp
+
+
+# Title, HTML, and whether an element (not the page itself) has the focus: only then is it
+# worth the three CDP round trips that find its backend node id.
+_DETAILS = """
+() => {
+  const e = document.activeElement;
+  return [document.title, !!e && e !== document.body && e !== document.documentElement];
+}
+"""
+
+
+def _identifier(name: Any) -> bool:
+    return isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)

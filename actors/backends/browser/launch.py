@@ -1,0 +1,71 @@
+"""Finding a Chromium to drive, and the flags it runs with.
+
+Order of preference: a path given explicitly (flag or `TROUPE_BROWSER`),
+Playwright's own downloaded browser, then the system's `chromium`. When none
+exists there is one error that says how to get one, instead of Playwright's
+message about a missing download that cannot happen in a closed network.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from protocols import TroupeError
+
+BROWSER_ENV = "TROUPE_BROWSER"
+
+SYSTEM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+# Works offline and as root: nothing phones home, nothing asks a first-run
+# question, nothing needs a user namespace for the sandbox. The user-data dir is
+# fresh because Playwright gives every launch a new temporary one.
+LAUNCH_ARGS = (
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--disable-dev-shm-usage",
+    "--disable-gpu",
+    "--mute-audio",
+    "--metrics-recording-only",
+    "--disable-breakpad",
+    "--disable-background-timer-throttling",
+    "--disable-renderer-backgrounding",
+    "--disable-backgrounding-occluded-windows",
+)
+
+
+class BrowserNotFound(TroupeError, RuntimeError):
+    """No Chromium anywhere we looked; the text says where we looked and what to do."""
+
+
+def find_browser(explicit: str | None = None, playwright_path: str | None = None) -> str:
+    """The executable to launch: `explicit` or $TROUPE_BROWSER, Playwright's, or the system's."""
+    given = explicit or os.environ.get(BROWSER_ENV)
+    if given:
+        if _executable(given):
+            return given
+        source = "the --browser flag" if explicit else f"${BROWSER_ENV}"
+        raise BrowserNotFound(f"{source} names {given!r}, which is not an executable file")
+    if playwright_path and _executable(playwright_path):
+        return playwright_path
+    for name in SYSTEM_NAMES:
+        found = shutil.which(name)
+        if found:
+            return found
+    raise BrowserNotFound(
+        "no Chromium found: not given by flag or $TROUPE_BROWSER, no Playwright browser at "
+        f"{playwright_path or '(unknown)'}, none of {', '.join(SYSTEM_NAMES)} on PATH. Install one with "
+        "`apt-get install chromium` (scripts/setup.sh does this as root) or `playwright install chromium`, "
+        f"or point ${BROWSER_ENV} at a Chromium executable."
+    )
+
+
+def _executable(path: str) -> bool:
+    return Path(path).is_file() and os.access(path, os.X_OK)

@@ -1,0 +1,64 @@
+"""`python -m actors.backends.waa.server`: start a fresh Xvfb desktop and serve WAA's endpoints on it.
+
+Prints one line, `listening on http://127.0.0.1:PORT display :N`, once it
+answers, so a parent process (a test, a script) knows where it is. Runs
+until SIGTERM or SIGINT, then stops its applications and its display.
+
+Files are served from the session's home and the `--root` folders only, and
+only pyautogui programs are carried out: `--allow-commands` lets the token's
+holder run any command as this user, and the server says so on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from actors.backends.waa.server.desktop import LinuxDesktop, MainThread
+from actors.backends.waa.server.http import make_server
+from actors.backends.x11.node import screen_size
+from actors.backends.x11.session import Session
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m actors.backends.waa.server", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--port", type=int, default=5000, help="port on 127.0.0.1 (0: any free one)")
+    parser.add_argument("--token", default=os.environ.get("TROUPE_WAA_TOKEN"),
+                        help="token every request must carry in X-WAA-Token (default: $TROUPE_WAA_TOKEN)")
+    parser.add_argument("--size", type=screen_size, default=(1280, 800), help="screen size, WIDTHxHEIGHT")
+    parser.add_argument("--root", type=Path, action="append", default=[], metavar="FOLDER",
+                        help="a folder the tasks use besides the session's home (repeatable); "
+                             "any other path is refused with 403")
+    parser.add_argument("--allow-commands", action="store_true",
+                        help="run any command /execute, /setup/execute and /setup/launch ask for, shells included "
+                             "(default: pyautogui programs only, parsed and never run as Python)")
+    args = parser.parse_args(argv)
+    if not args.token:
+        parser.error("a token is required (--token or $TROUPE_WAA_TOKEN): its holder drives this desktop")
+    if args.allow_commands:
+        print("WARNING: --allow-commands: whoever holds the token can run any command as this user "
+              "(/execute, /setup/execute, /setup/launch)", file=sys.stderr, flush=True)
+
+    stopped = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stopped.set())
+    session = Session.start(*args.size, accessibility=False)
+    main_thread = MainThread()
+    desktop = LinuxDesktop(session, main_thread)
+    server = make_server(desktop, args.token, args.port, roots=args.root, allow_commands=args.allow_commands).start()
+    try:
+        print(f"listening on {server.url} display {session.display}", flush=True)
+        main_thread.serve(stopped)
+    finally:
+        server.close()
+        desktop.close()
+        session.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,7 +1,0 @@
-"""A real Chromium as a VM: Playwright's async API, hosted in a node process.
-
-Playwright's async API needs asyncio, so the browser always lives in a node
-(`python -m runtime.node --app actors.browser.node:build`) whatever event
-loop the supervisor runs on. One browser per node, one fresh browser context
-per episode.
-"""

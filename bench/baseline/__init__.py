@@ -1,1 +1,0 @@
-"""Scripted baseline agents: no LLM, so the whole system runs for real without an API key."""

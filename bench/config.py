@@ -1,0 +1,202 @@
+"""One typed configuration of a run: msgspec Structs, built once from keywords or flags.
+
+`bench.run(...)` keywords and `python -m bench.supervisor` flags land in the
+same Structs: `RunConfig` (what runs, how many at once, where the VMs live,
+where results go), `LimitsConfig`, `LLMOptions`, and the chosen suite's own
+`Options`. Each setting has one owner: `LimitsConfig.max_steps` is the step
+budget of every episode, whatever suite or agent runs. Values are checked
+here, at the boundary, so a bad one stops the run before anything is
+written, with a message naming the option.
+
+Fields marked secret (tokens) are read from the environment when not given
+and are never recorded: `public()` is what run.json holds.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any, Callable, Literal
+
+import msgspec
+
+from actors.errors import ConfigurationError
+from actors.llm.observation import DIFF_THRESHOLD, MODES
+from protocols.numbers import MAX_SECONDS
+from runtime.limits import Limits
+
+__all__ = [
+    "ConfigError", "LLMOptions", "LimitsConfig", "RunConfig", "build", "describe", "option", "public", "secret_names",
+]
+
+
+class ConfigError(ConfigurationError, ValueError):
+    """A setting that cannot work; the message names the option and what is wrong with it.
+
+    Raised before a run writes anything; the CLI prints it as one `error:` line
+    and exits with status 2."""
+
+
+def option(help: str, *, secret: bool = False, **constraints: Any) -> msgspec.Meta:
+    """A field's help text and constraints; a `secret` one (a token, read from the
+    environment when not given) never reaches run.json."""
+    return msgspec.Meta(description=help, extra={"secret": secret}, **constraints)
+
+
+class LimitsConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The bounds of each episode. No value means no limit."""
+
+    max_steps: Annotated[int, option("step budget of every episode (the agent's prompt states it)",
+                                     ge=1)] = Limits.max_steps
+    episode_timeout: Annotated[float, option("wall-time limit per episode, seconds (default: none)",
+                                             gt=0, le=MAX_SECONDS)] | None = None
+    call_timeout: Annotated[float, option("timeout of one actor call, seconds", gt=0, le=MAX_SECONDS)] = 60.0
+    tree_timeout: Annotated[float, option("seconds a tree capture may take before the step goes on without it",
+                                          gt=0, le=MAX_SECONDS)] = Limits.tree_seconds
+    max_attempts: Annotated[int, option("VMs an episode is tried on before it is an environment error", ge=1)] = 3
+
+    def limits(self) -> Limits:
+        return Limits(max_steps=self.max_steps,
+                      episode_seconds=math.inf if self.episode_timeout is None else self.episode_timeout,
+                      call_seconds=self.call_timeout, tree_seconds=self.tree_timeout)
+
+
+class LLMOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """How the LLM roles (agent, change summarizer, classifier) reach their model.
+    The API key is never an option: it comes from the environment variable
+    `api_key_env` names, or from the config file."""
+
+    base_url: Annotated[str, option("API base URL (default: config file, $OPENAI_BASE_URL, or OpenAI's)")] | None = None
+    model: Annotated[str, option("model name (default: config file or $OPENAI_MODEL)")] | None = None
+    config: Annotated[str, option(
+        "TOML file with an [llm] table: base_url, model, api_key, timeout, max_retries, "
+        "and [llm.prices.\"MODEL\"] input/output dollars per million tokens; refused when malformed, "
+        "even with no LLM role chosen")] | None = None
+    api_key_env: Annotated[str, option("environment variable holding the key")] = "OPENAI_API_KEY"
+    timeout: Annotated[float, option("seconds per HTTP attempt (default: config file, else 60)", gt=0)] | None = None
+    retries: Annotated[int, option("retries on 429, 5xx and connection errors (default: config file, else 4)",
+                                   ge=0)] | None = None
+    observation: Annotated[Literal[MODES], option(
+        "what the agent, summarizer and classifier see of the screen")] = "tree"
+    history: Annotated[int, option("earlier steps the agent is told about", ge=0)] = 5
+    summaries: Annotated[bool, option(
+        "put the summarizer's judgements of earlier steps into the agent's prompt")] = True
+    max_bad_replies: Annotated[int, option("invalid agent replies in a row before the episode ends with an "
+                                           "agent error", ge=1)] = 3
+    diff_threshold: Annotated[float, option("fraction of changed lines past which the summarizer sees the full "
+                                            "screen, not a diff", ge=0, le=1)] = DIFF_THRESHOLD
+
+
+class RunConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One run. `agent` and `summarizer` name a built-in, an installed plugin or
+    `module:attr`; None means the suite's default. `options` holds the suite's
+    own `Options` Struct."""
+
+    suite: str = "miniwob"
+    source: str | None = None
+    """What `--suite NAME:SOURCE` names after the colon (replay's run folder)."""
+    agent: Annotated[str, option(
+        "agent: a name, or module:attr of a Policy factory (default: the suite's)")] | None = None
+    summarizer: Annotated[str, option(
+        "per-step change summarizer: a name or none (default: the suite's)")] | None = None
+    analysis: Annotated[Literal["signals", "llm"], option(
+        "episode error analysis: deterministic signals only, or refined by the LLM classifier")] = "signals"
+    concurrency: Annotated[int, option(
+        "episodes run at once, one VM each (default: what this machine fits: its cores over the CPU one of "
+        "the suite's VMs takes, and its memory, at most 8)", ge=1)] | None = None
+    llm_slots: Annotated[int, option("LLM calls in flight at once across the run", ge=1)] = 16
+    vm: Annotated[Literal["inproc", "node", "ray"], option(
+        "host VM actors in this process, in a node process per VM (websocket), or in nodes Ray places "
+        "on a cluster; suites whose backend needs asyncio always use nodes")] = "inproc"
+    ray_address: Annotated[str, option(
+        "Ray cluster for --vm ray: HOST:PORT, auto (a running cluster) or local (default: a running "
+        "cluster if there is one, else a local Ray started and stopped by the run, on 127.0.0.1)")] | None = None
+    connect: Annotated[list[str], option(
+        "use a running node (python -m runtime.node) at ws://HOST:PORT as one VM; repeat for more; "
+        "the run's concurrency is then the number of nodes")] = []
+    token: Annotated[str, option("token for --connect nodes (default: $TROUPE_NODE_TOKEN)", secret=True)] | None = None
+    viewer: Annotated[str, option("serve a live web viewer (page and step-event websocket) on HOST:PORT")] | None = None
+    viewer_token: Annotated[str, option("token the viewer requires, if any (default: $TROUPE_VIEWER_TOKEN)",
+                                        secret=True)] | None = None
+    out: Annotated[str, option(
+        "run folder (default: runs/<suite>-<time>); an existing folder is resumed")] | None = None
+    limits: LimitsConfig = LimitsConfig()
+    llm: LLMOptions = LLMOptions()
+    options: Any = None
+
+    def uses_llm(self) -> bool:
+        return "llm" in (self.agent, self.summarizer, self.analysis)
+
+    def viewer_address(self, name_of: Callable[[str], str] = str) -> tuple[str, int] | None:
+        if self.viewer is None:
+            return None
+        host, _, port = self.viewer.rpartition(":")
+        if not port.isdigit() or int(port) > 65535:
+            raise ConfigError(f"{name_of('viewer')}: expected HOST:PORT (e.g. 127.0.0.1:8765), got {self.viewer!r}")
+        return host or "127.0.0.1", int(port)
+
+
+def describe(field: msgspec.inspect.Field) -> tuple[str, bool]:
+    """What `option(...)` says of a field: its help text, and whether it holds a secret."""
+    kinds = field.type.types if isinstance(field.type, msgspec.inspect.UnionType) else (field.type,)
+    meta = next((kind for kind in kinds if isinstance(kind, msgspec.inspect.Metadata)), None)
+    if meta is None:
+        return "", False
+    return (meta.extra_json_schema or {}).get("description", ""), bool((meta.extra or {}).get("secret"))
+
+
+def secret_names(struct: type[msgspec.Struct]) -> list[str]:
+    """The fields of `struct` that hold secrets."""
+    return [field.name for field in msgspec.inspect.type_info(struct).fields if describe(field)[1]]
+
+
+def public(config: RunConfig) -> dict[str, Any]:
+    """The configuration as run.json records it: plain JSON data, secrets left out."""
+    data = msgspec.to_builtins(config)
+    for name in secret_names(RunConfig):
+        data.pop(name, None)
+    if config.options is not None:
+        for name in secret_names(type(config.options)):
+            data["options"].pop(name, None)
+    return data
+
+
+def build(values: dict[str, Any], options_type: type[msgspec.Struct] | None, *, strict: bool = True,
+          name_of: Callable[[str], str] = str) -> RunConfig:
+    """A RunConfig from flat `values` keyed by option name (`max_steps`, `llm_model`,
+    a suite option such as `tasks`); `strict=False` converts text (command-line values).
+    `name_of` turns an option name into what the user typed, for messages."""
+    groups: dict[str, dict[str, Any]] = {"run": {}, "limits": {}, "llm": {}, "options": {}}
+    owners = [("run", "", RunConfig), ("limits", "", LimitsConfig), ("llm", "llm_", LLMOptions)]
+    suite_fields = set() if options_type is None else set(options_type.__struct_fields__)
+    for key, value in values.items():
+        for group, prefix, struct in owners:
+            field = key.removeprefix(prefix) if key.startswith(prefix) else None
+            if field in struct.__struct_fields__ and field not in ("limits", "llm", "options"):
+                groups[group][field] = value
+                break
+        else:
+            if key not in suite_fields:
+                known = ", ".join(name_of(field) for field in sorted(suite_fields)) or "none"
+                raise ConfigError(f"{name_of(key)}: the {values.get('suite')} suite has no such option "
+                                  f"(its own: {known})")
+            groups["options"][key] = value
+    limits = _convert(groups["limits"], LimitsConfig, strict, name_of, "")
+    llm = _convert(groups["llm"], LLMOptions, strict, name_of, "llm_")
+    options = None if options_type is None else _convert(groups["options"], options_type, strict, name_of, "")
+    run = _convert(groups["run"], RunConfig, strict, name_of, "")
+    return msgspec.structs.replace(run, limits=limits, llm=llm, options=options)
+
+
+def _convert(values: dict[str, Any], struct: type[msgspec.Struct], strict: bool,
+             name_of: Callable[[str], str], prefix: str) -> Any:
+    try:
+        return msgspec.convert(values, struct, strict=strict)
+    except msgspec.ValidationError as exc:
+        reason, _, where = str(exc).partition(" - at `$.")
+        field = where.split("`")[0].split(".")[0].split("[")[0]
+        if not field:
+            raise ConfigError(reason) from None
+        if not strict:
+            reason = reason.replace(", got `str`", "")
+        raise ConfigError(f"{name_of(prefix + field)}: {reason[0].lower()}{reason[1:]}, "
+                          f"got {values.get(field)!r}") from None

@@ -1,0 +1,63 @@
+"""A run folder's episodes as a pandas DataFrame, one row per episode.
+
+results.jsonl is already plain JSON lines that pandas can read, but its
+records nest (the verdict under `result`, timings under `result.timings`)
+and omit default values; this flattens them into the columns an analysis
+wants, with every column present on every row. pandas is an optional extra
+(`pip install 'troupe[analysis]'`), imported only when a frame is asked for,
+so the harness itself never needs it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from actors.run_folder import RESULTS, ResultLine, ResultsError, read_results
+
+__all__ = ["COLUMNS", "episodes_frame", "read_run"]
+
+COLUMNS = (
+    "task_id", "episode_id", "domain", "attempt", "success", "score", "steps", "error_kind", "reason",
+    "categories", "cost", "input_tokens", "output_tokens",
+    "reset_seconds", "steps_seconds", "evaluate_seconds", "total_seconds",
+)
+"""The frame's columns, in order. `categories` holds the error analysis's
+score per taxonomy category (a dict, empty without an analysis); the
+`*_seconds` columns are the episode's reset, steps, evaluation and total time."""
+
+
+def read_run(folder: str | os.PathLike) -> list[ResultLine]:
+    """Every results.jsonl line of a run folder, refusing a folder that is not one.
+
+    `read_results` reads a missing results.jsonl as a run with no episodes yet,
+    which is right when resuming but hides a mistyped path when analysing.
+    """
+    path = Path(folder) / RESULTS
+    if not path.is_file():
+        raise ResultsError(f"{folder}: not a run folder (no {RESULTS})")
+    return read_results(Path(folder))
+
+
+def episodes_frame(folder: str | os.PathLike):
+    """One row per finished episode of the run folder, in the order they finished.
+
+    Returns a `pandas.DataFrame` with the columns in `COLUMNS`; raises
+    ResultsError for a folder without results.jsonl or with a malformed line,
+    and ImportError (saying what to install) when pandas is missing.
+    """
+    try:
+        import pandas
+    except ImportError:
+        raise ImportError("episodes_frame needs pandas: pip install 'troupe[analysis]'") from None
+    return pandas.DataFrame([_row(line) for line in read_run(folder)], columns=list(COLUMNS))
+
+
+def _row(line: ResultLine) -> tuple:
+    result, timings = line.result, line.result.timings
+    return (
+        result.task_id, result.episode_id, result.domain, result.attempt, result.success, result.score,
+        result.steps, result.error_kind.value, result.reason,
+        dict(line.categories), result.cost, result.input_tokens, result.output_tokens,
+        timings.reset, timings.steps, timings.evaluate, timings.total,
+    )

@@ -1,0 +1,185 @@
+"""Getters: what the evaluator compares, read from the VM (or the web) by type.
+
+A task's `evaluator.result` and `evaluator.expected` are specs like
+`{"type": "vm_file", "path": ...}`; each type names a getter here. They run
+inside the VM backend's `inspect`, next to the server connection, and return
+plain data (bytes, str, bool, numbers, lists) that crosses a node's socket
+as msgpack. Each reads what WAA's getter of that name reads:
+
+- `rule`: the spec's own `rules` (the expected value is written in the task);
+- `vm_file`: the file's bytes through /file; None when the server answers
+  anything but 200 (after the client's retries of a 5xx), as WAA's client
+  reads it, with a warning in the log unless the answer was 404;
+- `cloud_file`: the bytes at a public URL, fetched without the server's token;
+- `vm_command_line`: what a command printed on the VM;
+- `vm_file_exists_in_vm_folder`: 1.0 when the file has content, fetched
+  through /file as WAA does (an empty file scores 0);
+- `vm_folder_exists_in_documents`, `vm_file_exists_in_desktop`,
+  `is_file_desktop`, `is_file_saved_desktop`: facts about the VM's folders,
+  through /file_exists, /folder_exists and the desktop and documents paths
+  the server reports;
+- `vlc_config`: VLC's vlcrc, found under the home folder the desktop path names.
+
+`multi: true` on a file spec makes `path` a list and the value a list.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Awaitable, Callable
+
+import httpx
+
+from protocols import TroupeError
+from actors.backends.waa.client import WAAClient
+
+Getter = Callable[[WAAClient, dict[str, Any]], Awaitable[Any]]
+
+logger = logging.getLogger(__name__)
+
+
+class GetterFailed(TroupeError, RuntimeError):
+    """The server refused a getter's request; the message names the getter and the answer."""
+
+
+async def _rule(client: WAAClient, spec: dict[str, Any]) -> Any:
+    return spec["rules"]
+
+
+async def _each_path(spec: dict[str, Any], one: Callable[[str], Awaitable[Any]]) -> Any:
+    if spec.get("multi"):
+        return [await one(path) for path in spec["path"]]
+    return await one(spec["path"])
+
+
+async def _vm_file(client: WAAClient, spec: dict[str, Any]) -> Any:
+    async def one(path: str) -> bytes | None:
+        response = await client.post("/file", data={"file_path": path}, answer_server_errors=True)
+        if response.status_code != 200:
+            if response.status_code != 404:
+                logger.warning("vm_file %s: HTTP %s: %s; read as no file, as WAA's client does",
+                               path, response.status_code, response.text[:200])
+            return None
+        return response.content
+
+    return await _each_path(spec, one)
+
+
+async def _cloud_file(client: WAAClient, spec: dict[str, Any]) -> Any:
+    async with httpx.AsyncClient(timeout=60.0, follow_redirects=True) as web:
+        async def one(url: str) -> bytes:
+            response = await web.get(url)
+            _check(response, "cloud_file", url)
+            return response.content
+
+        return await _each_path(spec, one)
+
+
+async def _vm_command_line(client: WAAClient, spec: dict[str, Any]) -> str:
+    shell = spec.get("shell", False)
+    reply = await client.execute(spec["command"], shell=shell.lower() == "true" if isinstance(shell, str) else shell)
+    return reply.get("output", "")
+
+
+async def _exists(client: WAAClient, endpoint: str, folder: str, key: str, name: str) -> bool:
+    """/file_exists and /folder_exists answer 200 when it exists and 400 when it does not."""
+    response = await client.post(endpoint, json={"path": folder, key: name})
+    if response.status_code not in (200, 400):
+        _check(response, endpoint, f"{folder} {name}")
+    return response.status_code == 200
+
+
+async def _special_folder(client: WAAClient, which: str) -> str:
+    response = await client.post(f"/{which}_path")
+    _check(response, f"/{which}_path", "")
+    return response.json()[f"{which}_path"]
+
+
+def join(folder: str, name: str) -> str:
+    """Join in the VM's own path flavour: backslashes if the folder uses them."""
+    separator = "\\" if "\\" in folder else "/"
+    return folder.rstrip("\\/") + separator + name
+
+
+async def _file_in_folder(client: WAAClient, spec: dict[str, Any]) -> float:
+    """1.0 when the file is there and not empty: WAA fetches it through /file and
+    tests its content, so an empty file counts as absent."""
+    folder, name = spec["folder_name"], spec["file_name"]
+    if not folder or not name:
+        return 0.0
+    content = await _vm_file(client, {"path": join(folder, name)})
+    return 1.0 if content else 0.0
+
+
+async def _folder_in_documents(client: WAAClient, spec: dict[str, Any]) -> bool:
+    documents = await _special_folder(client, "documents")
+    return await _exists(client, "/folder_exists", documents, "folder_name", spec["folder_name"])
+
+
+async def _file_in_desktop(client: WAAClient, spec: dict[str, Any]) -> bool:
+    desktop = await _special_folder(client, "desktop")
+    return await _exists(client, "/file_exists", desktop, "file_name", spec["file_name"])
+
+
+async def _vlc_config(client: WAAClient, spec: dict[str, Any]) -> bytes | None:
+    """VLC's vlcrc, None when VLC never saved one. WAA names no path: it lives
+    under the user's home, which is the desktop folder's parent; Windows keeps
+    it in AppData\\Roaming, Linux in .config."""
+    desktop = await _special_folder(client, "desktop")
+    windows = "\\" in desktop
+    separator = "\\" if windows else "/"
+    home = desktop.rstrip(separator).rsplit(separator, 1)[0]
+    within = "AppData\\Roaming\\vlc\\vlcrc" if windows else ".config/vlc/vlcrc"
+    return await _vm_file(client, {"path": home + separator + within})
+
+
+async def _is_file_desktop(client: WAAClient, spec: dict[str, Any]) -> str:
+    return str(await _file_in_desktop(client, {"file_name": spec["filename"]})).lower()
+
+
+async def _is_file_saved_desktop(client: WAAClient, spec: dict[str, Any]) -> str:
+    """"true" when the desktop file exists and holds `textcontent`."""
+    desktop = await _special_folder(client, "desktop")
+    content = await _vm_file(client, {"path": join(desktop, spec["filename"])})
+    return str(content is not None and spec["textcontent"] in content.decode("utf-8", "replace")).lower()
+
+
+def _check(response: httpx.Response, getter: str, what: str) -> None:
+    if response.status_code != 200:
+        raise GetterFailed(f"{getter} {what}: HTTP {response.status_code}: {response.text[:200]}")
+
+
+GETTERS: dict[str, Getter] = {
+    "rule": _rule,
+    "vm_file": _vm_file,
+    "cloud_file": _cloud_file,
+    "vm_command_line": _vm_command_line,
+    "vm_file_exists_in_vm_folder": _file_in_folder,
+    "vm_folder_exists_in_documents": _folder_in_documents,
+    "vm_file_exists_in_desktop": _file_in_desktop,
+    "is_file_desktop": _is_file_desktop,
+    "is_file_saved_desktop": _is_file_saved_desktop,
+    "vlc_config": _vlc_config,
+}
+
+
+def specs(value: Any) -> list[dict[str, Any] | None]:
+    """`result`/`expected` as a list: one spec, a list of them, or absent;
+    an empty spec (`{}`, as infeasible tasks write it) reads nothing and is None."""
+    if value is None:
+        return []
+    return [item or None for item in (value if isinstance(value, list) else [value])]
+
+
+async def resolve(client: WAAClient, spec: dict[str, Any] | None) -> Any:
+    """The value a spec names; a missing or unknown type is an error the checker reports."""
+    if spec is None:
+        return None
+    kind = spec.get("type")
+    getter = GETTERS.get(kind)
+    if getter is None:
+        raise GetterFailed(f"getter {kind!r} is not supported (supported: {sorted(GETTERS)})")
+    try:
+        return await getter(client, spec)
+    except KeyError as exc:
+        raise GetterFailed(f"getter {kind!r}: missing field {exc}") from None

@@ -1,0 +1,166 @@
+"""A local OpenAI-compatible chat-completions server with scripted replies.
+
+It lets the LLM paths run end to end without a network or a key: a real
+socket on 127.0.0.1, real HTTP, and misbehaviour on demand (latency, 429
+with Retry-After, 5xx, dropped connections, malformed bodies, a wrong key).
+It runs in threads of its own, so the code under test can use either event
+loop, and a slow reply never blocks another.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler
+from typing import Any, Callable, Iterable
+
+from actors.llm import agent as agent_module, analysis, summarizer as summarizer_module
+from bench.suites.sim.agent import parse_goals
+from runtime.http_server import LoopbackHTTPServer, QuietHandler, send_reply
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted answer. `content` is the assistant's text; `raw` replaces
+    the whole body; `drop` closes the connection without answering."""
+
+    content: str = ""
+    status: int = 200
+    delay: float = 0.0
+    retry_after: str | None = None
+    drop: bool = False
+    raw: bytes | None = None
+    usage: tuple[int, int] = (100, 20)
+
+
+Responder = Callable[[dict[str, Any]], "Reply | str"]
+
+
+class FakeLLM:
+    """`responder` maps a request body to a reply, or is a sequence of replies
+    served in order (the last one repeats). With `api_key`, any other key gets 401."""
+
+    def __init__(self, responder: Responder | Iterable[Reply | str], *, api_key: str | None = None) -> None:
+        if callable(responder):
+            self._respond: Responder = responder
+        else:
+            script = list(responder)
+            cursor = itertools.count()
+            self._respond = lambda body: script[min(next(cursor), len(script) - 1)]
+        self.api_key = api_key
+        self.requests: list[dict[str, Any]] = []
+        self.active = 0
+        self.peak = 0
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+        self._server = LoopbackHTTPServer(_handler(self), name="fake-llm")
+
+    @property
+    def url(self) -> str:
+        return f"{self._server.url}/v1"
+
+    def __enter__(self) -> FakeLLM:
+        self._server.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._closing.set()
+        self._server.close()
+
+    def _serve(self, handler: BaseHTTPRequestHandler) -> None:
+        length = int(handler.headers.get("Content-Length") or 0)
+        body = json.loads(handler.rfile.read(length) or b"{}")
+        with self._lock:
+            self.requests.append(body)
+            self.active += 1
+            self.peak = max(self.peak, self.active)
+        try:
+            if self.api_key is not None and handler.headers.get("Authorization") != f"Bearer {self.api_key}":
+                reply = Reply(status=401, raw=_error("Incorrect API key provided."))
+            else:
+                answer = self._respond(body)
+                reply = Reply(content=answer) if isinstance(answer, str) else answer
+            self._closing.wait(reply.delay)
+            if reply.drop:
+                handler.close_connection = True
+                return
+            _send(handler, reply, body.get("model", ""))
+        finally:
+            with self._lock:
+                self.active -= 1
+
+
+def _handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
+    class Handler(QuietHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            if not self.path.endswith("/chat/completions"):
+                _send(self, Reply(status=404, raw=_error(f"no route {self.path}")), "")
+                return
+            server._serve(self)
+
+    return Handler
+
+
+def _send(handler: BaseHTTPRequestHandler, reply: Reply, model: str) -> None:
+    if reply.raw is not None:
+        data = reply.raw
+    elif reply.status != 200:
+        data = _error(f"scripted HTTP {reply.status}")
+    else:
+        data = json.dumps({
+            "id": "chatcmpl-fake", "object": "chat.completion", "model": model,
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": reply.content}}],
+            "usage": {"prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],
+                      "total_tokens": sum(reply.usage)},
+        }).encode()
+    retry_after = [] if reply.retry_after is None else [("Retry-After", reply.retry_after)]
+    send_reply(handler, reply.status, "application/json", data, retry_after)
+
+
+def _error(message: str) -> bytes:
+    return json.dumps({"error": {"message": message, "type": "invalid_request_error"}}).encode()
+
+
+def by_role(*, agent: Responder, summarizer: Responder | None = None, classifier: Responder | None = None) -> Responder:
+    """One server for every LLM role of a run, told apart by their system prompts."""
+    roles = {agent_module.SYSTEM_PROMPT: agent, summarizer_module.SYSTEM_PROMPT: summarizer,
+             analysis.SYSTEM_PROMPT: classifier}
+
+    def respond(body: dict[str, Any]) -> Reply | str:
+        responder = roles.get(body["messages"][0]["content"])
+        if responder is None:
+            return Reply(status=400, raw=_error("no scripted reply for this role"))
+        return responder(body)
+
+    return respond
+
+
+_TREE_LINE = re.compile(r'^\s*\[(?P<id>[^\]]+)\] \w+ "(?P<name>[^"]*)"', re.MULTILINE)
+_STEP = re.compile(r"This is step (\d+) ")
+
+
+def form_filler(body: dict[str, Any]) -> str:
+    """A model that solves simulated form tasks: goal k of the instruction at step k,
+    grounded by name in the tree text of the prompt, then `done`."""
+    prompt = body["messages"][1]["content"]
+    text = "\n".join(part["text"] for part in prompt if part["type"] == "text")
+    instruction = text.split("\n", 1)[0].removeprefix("Task: ")
+    goals = parse_goals(instruction)
+    index = int(_STEP.search(text)[1]) - 1
+    if index >= len(goals):
+        return json.dumps({"thought": "every goal is done", "action": {"type": "done"}})
+    goal = goals[index]
+    if goal["key"] is not None:
+        return json.dumps({"thought": f"press {goal['key']}", "action": {"type": "key", "key": goal["key"]}})
+    ids = {m["name"]: m["id"] for m in _TREE_LINE.finditer(text)}
+    if goal["text"] is not None:
+        action = {"type": "type", "text": goal["text"], "target": {"node_id": ids[goal["field"]]}}
+    else:
+        action = {"type": "click", "target": {"node_id": ids[goal["name"]]}}
+    return json.dumps({"thought": f"goal {index + 1}", "plan": "one goal per step", "action": action})

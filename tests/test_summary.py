@@ -1,0 +1,33 @@
+"""summary.json keeps the three kinds of failure apart: agent, environment, evaluation (harness)."""
+
+from actors.run_folder import ResultLine
+from bench.report import render
+from bench.summary import summarize
+from protocols import EpisodeResult, ErrorKind
+
+
+def result(task_id, domain="forms", **fields):
+    return EpisodeResult(episode_id=f"{task_id}#1", task_id=task_id, domain=domain, **fields)
+
+
+def test_failures_are_counted_by_kind_overall_and_per_domain():
+    results = [
+        result("a", success=True),
+        result("b", error_kind=ErrorKind.AGENT, reason="raw reward -1"),
+        result("c", domain="mail", error_kind=ErrorKind.ENVIRONMENT, reason="failed on 3 VMs"),
+        result("d", domain="mail", error_kind=ErrorKind.EVALUATION, reason="no metric 'compare_pdfs'"),
+        result("e", domain="mail", error_kind=ErrorKind.EVALUATION, reason="getter failed"),
+    ]
+    summary = summarize(results)
+    kinds = ("agent_errors", "environment_errors", "evaluation_errors")
+    assert [summary["overall"][k] for k in kinds] == [1, 1, 2]
+    assert [summary["domains"]["forms"][k] for k in kinds] == [1, 0, 0]
+    assert [summary["domains"]["mail"][k] for k in kinds] == [0, 1, 2]
+    assert summary["overall"]["succeeded"] == 1
+
+
+def test_the_report_states_the_three_kinds_apart(tmp_path):
+    results = [result("b", error_kind=ErrorKind.AGENT), result("c", error_kind=ErrorKind.ENVIRONMENT),
+               result("d", error_kind=ErrorKind.EVALUATION)]
+    page = render(tmp_path, summarize(results), [ResultLine(result=r) for r in results])
+    assert "failures: 1 agent, 1 environment, 1 evaluation (harness)" in page
