@@ -55,16 +55,15 @@ def test_help_shows_no_token_and_each_default_once():
 def test_a_cli_run_records_no_token_from_flags_or_environment_and_strict_json(tmp_path):
     out = tmp_path / "run"
     result = cli("--suite", "sim", "--episodes", "2", "--scale", "0", "--viewer", "127.0.0.1:0",
-                 "--viewer-token", FLAG_SECRETS[1], f"--token={FLAG_SECRETS[0]}", "--episode-timeout", "inf",
-                 "--out", str(out))
+                 "--viewer-token", FLAG_SECRETS[1], f"--token={FLAG_SECRETS[0]}", "--out", str(out))
     assert result.returncode == 0, result.stderr
     assert "viewer: http://127.0.0.1:" in result.stdout
     assert_nowhere([*SECRETS.values(), *FLAG_SECRETS], out, result.stdout, result.stderr)
     info = strict_json(out / "run.json")
-    assert info["argv"][-8:] == ["--viewer", "127.0.0.1:0", "--viewer-token", "***", "--token=***",
-                                 "--episode-timeout", "inf", "--out", str(out)][-8:]
+    assert info["argv"][-6:] == ["--viewer", "127.0.0.1:0", "--viewer-token", "***", "--token=***",
+                                 "--out", str(out)]
     assert "token" not in info["config"] and "viewer_token" not in info["config"]
-    assert info["config"]["limits"]["episode_timeout"] is None  # no limit: null, not Infinity
+    assert info["config"]["limits"]["episode_timeout"] is None  # the default, no limit: null, not Infinity
     assert strict_json(out / "summary.json")["overall"]["episodes"] == 2
 
 

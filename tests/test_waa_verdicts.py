@@ -441,11 +441,13 @@ def _with_cell(xlsx: bytes, cell: str) -> bytes:
     return out.getvalue()
 
 
-def test_the_cli_names_an_unknown_fix_with_the_known_ones():
-    out = subprocess.run([sys.executable, "-m", "bench.supervisor", "--suite", "waa", "--waa-tasks", str(WAA),
+def test_the_cli_names_an_unknown_fix_with_the_known_ones(tmp_path):
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "test_all.json").write_text("{}")
+    out = subprocess.run([sys.executable, "-m", "bench.supervisor", "--suite", "waa", "--waa-tasks", str(tmp_path),
                           "--waa-fix", "lenient", "--list"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.returncode != 0
-    assert "waa fix lenient: unknown (known: text-encoding, jsonc, missing-file)" in out.stderr
+    assert "waa fix lenient: unknown (known: text-encoding, jsonc, missing-file" in out.stderr
 
 
 @pytest.mark.anyio
