@@ -3,6 +3,7 @@
 import pytest
 
 from actors.observer import Observer
+from actors.backends.x11 import keymap
 from actors.backends.x11.desktop import X11Desktop
 from actors.backends.x11.session import MissingProgram
 from actors.backends.x11.setup import SetupError
@@ -48,6 +49,33 @@ async def test_every_action_type_reaches_a_real_editor_and_the_file_is_saved(des
     assert state["paths"]["notes.txt"]["content"] == "Grüße 東京 ✓ x"
     png, viewport = await desktop.screenshot()
     assert png.startswith(b"\x89PNG") and (viewport.width, viewport.height) == (1024, 700)
+
+
+async def test_characters_the_keymap_lacks_get_a_key_each_so_typed_text_arrives_whole(desktop):
+    """xdotool alone rebinds one scratch key per character, and a loaded editor once read "Grüße" as "Grßße".
+    Xvfb has 15 spare keys to lend: the second text reuses those the first no longer needs."""
+    task = editor_task()
+    await desktop.reset(task, 1)
+    conn = desktop.windows.conn
+    first = conn.display.info.min_keycode
+
+    def keys_of(text):
+        mapping = conn.get_keyboard_mapping(first, conn.display.info.max_keycode - first + 1)
+        return {c: [code for code, syms in enumerate(mapping) if keymap.keysym(c) in syms] for c in set(text)}
+
+    tree = await desktop.tree()
+    area = next(e for e in tree.walk() if e.role == "textbox")
+    assert (await desktop.act(1, Click(target=Target(node_id=area.node_id)))).error is None
+    texts = ["äöüßÄÖÜéèêàçñ€ ", "αβγδ東京✓ ok"]
+    for step, text in enumerate(texts, 2):
+        assert (await desktop.act(step, TypeText(text=text))).error is None
+        keys = keys_of(text)
+        assert all(keys.values()), keys
+        assert len({codes[0] for codes in keys.values()}) == len(keys)  # a key of its own per character
+    assert (await desktop.act(4, Key(key="s", modifiers=("ctrl",)))).error is None
+    await desktop.act(5, Wait(seconds=0.05))
+    state = await desktop.inspect(task.evaluation_spec)
+    assert state["paths"]["notes.txt"]["content"] == "".join(texts)
 
 
 async def test_input_outside_the_screen_is_a_step_error(desktop):

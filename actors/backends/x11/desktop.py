@@ -28,6 +28,7 @@ from actors.backends.files import read_state
 from actors.backends.screenshots import Encoding, Screen
 from actors.backends.treewalk import Walk, WalkLimits
 from actors.backends.x11 import atspi, xdotool
+from actors.backends.x11.keymap import SpareKeys
 from actors.backends.x11.session import Session, require
 from actors.backends.x11.setup import SetupError, parse_steps, run_steps
 from actors.backends.x11.windows import WindowList
@@ -43,6 +44,7 @@ class X11Desktop:
         self.session: Session | None = None
         self.screen: Screen | None = None
         self.windows: WindowList | None = None
+        self.spare_keys: SpareKeys | None = None
         self.last_tree: UIElement | None = None
         self._xlib = anyio.CapacityLimiter(1)
         self._xdotool = require("xdotool", "xdotool")
@@ -59,6 +61,7 @@ class X11Desktop:
         self.session = Session.start(width, height)
         self.screen = Screen(self.session.display, self.encoding)
         self.windows = WindowList(self.session.display)
+        self.spare_keys = SpareKeys(self.windows.conn)
         await anyio.to_thread.run_sync(self.windows.wait_for_manager, 10.0, limiter=self._xlib)
         await run_steps(self.session, steps, self._wait_window)
 
@@ -69,6 +72,9 @@ class X11Desktop:
             ops = Plan(session.width, session.height, self._find).ops(action)
         except StepError as exc:
             return Acted(error=str(exc))
+        typed = "".join(op[1] for op in ops if op[0] == "type")
+        if not typed.isascii():
+            await anyio.to_thread.run_sync(self.spare_keys.bind, typed, limiter=self._xlib)
         for command in xdotool.commands(ops):
             if isinstance(command, float):
                 await anyio.sleep(command)
@@ -127,7 +133,7 @@ class X11Desktop:
         for part in (self.screen, self.windows, self.session):
             if part is not None:
                 part.close()
-        self.screen = self.windows = self.session = None
+        self.screen = self.windows = self.spare_keys = self.session = None
         self.last_tree = None
 
 

@@ -2,8 +2,8 @@
 
 One process per action keeps every primitive of an action (modifiers held
 across a click, a drag's press-move-release) in a single XTEST sequence,
-and xdotool's `type` already handles any Unicode text by remapping a spare
-keycode for characters the keyboard map lacks.
+and xdotool's `type` types any Unicode text the keyboard map holds (the desktop
+binds what it lacks first: actors.backends.x11.keymap).
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ _RUNS = re.compile(r"[\x20-\x7e]+|[^\x20-\x7e]+")
 
 
 def _delay(run: str) -> int:
-    """Characters outside the keymap are typed by remapping a spare keycode per character;
-    a slow application may read the event after the mapping moved on, so those go slower."""
+    """Non-ASCII runs go slower: when a text needs more keycodes than are spare, xdotool
+    remaps one per character, and a slow application may read an event after the mapping moved on."""
     return TYPE_DELAY_MS if run.isascii() else REMAP_DELAY_MS
 
 
