@@ -323,7 +323,8 @@ async def _start_viewer(tg, bus: EventBus, config: RunConfig, out: Path, say: Ca
 
     host, port = config.viewer_address()
     token = config.viewer_token or os.environ.get("TROUPE_VIEWER_TOKEN")
-    serve = functools.partial(ViewerServer(bus, token=token, run_dir=out).run, host, port)
+    viewer = ViewerServer(bus, token=token, run_dir=out, summarizing=config.summarizer != "none")
+    serve = functools.partial(viewer.run, host, port)
     bound = await tg.start(_watching_only, serve, say)
     say(f"viewer: http://{host}:{bound}/" + (" (add ?token=<viewer token>)" if token else ""))
 

@@ -25,10 +25,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def supervisor(out, port):
+def supervisor(out, port, *flags):
     return subprocess.Popen(
         [sys.executable, "-m", "bench.supervisor", "--suite", "sim", "--episodes", "24", "--concurrency", "3",
-         "--scale", "0.15", "--agent-error-rate", "0", "--out", str(out), "--viewer", f"127.0.0.1:{port}", "--viewer-token", TOKEN],
+         "--scale", "0.15", "--agent-error-rate", "0", "--out", str(out), "--viewer", f"127.0.0.1:{port}", "--viewer-token", TOKEN,
+         *flags],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -123,6 +124,24 @@ def test_the_page_is_refused_without_the_token(tmp_path):
         with chromium_page() as page:
             response = page.goto(f"http://127.0.0.1:{port}/")
             assert response.status == 401 and "missing token" in page.text_content("body")
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_without_a_summarizer_the_live_page_says_so_instead_of_waiting_for_one(tmp_path):
+    port = free_port()
+    process = supervisor(tmp_path / "run", port, "--summarizer", "none")
+    try:
+        wait_until_serving(f"http://127.0.0.1:{port}/?token={TOKEN}", process)
+        with chromium_page() as page:
+            page.goto(f"http://127.0.0.1:{port}/?token={TOKEN}")
+            running = page.locator(".card[data-status=running]").filter(has_text="last action:").first
+            running.wait_for(timeout=15000)
+            running.click()
+            page.wait_for_selector("#episode .steps-table tr:nth-child(2)")
+            summaries = page.eval_on_selector_all("#episode .steps-table tr td:nth-child(4)", "cs => cs.map(c => c.textContent)")
+            assert summaries and set(summaries) == {"no summarizer in this run"}, summaries
     finally:
         process.kill()
         process.wait()

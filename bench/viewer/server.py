@@ -76,12 +76,12 @@ async def refuse_input(ws: WebSocket, scope: anyio.CancelScope) -> None:
 
 class ViewerServer:
     def __init__(self, bus: EventBus, *, token: str | None = None, run_dir: Path | None = None,
-                 queue: int = 256) -> None:
+                 queue: int = 256, summarizing: bool = True) -> None:
         self.bus = bus
         self.token = token
         self.run_dir = run_dir
         self.queue = queue
-        self.state = ViewerState()
+        self.state = ViewerState(summarizing=summarizing)
         self.updates = EventBus()
         self._page = page_html()
 

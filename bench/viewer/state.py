@@ -93,13 +93,15 @@ def status_of(result: EpisodeResult) -> str:
 
 
 class ViewerState:
-    def __init__(self, keep_finished: int = 200) -> None:
+    def __init__(self, keep_finished: int = 200, *, summarizing: bool = True) -> None:
+        self.summarizing = summarizing  # whether change summaries will come (not with --summarizer none)
         self.cards: OrderedDict[str, Card] = OrderedDict()
         self.by_episode: dict[str, str] = {}
         self.keep_finished = keep_finished
 
     def snapshot(self) -> dict[str, Any]:
-        return {"msg": "snapshot", "episodes": [card.to_json() for card in self.cards.values()]}
+        return {"msg": "snapshot", "summarizing": self.summarizing,
+                "episodes": [card.to_json() for card in self.cards.values()]}
 
     def card(self, episode_id: str) -> Card | None:
         task_id = self.by_episode.get(episode_id)
