@@ -11,6 +11,7 @@ import sys
 import threading
 import urllib.parse
 from dataclasses import dataclass, field
+from typing import Callable
 from pathlib import Path
 
 from actors.backends.sim.png import solid_png
@@ -51,12 +52,15 @@ def stop(server: LinuxServer) -> None:
 @dataclass
 class Behaviour:
     """What the stand-in does: `failing` commands answer 500, `hang_tree` never answers /accessibility,
-    `refusing` POST paths answer with their (status, body); `files` are served at GET /files/<name>
-    (as a web server) and, by their VM path, at POST /file; `uploads` keeps each /setup/upload body."""
+    `refusing` POST paths answer with their (status, body); `answer(path, body)` may answer any other
+    JSON POST with its (status, body), or None to leave it to the rest; `files` are served at
+    GET /files/<name> (as a web server) and, by their VM path, at POST /file; `uploads` keeps each
+    /setup/upload body."""
 
     failing: set[str] = field(default_factory=set)
     hang_tree: bool = False
     refusing: dict[str, tuple[int, bytes]] = field(default_factory=dict)
+    answer: Callable[[str, dict], tuple[int, bytes] | None] | None = None
     files: dict[str, bytes] = field(default_factory=dict)
     uploads: list[bytes] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
@@ -118,6 +122,9 @@ class StandIn:
                 behaviour.requests.append(f"POST {self.path} {json.dumps(body.get('command'))}")
                 if self.path in behaviour.refusing:
                     return self._send(*behaviour.refusing[self.path])
+                reply = behaviour.answer(self.path, body) if behaviour.answer else None
+                if reply is not None:
+                    return self._send(*reply)
                 if json.dumps(body.get("command")) in behaviour.failing:
                     return self._send(500, b'{"status": "error", "message": "boom"}')
                 self._send(200, b'{"status": "success", "output": "", "error": "", "returncode": 0}')

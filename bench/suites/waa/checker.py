@@ -13,8 +13,10 @@ What WAA scores, this scores. A setup or postconfig step that failed is
 logged by WAA's client, which carries on: it is named in the verdict's
 reason and evaluation goes on. A getter or metric that could not run is an
 evaluation error (`Refused`), never a failure of the agent; so is an input
-on which WAA's own metric raises (`ReferenceCrash`), unless the run turned
-on the fix that case names (`FIXES`), which the reason then states. No
+on which WAA's own metric raises (`ReferenceCrash`) or a VM answer on which
+WAA's own getter raises (`GetterCrash`, under the state's `crashes`), unless
+the run turned on the fix that case names (`FIXES`), which the reason then
+states. No
 exception from a metric escapes: one this module did not expect is an
 evaluation error naming it.
 """
@@ -67,7 +69,8 @@ class WAAChecker:
             return Verdict(success=False, reason="infeasible task, but the agent did not declare it so (Fail)")
         if gave_up:
             return Verdict(success=False, reason="the agent declared a feasible task infeasible")
-        state = request.vm_state
+        state = {**request.vm_state, "result": list(request.vm_state.get("result", [])),
+                 "expected": list(request.vm_state.get("expected", []))}
         conj = spec.get("conj", "and")
         notes: list[str] = []
         scores: list[float] = []
@@ -75,6 +78,7 @@ class WAAChecker:
             unread = [e for e in state.get("errors", []) if e.startswith((f"result[{index}]", f"expected[{index}]"))]
             if unread:
                 raise Refused(f"{request.task.task_id}: could not read the VM state: {'; '.join(unread)}")
+            self._getter_crashes(request.task.task_id, index, state, notes)
             scores.append(self._score(request.task.task_id, index, func, state, spec, len(funcs), notes))
             if scores[-1] == (0.0 if conj == "and" else 1.0):
                 break  # WAA stops at the first function that decides the verdict
@@ -86,6 +90,17 @@ class WAAChecker:
             score = sum(scores) / len(scores)
         reason = ", ".join(f"{f}={s:g}" for f, s in zip(funcs, scores)) + "".join(notes)
         return Verdict(success=score >= 1.0, score=score, reason=reason)
+
+    def _getter_crashes(self, task_id: str, index: int, state: dict[str, Any], notes: list[str]) -> None:
+        """Where WAA's getter raised: an evaluation error, or with the named fix the value it reads."""
+        for crash in state.get("crashes", []):
+            key, _, at = crash["at"].partition("[")
+            if int(at.rstrip("]")) != index:
+                continue
+            if crash["fix"] not in self.fixes:
+                raise Refused(f"{task_id}: {crash['at']}: {crash['reason']}")
+            state[key][index] = crash["value"]
+            notes.append(f" (fix {crash['fix']!r} used: {crash['at']}: {crash['reason']})")
 
     def _score(self, task_id: str, index: int, func: str, state: dict[str, Any], spec: dict[str, Any], count: int,
                notes: list[str]) -> float:

@@ -30,12 +30,18 @@ open scores 0, as in WAA.
   every run of the last paragraph (empty or not) is struck through;
 - `check_italic_font_size_14`: `compare_docx_files`, then every italic run
   (whitespace ones too) is set in 14 pt;
+- `check_tabstops`: as many non-empty paragraphs; with
+  `word_number_split_by_tabstop`, each of the result's has that many words
+  before its tab number `index`; then the paragraphs' own tab stops (but
+  cleared ones and a left one at 0) pair up by alignment, and the score is 1
+  less the mean, over paragraphs, of their summed position differences over
+  the gold page's text width, so a near miss scores just under 1;
 - `find_default_font`: Writer's default font (in the profile's
   registrymodifications.xcu, not a .docx) is `rules.font_name`; a file that
   is not XML holds no font.
 
 Where WAA's function raises (a highlighted-text file that is not a zip, a
-document without paragraphs), `ReferenceCrash` names the optional fix.
+document without paragraphs, a paragraph without the tab piece asked for), `ReferenceCrash` names the optional fix.
 """
 
 from __future__ import annotations
@@ -48,7 +54,7 @@ from typing import Any, Callable
 
 import docx
 from docx.document import Document
-from docx.enum.text import WD_ALIGN_PARAGRAPH
+from docx.enum.text import WD_ALIGN_PARAGRAPH, WD_TAB_ALIGNMENT
 
 from bench.suites.waa.errors import MetricFailed, ReferenceCrash, rule_field
 
@@ -74,9 +80,13 @@ def _texts(document: Document) -> list[str]:
     return [p.text for p in document.paragraphs]
 
 
-def _same_paragraphs(mine: Document, gold: Document, *, ignore_blanks: bool = True, ignore_case: bool = False,
-                     ignore_order: bool = False) -> bool:
-    first, second = _texts(mine), _texts(gold)
+def _same_paragraphs(mine: Document, gold: Document, **options: bool) -> bool:
+    return same_texts(_texts(mine), _texts(gold), **options)
+
+
+def same_texts(first: list[str], second: list[str], *, ignore_blanks: bool = True, ignore_case: bool = False,
+               ignore_order: bool = False) -> bool:
+    """compare_docx_files' judgement of two documents' paragraph texts (the .odt kind reads them too)."""
     if ignore_order:
         first, second = sorted(first), sorted(second)
     if ignore_case:
@@ -223,6 +233,49 @@ def find_default_font(result: bytes | None, expected: Any, **options: Any) -> fl
     return float((standard[-1] if standard else None) == font)
 
 
+def _tab_stops(paragraph: Any) -> list[Any]:
+    """The paragraph's own tab stops but cleared ones and a left one at 0, which WAA ignores."""
+    return [stop for stop in paragraph.paragraph_format.tab_stops
+            if not (stop.alignment == WD_TAB_ALIGNMENT.CLEAR
+                    or (stop.alignment == WD_TAB_ALIGNMENT.LEFT and stop.position == 0))]
+
+
+def _words_before_tab(paragraph: Any, index: int) -> int | None:
+    pieces = paragraph.text.split("\t")
+    return len([w for w in re.split(r"\s", pieces[index]) if w.strip()]) if index < len(pieces) else None
+
+
+def check_tabstops(result: bytes | None, expected: bytes | None, *, word_number_split_by_tabstop: int | None = None,
+                   index: int = 0, **options: Any) -> float:
+    pair = _both(result, expected)
+    if pair is None:
+        return 0.0
+    mine = [p for p in pair[0].paragraphs if p.text.strip()]
+    gold = [p for p in pair[1].paragraphs if p.text.strip()]
+    if len(mine) != len(gold):
+        return 0.0
+    if word_number_split_by_tabstop is not None:
+        for paragraph in mine:
+            words = _words_before_tab(paragraph, index)
+            if words is None:
+                raise ReferenceCrash(f"check_tabstops: a paragraph has no tab-separated piece {index}",
+                                     fix="missing-file", fixed=0.0)
+            if words != word_number_split_by_tabstop:
+                return 0.0
+    section = pair[1].sections[0] if pair[1].sections else None
+    if section is None or None in (section.page_width, section.left_margin, section.right_margin) or not mine:
+        raise ReferenceCrash("check_tabstops: the gold document has no text or no page width and margins to "
+                             "measure tab stops against", fix="missing-file", fixed=0.0)
+    width = section.page_width - section.left_margin - section.right_margin
+    lost = 0.0
+    for first, second in zip(mine, gold):
+        stops, wanted = _tab_stops(first), _tab_stops(second)
+        if len(stops) != len(wanted) or any(a.alignment != b.alignment for a, b in zip(stops, wanted)):
+            return 0.0
+        lost += sum(abs(a.position - b.position) for a, b in zip(stops, wanted)) / width
+    return 1 - lost / len(mine)
+
+
 DOCX_METRICS: dict[str, Callable[..., float]] = {
     "compare_docx_files": compare_docx_files,
     "compare_line_spacing": compare_line_spacing,
@@ -235,4 +288,5 @@ DOCX_METRICS: dict[str, Callable[..., float]] = {
     "evaluate_strike_through_last_paragraph": evaluate_strike_through_last_paragraph,
     "check_italic_font_size_14": check_italic_font_size_14,
     "find_default_font": find_default_font,
+    "check_tabstops": check_tabstops,
 }

@@ -24,8 +24,22 @@ FIXES: dict[str, str] = {
              "does, and score an empty or unreadable file 0 (WAA's json.load raises on them)",
     "missing-file": "a metric WAA runs on a value that is not there (it raises opening or searching None): "
                     "score it as an empty one",
+    "unread-answer": "a getter whose command or request gave WAA no usable answer (an error instead of output, "
+                     "fewer lines or bytes than it reads, a folder it cannot list): read it as the negative "
+                     "answer instead of failing as WAA does",
+    "unreadable-archive": "an archive that is missing, is not the kind the task asks (7z, zip) or does not open "
+                          "with its password, where WAA's py7zr or zipfile raises: zipped_folder_in_desktop reads "
+                          "'false' and compare_zip_files scores 0",
+    "unreadable-media": "compare_images, compare_audios, compare_videos: a result file that is not an image, audio "
+                        "or video the reference libraries can decode, or an image too small for SSIM, scores 0",
 }
-"""Named, optional departures from WAA's verdict, each where WAA's own code raises."""
+"""Named, optional departures from WAA's verdict, each where WAA's own metric or getter raises."""
+
+
+def _known(fix: str) -> str:
+    if fix not in FIXES:
+        raise ValueError(f"unknown fix {fix!r} (known: {sorted(FIXES)})")
+    return fix
 
 
 class ReferenceCrash(MetricFailed):
@@ -33,11 +47,18 @@ class ReferenceCrash(MetricFailed):
     under which troupe scores `fixed` instead of filing an evaluation error."""
 
     def __init__(self, message: str, *, fix: str, fixed: float) -> None:
-        if fix not in FIXES:
-            raise ValueError(f"unknown fix {fix!r} (known: {sorted(FIXES)})")
+        self.fix, self.fixed = _known(fix), fixed
         super().__init__(f"{message} (WAA's evaluator raises here too; the fix {fix!r} would score {fixed:g})")
-        self.fix = fix
-        self.fixed = fixed
+
+
+class GetterCrash(TroupeError, RuntimeError):
+    """WAA's own getter raises on what the VM answered, so WAA records no score for the task.
+    `fix` names the entry of `FIXES` under which troupe reads `value` instead; the checker
+    decides, as it does for `ReferenceCrash`."""
+
+    def __init__(self, message: str, *, fix: str, value: Any) -> None:
+        self.fix, self.value = _known(fix), value
+        super().__init__(f"{message} (WAA's getter raises here too; the fix {fix!r} would read {value!r})")
 
 
 def rule_field(expected: Any, func: str, key: str) -> Any:

@@ -18,24 +18,28 @@ as msgpack. Each reads what WAA's getter of that name reads:
   `is_file_desktop`, `is_file_saved_desktop`: facts about the VM's folders,
   through /file_exists, /folder_exists and the desktop and documents paths
   the server reports;
-- `vlc_config`: VLC's vlcrc, found under the home folder the desktop path names.
+- `vlc_config`: VLC's vlcrc, found under the home folder the desktop path names;
+- the Windows families in their own modules: settings, clock, explorer (File
+  Explorer), paint; they ask the guest as WAA's controller does (guest.py).
 
 `multi: true` on a file spec makes `path` a list and the value a list.
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Any, Awaitable, Callable
 
 import httpx
 
 from protocols import TroupeError
 from actors.backends.waa.client import WAAClient
+from bench.suites.waa.clock import CLOCK_GETTERS
+from bench.suites.waa.explorer import EXPLORER_GETTERS
+from bench.suites.waa.guest import fetch_file
+from bench.suites.waa.paint import PAINT_GETTERS
+from bench.suites.waa.settings import SETTINGS_GETTERS
 
 Getter = Callable[[WAAClient, dict[str, Any]], Awaitable[Any]]
-
-logger = logging.getLogger(__name__)
 
 
 class GetterFailed(TroupeError, RuntimeError):
@@ -53,16 +57,7 @@ async def _each_path(spec: dict[str, Any], one: Callable[[str], Awaitable[Any]])
 
 
 async def _vm_file(client: WAAClient, spec: dict[str, Any]) -> Any:
-    async def one(path: str) -> bytes | None:
-        response = await client.post("/file", data={"file_path": path}, answer_server_errors=True)
-        if response.status_code != 200:
-            if response.status_code != 404:
-                logger.warning("vm_file %s: HTTP %s: %s; read as no file, as WAA's client does",
-                               path, response.status_code, response.text[:200])
-            return None
-        return response.content
-
-    return await _each_path(spec, one)
+    return await _each_path(spec, lambda path: fetch_file(client, path))
 
 
 async def _cloud_file(client: WAAClient, spec: dict[str, Any]) -> Any:
@@ -160,6 +155,10 @@ GETTERS: dict[str, Getter] = {
     "is_file_desktop": _is_file_desktop,
     "is_file_saved_desktop": _is_file_saved_desktop,
     "vlc_config": _vlc_config,
+    **SETTINGS_GETTERS,
+    **CLOCK_GETTERS,
+    **EXPLORER_GETTERS,
+    **PAINT_GETTERS,
 }
 
 

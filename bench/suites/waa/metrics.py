@@ -26,7 +26,9 @@ that is not plain JSON, no command output), so that WAA records no score,
 the metric raises `ReferenceCrash` naming the optional fix (errors.FIXES).
 
 Families with their own modules: `compare_table` (tables.py), the VLC
-preference checks (vlc.py), the Writer document checks (documents.py).
+preference checks (vlc.py), the Writer document checks (documents.py, and
+odt.py for .odt files), image/audio/video comparisons (media.py),
+`compare_zip_files` (archives.py).
 
 `infeasible` is not here: it reads the agent's last action, not VM state,
 so the checker decides it.
@@ -40,7 +42,10 @@ import re
 from typing import Any, Callable
 
 from bench.suites.waa.errors import MetricFailed, ReferenceCrash, rule_field
+from bench.suites.waa.archives import ARCHIVE_METRICS
 from bench.suites.waa.documents import DOCX_METRICS
+from bench.suites.waa.media import MEDIA_METRICS
+from bench.suites.waa.odt import ODT_METRICS
 from bench.suites.waa.tables import RULES as TABLE_RULES, compare_table
 from bench.suites.waa.vlc import VLC_METRICS
 
@@ -170,6 +175,9 @@ METRICS: dict[str, Metric] = {
     "check_json_keybindings": check_json_keybindings,
     **VLC_METRICS,
     **DOCX_METRICS,
+    **ODT_METRICS,
+    **MEDIA_METRICS,
+    **ARCHIVE_METRICS,
 }
 
 RULED: dict[str, frozenset[str]] = {"compare_table": frozenset(TABLE_RULES)}

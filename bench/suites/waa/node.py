@@ -3,7 +3,8 @@
 Setup (`config`) runs at reset; at evaluation `postconfig` runs and the
 getters read the `result` and `expected` values the metric compares. A
 getter that fails leaves None and its reason under `errors`, so the checker
-can say why. A setup or postconfig step the server refused is listed under
+can say why; one that raises where WAA's own getter raises (`GetterCrash`)
+leaves None under `crashes` with the fix and the value it would read. A setup or postconfig step the server refused is listed under
 `setup_errors` (WAA logs it and goes on; so does the episode), as is a step
 that was answered only after 5xx retries.
 
@@ -20,6 +21,7 @@ from protocols import Task
 from actors.backends.waa import node
 from actors.backends.waa.backend import WAABackend
 from actors.backends.waa.client import CommandRefused, WAAClient
+from bench.suites.waa.errors import GetterCrash
 from bench.suites.waa.getters import GetterFailed, resolve, specs
 from bench.suites.waa.setup import DownloadCache, run_steps
 
@@ -39,12 +41,16 @@ class WAATaskSteps:
 
     async def inspect(self, client: WAAClient, spec: dict[str, Any]) -> dict[str, Any]:
         failed = await run_steps(client, spec.get("postconfig", []), phase="postconfig", cache=self.downloads)
-        state: dict[str, Any] = {"result": [], "expected": [], "errors": [],
+        state: dict[str, Any] = {"result": [], "expected": [], "errors": [], "crashes": [],
                                  "setup_errors": [*self._setup_errors, *failed]}
         for key in ("result", "expected"):
             for index, item in enumerate(specs(spec.get(key))):
                 try:
                     value = await resolve(client, item)
+                except GetterCrash as exc:
+                    state["crashes"].append({"at": f"{key}[{index}]", "reason": str(exc), "fix": exc.fix,
+                                             "value": exc.value})
+                    value = None
                 except (GetterFailed, CommandRefused) as exc:
                     state["errors"].append(f"{key}[{index}]: {exc}")
                     value = None
