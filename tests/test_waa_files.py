@@ -13,7 +13,7 @@ import pytest
 from docx.enum.text import WD_TAB_ALIGNMENT
 from docx.shared import Inches
 from odf.opendocument import OpenDocumentText
-from odf.style import Style, TextProperties
+from odf.style import Map, Style, TextProperties
 from odf.text import A, P, Span
 
 from bench.suites.waa.errors import MetricFailed, ReferenceCrash
@@ -116,3 +116,14 @@ def test_highlighted_words_need_the_same_text_and_no_yellow_span():
     assert check(buffer.getvalue(), odt("Hello , thanks.", highlight=None)) == 1.0
     assert check(b"not an odt", gold) == 0.0
     assert check(None, gold) == 0.0
+    mapped = OpenDocumentText()
+    style = Style(name="T1", family="text")
+    style.addElement(Map(condition="cell-content()>0", applystylename="T2"))  # a child with no background colour
+    mapped.automaticstyles.addElement(style)
+    paragraph = P()
+    paragraph.addElement(Span(stylename=style, text="caller"))
+    mapped.text.addElement(paragraph)
+    buffer = io.BytesIO()
+    mapped.write(buffer)
+    with pytest.raises(ReferenceCrash, match="missing-file"):  # odfpy raises asking it for one, and so does WAA
+        check(buffer.getvalue(), buffer.getvalue())

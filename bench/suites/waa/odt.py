@@ -54,7 +54,7 @@ def paragraph_texts(document: OpenDocument) -> list[str]:
 def _attribute(element: Element, name: str) -> Any:
     try:
         return element.getAttribute(name)
-    except AttributeError as exc:
+    except (AttributeError, ValueError) as exc:  # odfpy: an attribute the element cannot have, or no namespace
         raise ReferenceCrash(f"check_highlighted_words: odfpy cannot read `{name}` of {element}: {exc}",
                              fix="missing-file", fixed=0.0) from None
 
