@@ -1,6 +1,6 @@
-"""The errors every WAA metric raises, and the rule lookup that raises one,
-in their own module so that the metric families (tables, documents, vlc) and
-the registry in `metrics` share them without importing each other.
+"""The errors every WAA metric, getter and setup step raises, and the rule lookup that raises one,
+in their own module so that the families (tables, documents, vlc, browser, ...) and
+the registries in `metrics`, `getters` and `setup` share them without importing each other.
 
 `ReferenceCrash` is how troupe keeps WAA's verdict where WAA's own metric
 raises on an input a real episode can produce: WAA then records no score
@@ -12,6 +12,18 @@ on scores the case instead, and the verdict's reason says the fix was used.
 from typing import Any
 
 from protocols import TroupeError
+
+
+class SetupFailed(TroupeError, RuntimeError):
+    """The task's steps cannot be run at all; the message names the step."""
+
+
+class StepFailed(TroupeError, RuntimeError):
+    """The server refused one step; WAA logs it and goes on, and so does `setup.run_steps`."""
+
+
+class GetterFailed(TroupeError, RuntimeError):
+    """The server refused a getter's request; the message names the getter and the answer."""
 
 
 class MetricFailed(TroupeError, ValueError):

@@ -31,19 +31,15 @@ from typing import Any, Awaitable, Callable
 
 import httpx
 
-from protocols import TroupeError
 from actors.backends.waa.client import WAAClient
 from bench.suites.waa.clock import CLOCK_GETTERS
+from bench.suites.waa.errors import GetterFailed
 from bench.suites.waa.explorer import EXPLORER_GETTERS
 from bench.suites.waa.guest import fetch_file
 from bench.suites.waa.paint import PAINT_GETTERS
 from bench.suites.waa.settings import SETTINGS_GETTERS
 
 Getter = Callable[[WAAClient, dict[str, Any]], Awaitable[Any]]
-
-
-class GetterFailed(TroupeError, RuntimeError):
-    """The server refused a getter's request; the message names the getter and the answer."""
 
 
 async def _rule(client: WAAClient, spec: dict[str, Any]) -> Any:

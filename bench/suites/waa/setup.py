@@ -31,18 +31,10 @@ from typing import Any, Awaitable, Callable
 import anyio
 import httpx
 
-from protocols import TroupeError
 from actors.backends.waa.client import CommandRefused, WAAClient
+from bench.suites.waa.errors import SetupFailed, StepFailed
 
 DOWNLOAD_TRIES = 3
-
-
-class SetupFailed(TroupeError, RuntimeError):
-    """The task's steps cannot be run at all; the message names the step."""
-
-
-class StepFailed(TroupeError, RuntimeError):
-    """The server refused one step; WAA logs it and goes on, and so does `run_steps`."""
 
 
 class DownloadCache:
