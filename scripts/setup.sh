@@ -4,8 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages: the browser for the browser backend and the tests' viewer checks.
-APT_PACKAGES=(chromium)
+# Debian packages: the browser for the browser backend (its headless shell) and the tests' viewer checks.
+APT_PACKAGES=(chromium chromium-headless-shell)
 # The X11 desktop backend and its suite: display, input, window manager, AT-SPI, applications.
 APT_PACKAGES+=(xvfb xdotool openbox dbus at-spi2-core mousepad galculator xterm git)
 

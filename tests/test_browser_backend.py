@@ -211,7 +211,7 @@ async def test_a_miniwob_start_waits_for_the_task_to_be_ready_and_gives_up_at_th
     from bench.suites.miniwob.site import start_miniwob
 
     await browser.reset(Task(task_id="late", instruction="x", raw_config={"browser": {"start": FAKE_MINIWOB % 100}}), 1)
-    assert await start_miniwob(browser._page, PageSpec(start="miniwob:x", seed=7), 5.0) == "do it 7"
+    assert await start_miniwob(browser._env.page, PageSpec(start="miniwob:x", seed=7), 5.0) == "do it 7"
     await browser.reset(Task(task_id="never", instruction="x", raw_config={"browser": {"start": FAKE_MINIWOB % "null"}}), 1)
     with pytest.raises(TimeoutError, match="did not report ready within 0.2 s"):
-        await start_miniwob(browser._page, PageSpec(start="miniwob:x", seed=7), 0.2)
+        await start_miniwob(browser._env.page, PageSpec(start="miniwob:x", seed=7), 0.2)

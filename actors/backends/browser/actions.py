@@ -21,6 +21,8 @@ from protocols import (
 )
 from protocols.actions import Action
 
+from actors.backends.browser.cdp import cdp_send
+
 PLAYWRIGHT_KEYS = {
     "enter": "Enter", "tab": "Tab", "space": "Space", "backspace": "Backspace", "delete": "Delete",
     "escape": "Escape", "insert": "Insert", "home": "Home", "end": "End", "pageup": "PageUp",
@@ -142,7 +144,7 @@ async def _place(page: Page, cdp: CDPSession, point: Point | None, target: Targe
         x, y = point.to_pixels(width, height)
         where = f"point ({x:g}, {y:g})"
     elif target is not None and target.node_id is not None:
-        x, y = await _element_centre(cdp, target.node_id)
+        x, y = await _element_centre(page, cdp, target.node_id)
         where = f"element {target.node_id}"
     else:
         assert target is not None and target.bbox is not None  # the protocol guarantees one of them
@@ -153,14 +155,26 @@ async def _place(page: Page, cdp: CDPSession, point: Point | None, target: Targe
     return x, y
 
 
-async def _element_centre(cdp: CDPSession, node_id: str) -> tuple[float, float]:
+async def _element_centre(page: Page, cdp: CDPSession, node_id: str) -> tuple[float, float]:
+    """The centre of the element's box in the viewport, scrolled into view first if it is not there
+    (one CDP call for an element in view, which most are, instead of always two)."""
     backend_id = _backend_id(node_id)
-    await _dom(cdp, "DOM.scrollIntoViewIfNeeded", backend_id, node_id)
-    reply = await _dom(cdp, "DOM.getContentQuads", backend_id, node_id)
-    if not reply.get("quads"):
+    centre = await _quad_centre(cdp, backend_id, node_id)
+    width, height = _viewport(page)
+    if centre is not None and 0 <= centre[0] < width and 0 <= centre[1] < height:
+        return centre
+    await _dom(cdp, "DOM.scrollIntoViewIfNeeded", backend_id, node_id)  # which tells an element that is gone
+    centre = await _quad_centre(cdp, backend_id, node_id)
+    if centre is None:
         raise ActionError(f"element {node_id} is not rendered (it has no box on the screen)")
-    quad = reply["quads"][0]
-    return sum(quad[0::2]) / 4, sum(quad[1::2]) / 4
+    return centre
+
+
+async def _quad_centre(cdp: CDPSession, backend_id: int, node_id: str) -> tuple[float, float] | None:
+    quads = (await _dom(cdp, "DOM.getContentQuads", backend_id, node_id)).get("quads")
+    if not quads:
+        return None
+    return sum(quads[0][0::2]) / 4, sum(quads[0][1::2]) / 4
 
 
 async def _focus(page: Page, cdp: CDPSession, target: Target) -> None:
@@ -172,7 +186,7 @@ async def _focus(page: Page, cdp: CDPSession, target: Target) -> None:
 
 async def _dom(cdp: CDPSession, method: str, backend_id: int, node_id: str) -> dict:
     try:
-        return await cdp.send(method, {"backendNodeId": backend_id})
+        return await cdp_send(cdp, method, {"backendNodeId": backend_id})
     except PlaywrightError as exc:
         text = str(exc)
         if "No node" in text or "not found" in text or "detached" in text:

@@ -1,9 +1,11 @@
 """One Chromium as a VM: the VMBackend and ScreenBackend of the browser.
 
 One browser per node process, one fresh browser context per episode (that is
-the reset: no cookies, storage or history leak between episodes). Actions
-wait for the page to settle instead of sleeping; observations take the
-screenshot and the accessibility tree at the same time over one CDP session.
+the reset: no cookies, storage, files, downloads or history leak between
+episodes), made ahead while the episode before runs (see `ahead`), so a reset
+that finds its page loaded only starts it. Actions wait for the page to
+settle instead of sleeping; observations take the screenshot and the
+accessibility tree at the same time over one CDP session.
 
 A browser that dies is not a step error: every call checks, and raises
 `BrowserCrashed`, which crashes the hosting actor and with it the node, so
@@ -18,15 +20,18 @@ from typing import Any, Mapping
 
 import anyio
 import sniffio
-from playwright.async_api import Browser, BrowserContext, CDPSession, Page, Playwright, async_playwright
+from playwright.async_api import Browser, CDPSession, Page, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
 from protocols import Acted, Action, Task, UIElement, Viewport, Wait, TroupeError
 from runtime.errors import Refused
 
 from actors.backends.browser.actions import ActionError, perform
+from actors.backends.browser.ahead import Ahead
+from actors.backends.browser.cdp import cdp_send
+from actors.backends.browser.environment import Environment
 from actors.backends.browser.launch import LAUNCH_ARGS, find_browser
-from actors.backends.browser.settle import INIT_SCRIPT, NetworkWatch, SettlePolicy, settle
+from actors.backends.browser.settle import SettlePolicy, settle
 from actors.backends.browser.pages import PageSpec, Site, page_spec
 from actors.errors import ConfigurationError
 from actors.normalize.cdp import layout_boxes, normalize
@@ -55,10 +60,8 @@ class BrowserBackend:
         self.load_timeout = load_timeout
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
-        self._context: BrowserContext | None = None
-        self._page: Page | None = None
-        self._cdp: CDPSession | None = None
-        self._network: NetworkWatch | None = None
+        self._env: Environment | None = None
+        self._ahead = Ahead(self._open, self._load)
         self._instruction: str | None = None
         self._lost: str | None = None
 
@@ -74,8 +77,10 @@ class BrowserBackend:
         path = find_browser(self.executable, self._playwright.chromium.executable_path)
         self._browser = await self._playwright.chromium.launch(executable_path=path, args=list(LAUNCH_ARGS))
         self._browser.on("disconnected", self._disconnected)
+        self._ahead.prepare([], None)
 
     async def close(self) -> None:
+        await self._ahead.aclose()
         for site in self.sites.values():
             site.close()
         if self._browser is not None and self._browser.is_connected():
@@ -97,48 +102,63 @@ class BrowserBackend:
     # --- VMBackend -------------------------------------------------------------
 
     async def reset(self, task: Task, attempt: int) -> None:
+        """Hand the episode the environment made ahead if it fits the task (else a fresh one),
+        load the task's page unless it already is, start it; then prepare the next."""
         self._check()
         try:
             spec = page_spec(task.raw_config)
         except ValueError as exc:
             raise Refused(f"task {task.task_id}: {exc}") from None
+        site = self._site(spec)
+        env, done_with = await self._ahead.take(spec)
+        if self._env is not None:
+            done_with.append(self._env)
+            self._env = None
         try:
-            await self._fresh_context(spec.viewport)
-            assert self._page is not None
-            if spec.site is None:
-                await self._page.goto(spec.start, wait_until="load", timeout=self.load_timeout * 1000)
-                self._instruction = None
-            else:
-                self._instruction = await self._open_site(*spec.site, spec)
+            self._check()  # a preparation that failed because the browser died
+            if env is None:
+                env = await self._open(spec.viewport)
+            self._env = env
+            env.hand_over()
+            if env.loaded is None:
+                await env.fit(spec.viewport)
+                await self._load(env, spec)
+            env.loaded = None  # started below: never to be taken for loaded again
+            self._instruction = None if site is None else await site.start(env.page, spec, self.load_timeout)
         except PlaywrightError as exc:
             self._check(exc)
             raise
+        finally:
+            self._ahead.prepare(done_with, spec)
 
-    async def _open_site(self, site_name: str, name: str, spec: PageSpec) -> str | None:
-        site = self.sites.get(site_name)
+    def _site(self, spec: PageSpec) -> Site | None:
+        if spec.site is None:
+            return None
+        site = self.sites.get(spec.site[0])
         if site is None:
             known = ", ".join(sorted(self.sites)) or "none in this node"
-            raise Refused(f"no site {site_name!r} in this browser (sites: {known})")
-        assert self._page is not None
+            raise Refused(f"no site {spec.site[0]!r} in this browser (sites: {known})")
+        return site
+
+    async def _open(self, viewport: tuple[int, int]) -> Environment:
+        assert self._browser is not None
+        return await Environment.open(self._browser, viewport)
+
+    async def _load(self, env: Environment, spec: PageSpec) -> None:
+        """Load `spec`'s page into `env`'s fresh page, without starting it."""
+        site = self._site(spec)
+        if site is None:
+            await env.page.goto(spec.start, wait_until="load", timeout=self.load_timeout * 1000)
+            return
+        assert spec.site is not None
         try:
-            return await site.open(self._page, name, spec, self.load_timeout)
+            await site.load(env.page, spec.site[1], self.load_timeout)
         except ValueError as exc:
             raise Refused(str(exc)) from None
 
-    async def _fresh_context(self, viewport: tuple[int, int]) -> None:
-        assert self._browser is not None
-        if self._context is not None:
-            await self._context.close()
-        width, height = viewport
-        self._context = await self._browser.new_context(viewport={"width": width, "height": height})
-        await self._context.add_init_script(INIT_SCRIPT)
-        self._page = await self._context.new_page()
-        self._network = NetworkWatch(self._page)
-        self._cdp = await self._context.new_cdp_session(self._page)
-
     async def act(self, step: int, action: Action) -> Acted:
         page, cdp = self._live_page()
-        assert self._network is not None
+        assert self._env is not None and self._env.network is not None
         started = anyio.current_time()
         error: str | None = None
         timeout = self.action_timeout + (action.seconds if isinstance(action, Wait) else 0)
@@ -156,7 +176,7 @@ class BrowserBackend:
         if action.terminal:
             return Acted(duration=duration)
         try:
-            waited, unsettled = await settle(page, self._network, self.settle_policy)
+            waited, unsettled = await settle(page, self._env.network, self.settle_policy)
         except PlaywrightError as exc:
             self._check(exc)
             raise
@@ -174,7 +194,8 @@ class BrowserBackend:
         except PlaywrightError as exc:
             self._check(exc)
             raise
-        return {"globals": dict(zip(names, values)), "url": page.url}
+        assert self._env is not None
+        return {"globals": dict(zip(names, values)), "url": page.url, "downloads": list(self._env.downloads)}
 
     # --- ScreenBackend ---------------------------------------------------------
 
@@ -182,7 +203,7 @@ class BrowserBackend:
         page, cdp = self._live_page()
         for pause in _SCREENSHOT_RETRY_PAUSES:
             try:
-                shot = await cdp.send("Page.captureScreenshot", SCREENSHOT)
+                shot = await cdp_send(cdp, "Page.captureScreenshot", SCREENSHOT)
                 break
             except PlaywrightError as exc:
                 self._check(exc)
@@ -198,7 +219,7 @@ class BrowserBackend:
         replies: dict[str, Any] = {}
 
         async def call(method: str, params: dict[str, Any]) -> None:
-            replies[method] = await cdp.send(method, params)
+            replies[method] = await cdp_send(cdp, method, params)
 
         try:
             async with anyio.create_task_group() as tg:
@@ -223,21 +244,21 @@ class BrowserBackend:
 
     async def _focused(self, cdp: CDPSession) -> str | None:
         """The node_id (DOM backend node id) of the focused element, None when it is the page itself."""
-        found = await cdp.send("Runtime.evaluate", {"expression": "document.activeElement"})
+        found = await cdp_send(cdp, "Runtime.evaluate", {"expression": "document.activeElement"})
         object_id = found.get("result", {}).get("objectId")
         if object_id is None:
             return None
         try:
-            node = (await cdp.send("DOM.describeNode", {"objectId": object_id}))["node"]
+            node = (await cdp_send(cdp, "DOM.describeNode", {"objectId": object_id}))["node"]
         finally:
-            await cdp.send("Runtime.releaseObject", {"objectId": object_id})
+            await cdp_send(cdp, "Runtime.releaseObject", {"objectId": object_id})
         return None if node.get("nodeName") in ("BODY", "HTML") else str(node["backendNodeId"])
 
     def _live_page(self) -> tuple[Page, CDPSession]:
         self._check()
-        if self._page is None or self._cdp is None:
+        if self._env is None:
             raise Refused("the browser has not been reset to a task yet")
-        return self._page, self._cdp
+        return self._env.page, self._env.cdp
 
 
 # Title, HTML, and whether an element (not the page itself) has the focus: only then is it

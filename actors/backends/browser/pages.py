@@ -2,7 +2,9 @@
 
 A task says which page to open in `raw_config["browser"]` (a `PageSpec`):
 an ordinary URL, or `<site>:<name>` for a page a `Site` serves and starts
-(a suite's site, such as `mysite:task-17`). Only data crosses the
+(a suite's site, such as `mysite:task-17`). `PageSpec.page` is what loading
+depends on (the page and the viewport, not the seed): two tasks with the same
+one can be loaded ahead into a fresh page the same way. Only data crosses the
 socket: the code that serves and starts a site's pages lives in the node, in
 the suite's node app, which hands its sites to the backend.
 """
@@ -36,6 +38,11 @@ class PageSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             raise ValueError(f"`viewport` must be positive, got {self.viewport}")
 
     @property
+    def page(self) -> tuple[str, tuple[int, int]]:
+        """What loading the page depends on: its `start` and the viewport."""
+        return self.start, self.viewport
+
+    @property
     def site(self) -> tuple[str, str] | None:
         """(site, name) for `<site>:<name>`, None for a URL."""
         if self.start.startswith(URL_PREFIXES):
@@ -53,11 +60,14 @@ def page_spec(raw_config: dict[str, Any]) -> PageSpec:
 
 
 class Site(Protocol):
-    """Pages a suite serves: it loads one into a fresh page and starts its task."""
+    """Pages a suite serves, in two parts: loading one (which depends only on its name, so it
+    can be done ahead, while the previous episode still runs) and starting its task."""
 
-    async def open(self, page: Page, name: str, spec: PageSpec, load_timeout: float) -> str | None:
-        """Load and start page `name`; return the instruction the page generated, if any.
-        A ValueError names a page the site does not have."""
+    async def load(self, page: Page, name: str, load_timeout: float) -> None:
+        """Load page `name` into a fresh page; a ValueError names a page the site does not have."""
+
+    async def start(self, page: Page, spec: PageSpec, timeout: float) -> str | None:
+        """Start the task of the loaded page; return the instruction it generated, if any."""
 
     def close(self) -> None:
         """Release what the site holds (a server, a thread); called when the browser closes."""

@@ -30,15 +30,20 @@ INIT_SCRIPT = """
 """
 
 # Resolves once the DOM was quiet for `quiet` ms since max(last mutation, start), or at `limit` ms.
+# Sleeps until the moment the page would have been quiet long enough, then looks again (a
+# mutation meanwhile moved that moment): a wake-up per mutation burst, not a poll every few ms.
 _WAIT_QUIET = """
 async ([quiet, limit]) => {
   const start = performance.now();
   const state = window.__troupeSettle || {last: start};
   for (;;) {
-    await new Promise(resolve => setTimeout(resolve, 5));
     const now = performance.now();
-    if (document.readyState === 'complete' && now - Math.max(state.last, start) >= quiet) return true;
+    const calm = now - Math.max(state.last, start);
+    const loaded = document.readyState === 'complete';
+    if (loaded && calm >= quiet) return true;
     if (now - start >= limit) return false;
+    const wait = Math.min(loaded ? quiet - calm : 5, limit - (now - start));
+    await new Promise(resolve => setTimeout(resolve, Math.max(wait, 1)));
   }
 }
 """

@@ -94,16 +94,20 @@ async def start_miniwob(page: Page, spec: PageSpec, ready_timeout: float) -> str
 
 
 class MiniWobSite:
-    """The `miniwob:` site: its server starts with the first MiniWoB page opened."""
+    """The `miniwob:` site: its server starts with the first MiniWoB page loaded. Loading a
+    task's page does not depend on the seed, which only the start uses: a page can be loaded
+    ahead for the next episode of the same task."""
 
     def __init__(self) -> None:
         self._server: MiniWobServer | None = None
 
-    async def open(self, page: Page, name: str, spec: PageSpec, load_timeout: float) -> str:
+    async def load(self, page: Page, name: str, load_timeout: float) -> None:
         if self._server is None:
             self._server = MiniWobServer()
         await page.goto(self._server.url(name), wait_until="load", timeout=load_timeout * 1000)
-        return await start_miniwob(page, spec, load_timeout)
+
+    async def start(self, page: Page, spec: PageSpec, timeout: float) -> str:
+        return await start_miniwob(page, spec, timeout)
 
     def close(self) -> None:
         if self._server is not None:

@@ -1,0 +1,91 @@
+"""No episode sees another's browser state, although the next episode's environment is made
+while the current one runs: a cookie, localStorage, an origin-private file and a download left
+by one episode are absent in the next, whose page was loaded ahead, and in the one after,
+whose page was not the one predicted. Real Chromium in a node, driven from asyncio and trio."""
+
+import functools
+import http.server
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from actors.agent import Agent
+from actors.evaluator import Evaluator
+from actors.runner import CrewFactory, EpisodeRunner
+from protocols import Click, Decide, Decision, Done, Evaluate, Target, Task, Verdict, Wait
+from runtime.http_server import LoopbackHTTPServer, QuietHandler
+from runtime.limits import Limits
+from runtime.remote import run_local_node
+
+pytestmark = pytest.mark.anyio
+PAGES = Path(__file__).parent / "fixtures" / "browser"
+
+
+class _Handler(QuietHandler, http.server.SimpleHTTPRequestHandler):
+    pass
+
+
+@pytest.fixture(scope="module")
+def pages():
+    """The fixture pages over loopback HTTP: cookies and origin-private files need a real origin."""
+    with LoopbackHTTPServer(functools.partial(_Handler, directory=str(PAGES)), name="pages") as server:
+        yield server.url
+
+
+class Traces:
+    """Clicks the task's buttons in turn, waits until the page shows what it found, then stops."""
+
+    async def decide(self, request: Decide) -> Decision:
+        buttons = ["Leave traces", "Look for traces"] if request.task.task_id == "leave" else ["Look for traces"]
+        clicks = sum(isinstance(record.action, Click) for record in request.history)
+        tree = request.observation.tree
+        if clicks < len(buttons):
+            button = next(e for e in tree.walk() if e.role == "button" and e.name == buttons[clicks])
+            return Decision(action=Click(target=Target(node_id=button.node_id)))
+        if any(e.name.startswith("found:") for e in tree.walk()):
+            return Decision(action=Done())
+        return Decision(action=Wait(seconds=0.05))
+
+
+class Findings:
+    """Keeps what each episode's page found and downloaded, and when the episode was evaluated."""
+
+    def __init__(self) -> None:
+        self.by_task: dict[str, dict] = {}
+
+    async def check(self, request: Evaluate) -> Verdict:
+        state = request.vm_state
+        self.by_task[request.task.task_id] = {
+            **state["globals"], "downloads": state["downloads"], "url": state["url"], "evaluated": time.time()}
+        return Verdict(success=state["globals"]["found"] is not None, reason=json.dumps(state["globals"]["found"]))
+
+
+def task(task_id: str, url: str) -> Task:
+    return Task(task_id=task_id, instruction="test", raw_config={"browser": {"start": url, "viewport": [400, 300]}},
+                evaluation_spec={"globals": ["found", "loadedAt"]})
+
+
+async def test_an_episode_finds_nothing_of_the_one_before_although_its_page_was_loaded_ahead(pages):
+    findings = Findings()
+    runner = EpisodeRunner(
+        crew=CrewFactory(agent=lambda: Agent(Traces()), evaluator=lambda: Evaluator(findings)),
+        vm_slot=functools.partial(run_local_node, "actors.backends.browser.node:build", ready_timeout=60),
+        limits=Limits(call_seconds=30, max_steps=40),
+    )
+    page = f"{pages}/traces.html"
+    results = await runner.run([task("leave", page), task("look", page), task("elsewhere", f"{page}?elsewhere")])
+    assert all(r.success for r in results), [r.reason for r in results]
+    leave, look, elsewhere = (findings.by_task[name] for name in ("leave", "look", "elsewhere"))
+
+    # The traces are real: the episode that left them finds every one.
+    assert leave["found"] == {"cookie": "trace=1", "local": "1", "files": ["trace.txt"]}
+    assert leave["downloads"] == ["trace.txt"]
+    nothing = {"cookie": "", "local": None, "files": []}
+    assert look["found"] == nothing and look["downloads"] == []
+    assert elsewhere["found"] == nothing and elsewhere["downloads"] == []
+    # The second episode's page was loaded while the first still ran, in a context of its own; the
+    # page prepared after that was not the one the third wanted, which got its own, loaded later.
+    assert look["loadedAt"] / 1000 < leave["evaluated"]
+    assert elsewhere["url"].endswith("?elsewhere") and elsewhere["loadedAt"] / 1000 > look["evaluated"]
