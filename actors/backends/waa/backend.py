@@ -68,8 +68,9 @@ class WAABackend:
         self, url: str, *, token: str | None = None, steps: TaskSteps = NoTaskSteps(), retry: Retry = Retry(),
         probe: Retry = Retry(attempts=10, backoff=1.0), screenshot_timeout: float = 10.0,
         settle_timeout: float = 3.0, settle_interval: float = 0.2, tree_backend: str = "uia",
+        devtools: str | None = None,
     ) -> None:
-        self.client = WAAClient(url, token=token, retry=retry)
+        self.client = WAAClient(url, token=token, retry=retry, devtools=devtools)
         self.steps = steps
         self.probe_retry = probe
         self.screenshot_timeout = screenshot_timeout

@@ -18,6 +18,7 @@ the retries that 5xx answers caused, so callers can say how often it happened.
 
 from __future__ import annotations
 
+import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,9 @@ import httpx
 
 from protocols import TroupeError
 from runtime.backoff import Backoff
+
+DEVTOOLS_PORT = 9222
+"""Where a WAA VM's browser answers the DevTools protocol, on the VM's host (WAA's tasks forward it with socat)."""
 
 TOKEN_HEADER = "X-WAA-Token"
 """Sent when a token is set; the Linux server requires it, a real WAA VM ignores it."""
@@ -57,12 +61,18 @@ _RETRIED = (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError, http
 
 
 class WAAClient:
-    """One server, one connection pool. `timeout` is the default per request."""
+    """One server, one connection pool. `timeout` is the default per request. `devtools` is where
+    the VM's browser answers the DevTools protocol (default: port 9222 on the server's host, as
+    WAA's client assumes); the browser tasks' steps and getters connect there."""
 
-    def __init__(self, url: str, *, token: str | None = None, retry: Retry = Retry(), timeout: float = 60.0) -> None:
+    def __init__(self, url: str, *, token: str | None = None, retry: Retry = Retry(), timeout: float = 60.0,
+                 devtools: str | None = None) -> None:
         if not url.startswith(("http://", "https://")):
             raise ValueError(f"WAA server URL must start with http:// or https://, got {url!r}")
+        if devtools is not None and not devtools.startswith(("http://", "https://")):
+            raise ValueError(f"the DevTools address must start with http:// or https://, got {devtools!r}")
         self.url = url.rstrip("/")
+        self.devtools = (devtools or f"http://{urllib.parse.urlsplit(url).hostname}:{DEVTOOLS_PORT}").rstrip("/")
         self.retry = retry
         headers = {TOKEN_HEADER: token} if token else {}
         self._http = httpx.AsyncClient(base_url=self.url, headers=headers, timeout=timeout)

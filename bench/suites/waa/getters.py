@@ -19,6 +19,8 @@ as msgpack. Each reads what WAA's getter of that name reads:
   through /file_exists, /folder_exists and the desktop and documents paths
   the server reports;
 - `vlc_config`: VLC's vlcrc, found under the home folder the desktop path names;
+- the Chrome and Edge getters (profile files, DevTools, the address bar) in
+  browser/;
 - the Windows families in their own modules: settings, clock, explorer (File
   Explorer), paint; they ask the guest as WAA's controller does (guest.py).
 
@@ -32,6 +34,7 @@ from typing import Any, Awaitable, Callable
 import httpx
 
 from actors.backends.waa.client import WAAClient
+from bench.suites.waa.browser import BROWSER_GETTERS
 from bench.suites.waa.clock import CLOCK_GETTERS
 from bench.suites.waa.errors import GetterFailed
 from bench.suites.waa.explorer import EXPLORER_GETTERS
@@ -155,6 +158,7 @@ GETTERS: dict[str, Getter] = {
     **CLOCK_GETTERS,
     **EXPLORER_GETTERS,
     **PAINT_GETTERS,
+    **BROWSER_GETTERS,
 }
 
 

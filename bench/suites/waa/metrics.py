@@ -16,8 +16,6 @@ included):
   as JSON after its first line (where VS Code writes a comment), is a list
   holding the wanted binding as one of its entries, exactly (an entry with
   an extra `when` or `args` is another binding);
-- `check_direct_json_object`: every key of `expected["expected"]` has that
-  value in the result, already a JSON object;
 - `is_extension_installed`: command output does (`contain`) or does not
   (`not_contain`) include the expected text.
 
@@ -28,7 +26,8 @@ the metric raises `ReferenceCrash` naming the optional fix (errors.FIXES).
 Families with their own modules: `compare_table` (tables.py), the VLC
 preference checks (vlc.py), the Writer document checks (documents.py, and
 odt.py for .odt files), image/audio/video comparisons (media.py),
-`compare_zip_files` (archives.py).
+`compare_zip_files` (archives.py), the Chrome and Edge metrics with
+`check_direct_json_object` and `compare_pdfs` (browser/metrics.py).
 
 `infeasible` is not here: it reads the agent's last action, not VM state,
 so the checker decides it.
@@ -43,6 +42,7 @@ from typing import Any, Callable
 
 from bench.suites.waa.errors import MetricFailed, ReferenceCrash, rule_field
 from bench.suites.waa.archives import ARCHIVE_METRICS
+from bench.suites.waa.browser import BROWSER_METRICS
 from bench.suites.waa.documents import DOCX_METRICS
 from bench.suites.waa.media import MEDIA_METRICS
 from bench.suites.waa.odt import ODT_METRICS
@@ -150,10 +150,6 @@ def check_json_keybindings(result: bytes | str | None, expected: Any, **options:
     return float(bindings is not None and wanted in bindings)
 
 
-def check_direct_json_object(result: Any, expected: Any, **options: Any) -> float:
-    return _holds(result, _rule(expected, "check_direct_json_object"))
-
-
 def is_extension_installed(result: Any, expected: Any, **options: Any) -> float:
     if not isinstance(expected, dict) or expected.get("type") not in ("contain", "not_contain"):
         raise MetricFailed(f"is_extension_installed: rules need `type` contain or not_contain, got {expected!r}")
@@ -169,7 +165,6 @@ METRICS: dict[str, Metric] = {
     "exact_match": exact_match,
     "compare_text_file": compare_text_file,
     "check_json_settings": check_json_settings,
-    "check_direct_json_object": check_direct_json_object,
     "is_extension_installed": is_extension_installed,
     "compare_table": compare_table,
     "check_json_keybindings": check_json_keybindings,
@@ -178,6 +173,7 @@ METRICS: dict[str, Metric] = {
     **ODT_METRICS,
     **MEDIA_METRICS,
     **ARCHIVE_METRICS,
+    **BROWSER_METRICS,
 }
 
 RULED: dict[str, frozenset[str]] = {"compare_table": frozenset(TABLE_RULES)}

@@ -15,6 +15,9 @@ Downloads are WAA's too: the host fetches each file (once per run, in a
 without internet can still be set up. A file that cannot be downloaded
 after three tries stops the setup (`SetupFailed`), as it stops WAA's.
 
+The Chrome and Edge steps (tabs over DevTools, the History database) are in
+browser/, with WAA's semantics there.
+
 `STEPS` is the set of step types this project can run; the suite's listing
 reads it to say which tasks can be set up and which step types are missing.
 A step whose type is not in it, or that misses a parameter, fails the reset
@@ -32,6 +35,7 @@ import anyio
 import httpx
 
 from actors.backends.waa.client import CommandRefused, WAAClient
+from bench.suites.waa.browser import BROWSER_STEPS
 from bench.suites.waa.errors import SetupFailed, StepFailed
 
 DOWNLOAD_TRIES = 3
@@ -155,6 +159,7 @@ STEPS: dict[str, Step] = {
     "create_folder": _create_folder,
     "download": _download,
     "recycle_file": _recycle_file,
+    **BROWSER_STEPS,
 }
 
 

@@ -47,6 +47,9 @@ class WAAOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     task: Annotated[list[str], option("waa: run only these tasks (DOMAIN/STEM)")] = []
     url: Annotated[str, option("waa: the WAA server (default: $TROUPE_WAA_URL, else http://127.0.0.1:5000)")] | None = None
     token: Annotated[str, option("waa: token for the server (default: $TROUPE_WAA_TOKEN)", secret=True)] | None = None
+    devtools: Annotated[str, option("waa: where the VM's browser answers DevTools, for the Chrome and Edge tasks "
+                                    "(default: $TROUPE_WAA_DEVTOOLS, else port 9222 on the server's host)")
+                        ] | None = None
     fix: Annotated[list[str], option("waa: score these inputs on which WAA's own metric raises instead of filing "
                                      f"an evaluation error, as WAA gives no score (one of: {', '.join(FIXES)})")] = []
 
@@ -62,11 +65,12 @@ class WAASuite(Suite):
 
     def __init__(self, catalog: Catalog, *, url: str = "http://127.0.0.1:5000", token: str | None = None,
                  domains: list[str] | None = None, task_ids: list[str] | None = None,
-                 fixes: list[str] | None = None) -> None:
+                 fixes: list[str] | None = None, devtools: str | None = None) -> None:
         self.catalog = catalog
         self.fixes = fixes or []
         self.url = url
         self.token = token
+        self.devtools = devtools
         self.domains = domains or []
         self.task_ids = task_ids or []
 
@@ -89,7 +93,8 @@ class WAASuite(Suite):
         return cls(catalog,
                    url=options.url or os.environ.get("TROUPE_WAA_URL") or "http://127.0.0.1:5000",
                    token=options.token or os.environ.get("TROUPE_WAA_TOKEN"),
-                   domains=options.domain, task_ids=options.task, fixes=options.fix)
+                   domains=options.domain, task_ids=options.task, fixes=options.fix,
+                   devtools=options.devtools or os.environ.get("TROUPE_WAA_DEVTOOLS"))
 
     def list_tasks(self, domain: str | None = None) -> list[Task]:
         return [t for t in self.catalog.tasks if domain is None or t.domain == domain]
@@ -113,7 +118,7 @@ class WAASuite(Suite):
         return WAAChecker(self.fixes)
 
     def vm_actors(self):
-        return functools.partial(_build, self.url, self.token)
+        return functools.partial(_build, self.url, self.token, self.devtools)
 
     def listing(self) -> str:
         lines = [report(self.catalog.tasks, f"WAA tasks in {self.catalog.root}: {len(self.catalog.tasks)} "
@@ -122,5 +127,5 @@ class WAASuite(Suite):
         return "\n".join(lines)
 
 
-def _build(url: str, token: str | None) -> list:
-    return actors_for(waa_backend(url, token=token))
+def _build(url: str, token: str | None, devtools: str | None) -> list:
+    return actors_for(waa_backend(url, token=token, devtools=devtools))

@@ -1,0 +1,44 @@
+"""`compare_pdfs`: how alike two PDFs' texts are, as WAA's metric scores them.
+
+WAA extracts each file's text (every page's, joined, stripped) and adds
+rapidfuzz's `fuzz.ratio` of the two texts divided by 100 for each pair
+(lists are compared pairwise, up to the shorter list), then divides by the
+number of expected files. A pair whose text cannot be extracted adds 0; a
+missing file reads as an empty document (WAA's PyMuPDF opens None as a new,
+empty PDF), so two missing files are alike (the ratio of two empty texts is 100).
+
+WAA extracts text with PyMuPDF; troupe with pypdf, whose text of the same
+page can differ in spacing and line breaks. Identical documents score 1 with
+either and different ones score below 1 with either, but a partial score can
+differ from WAA's (tests/test_waa_browser_metrics.py holds the cases).
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from typing import Any
+
+from pypdf import PdfReader
+from rapidfuzz import fuzz
+
+logger = logging.getLogger(__name__)
+
+
+def pdf_text(data: bytes | None) -> str:
+    if data is None:
+        return ""
+    return "".join(page.extract_text() for page in PdfReader(io.BytesIO(data)).pages).strip()
+
+
+def compare_pdfs(result: Any, expected: Any, **options: Any) -> float:
+    if not isinstance(expected, list):
+        result, expected = [result], [expected]
+    score = 0.0
+    for mine, gold in zip(result, expected):
+        try:
+            score += fuzz.ratio(pdf_text(mine), pdf_text(gold)) / 100
+        except Exception as exc:  # noqa: BLE001 - WAA's metric scores any failure to read a pair 0
+            logger.info("compare_pdfs: a file's text cannot be extracted (%s: %s); the pair scores 0",
+                        type(exc).__name__, exc)
+    return score / len(expected)
