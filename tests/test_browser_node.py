@@ -4,6 +4,8 @@ reach the agent on its next step."""
 
 import functools
 import os
+import subprocess
+import sys
 from collections import Counter
 
 import pytest
@@ -70,3 +72,12 @@ async def test_a_click_on_an_unknown_element_is_a_step_error_the_agent_sees_next
     (result,) = await runner(policy, concurrency=1).run([miniwob_task("click-button", 2)])
     assert policy.feedback == [None, "element 987654 no longer exists on the page"]
     assert result.attempt == 1 and not result.success  # the node survived; the agent simply did not succeed
+
+
+def test_a_miniwob_node_does_not_load_the_harness_or_the_other_suites():
+    """Every browser node imports its app when it starts (K of them at once, and again on each
+    restart): it pays for the MiniWoB site, not for bench's API and the WAA suite's libraries."""
+    code = ("import sys, bench.suites.miniwob.node; "
+            "print(sorted(m for m in ('bench.api', 'bench.suites.waa.suite', 'cv2') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "[]"

@@ -1,15 +1,20 @@
-"""The browser benchmark's figures on a tiny real run, from asyncio and trio: steady-state
-timing, CPU by kind of process, and the settle time in the step records."""
+"""The browser benchmark's figures on tiny real runs, from asyncio and trio: steady-state
+timing, CPU by kind of process, the settle time in the step records and the visible resets;
+and the plain Playwright loop it compares troupe with."""
 
+import asyncio
+
+import anyio
 import pytest
 
 from bench.perf.browser import run
+from bench.perf.gym_loop import run_plain_loop
 from bench.suites.miniwob.suite import miniwob_task
 
 pytestmark = pytest.mark.anyio
 
 
-async def test_a_small_run_reports_start_up_steady_state_cpu_and_settle():
+async def test_a_small_run_reports_start_up_steady_state_cpu_settle_and_resets():
     tasks = [miniwob_task("click-button", 1), miniwob_task("enter-text", 1)]
     figures = await run(tasks, 1)
     assert 0 < figures.ready < figures.last_finished <= figures.wall and figures.steady > 0
@@ -18,3 +23,12 @@ async def test_a_small_run_reports_start_up_steady_state_cpu_and_settle():
     assert {"browser", "renderer (exited)", "node (python)", "driver"} <= figures.cpu.keys(), figures.cpu
     assert figures.cpu_total == pytest.approx(sum(figures.cpu.values())) and figures.cpu_total > figures.cpu_at_ready > 0
     assert figures.peak > 0
+    assert len(figures.resets) == 2 and all(0 < seconds < figures.wall for seconds in figures.resets)
+    assert figures.successes == 2
+
+
+async def test_the_plain_loop_runs_each_episode_to_its_reward():
+    tasks = [miniwob_task("click-button", 1), miniwob_task("click-button", 2)]
+    loop = await anyio.to_thread.run_sync(asyncio.run, run_plain_loop(tasks))  # Playwright: its own asyncio
+    assert loop.successes == 2 and len(loop.resets) == 2 and len(loop.steps) == 2
+    assert sum(loop.resets) + sum(loop.steps) < loop.wall

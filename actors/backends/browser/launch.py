@@ -26,7 +26,9 @@ SYSTEM_NAMES = ("chromium-headless-shell", "chromium", "chromium-browser", "goog
 
 # Works offline and as root: nothing phones home, nothing asks a first-run
 # question, nothing needs a user namespace for the sandbox. The user-data dir is
-# fresh because Playwright gives every launch a new temporary one.
+# fresh because Playwright gives every launch a new temporary one. Compositing
+# in software, without the SwiftShader GL that --disable-gpu alone still runs
+# in the GPU process: the same pixels, a GPU process of ~20 MiB PSS instead of ~36.
 LAUNCH_ARGS = (
     "--no-sandbox",
     "--disable-background-networking",
@@ -38,6 +40,8 @@ LAUNCH_ARGS = (
     "--disable-extensions",
     "--disable-dev-shm-usage",
     "--disable-gpu",
+    "--disable-gpu-compositing",
+    "--disable-software-rasterizer",
     "--mute-audio",
     "--metrics-recording-only",
     "--disable-breakpad",
