@@ -10,7 +10,7 @@ Observer and its VMController, and should not pay for the runner, the
 Evaluator and the run folder every time it starts.
 """
 
-import importlib
+from actors.exports import lazy_exports as _lazy_exports
 
 _HOMES = {
     # the six actors and what they are given
@@ -29,19 +29,4 @@ _HOMES = {
     "actors.run_folder": ("ResultsError", "read_results"),
     "actors.errors": ("ConfigurationError",),
 }
-_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
-
-__all__ = sorted(_HOME_OF)
-
-
-def __getattr__(name: str) -> object:
-    module = _HOME_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'actors' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # asked once
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__all__, __getattr__, __dir__ = _lazy_exports(__name__, _HOMES)

@@ -10,26 +10,11 @@ that imports one suite's node app (`bench.suites.miniwob.node`) should not
 pay for the API, every suite and their libraries each time it starts.
 """
 
-import importlib
+from actors.exports import lazy_exports as _lazy_exports
 
 _HOMES = {
     "bench.api": ("Run", "load_run", "run", "run_sync"),
     "bench.config": ("ConfigError", "LLMOptions", "LimitsConfig", "RunConfig"),
     "bench.suites.base": ("Suite", "SuiteError", "UnknownTask"),
 }
-_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
-
-__all__ = sorted(_HOME_OF)
-
-
-def __getattr__(name: str) -> object:
-    module = _HOME_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'bench' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # asked once
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__all__, __getattr__, __dir__ = _lazy_exports(__name__, _HOMES)
