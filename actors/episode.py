@@ -93,6 +93,9 @@ class _Episode:
         self.attempt = attempt
         self.records: list[StepRecord] = []
         self.summaries: dict[int, ChangeSummary] = {}
+        # The records again, each with its change summary once that has arrived:
+        # kept up to date as summaries come, not rebuilt for every Decide.
+        self.history: list[StepRecord] = []
         self.ended_by = ""
 
     async def run(self) -> EpisodeOutcome:
@@ -182,10 +185,7 @@ class _Episode:
 
     def _history(self) -> tuple[StepRecord, ...]:
         """The steps so far, each with its change summary if that has arrived."""
-        return tuple(
-            record if record.step not in self.summaries else _with_summary(record, self.summaries[record.step])
-            for record in self.records
-        )
+        return tuple(self.history)
 
     async def _decide(self, step: int, observation: Observation) -> Decision:
         request = Decide(
@@ -213,6 +213,7 @@ class _Episode:
 
     async def _record(self, record: StepRecord, after: Observation, before: Observation) -> None:
         self.records.append(record)
+        self.history.append(record)
         await self.crew.outlets.emit(StepTaken(record=record, screenshot=after.screenshot, before=before))
 
     async def _summarize(self, step: int, decision: Decision, before: Observation, after: Observation) -> None:
@@ -230,6 +231,7 @@ class _Episode:
             return
         summary = msgspec.structs.replace(reply.summary, asked_at=asked, answered_at=anyio.current_time())
         self.summaries[step] = summary
+        self.history[step - 1] = msgspec.structs.replace(self.history[step - 1], summary=summary)
         await self.crew.outlets.emit(StepSummarized(episode_id=self.episode_id, summary=summary))
 
     async def _evaluate(self, final: Observation) -> tuple[Verdict, ErrorKind]:
@@ -248,10 +250,6 @@ class _Episode:
         if verdict.success or not self.ended_by:
             return verdict.reason
         return f"{self.ended_by}; {verdict.reason}"
-
-
-def _with_summary(record: StepRecord, summary: ChangeSummary) -> StepRecord:
-    return msgspec.structs.replace(record, summary=summary)
 
 
 def _spend(decision: Decision) -> dict[str, Any]:

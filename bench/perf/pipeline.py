@@ -40,7 +40,7 @@ from actors.backends.sim.vm import SimVM
 from actors.summarizer import Summarizer
 from bench.suites.sim.suite import sim_tasks
 from bench.tuning import tune_gc
-from protocols import Decide, EpisodeResult, Evaluate, Observation, Summarize, Task
+from protocols import Decide, EpisodeResult, Evaluate, Observation, StepRecord, Summarize, Task
 from runtime.host import run_local_host
 from runtime.limits import Limits
 
@@ -86,11 +86,13 @@ async def sequential_episode(task: Task) -> tuple[int, float]:
     observation = await observe()
     started = time.perf_counter()
     max_steps = Limits().max_steps
+    history: list[StepRecord] = []  # what the stateless policy reads its progress from, as in the runtime
     for step in range(1, max_steps + 1):
         decision = await policy.decide(Decide(task=task, episode_id=episode_id, step=step, max_steps=max_steps,
-                                              observation=observation))
+                                              observation=observation, history=tuple(history)))
         if decision.action.terminal:
             break
+        history.append(StepRecord(episode_id=episode_id, step=step, action=decision.action))
         await vm.act(step, decision.action)
         after = await observe()
         await judge.summarize(Summarize(task=task, episode_id=episode_id, step=step, action=decision.action,
