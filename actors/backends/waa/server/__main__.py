@@ -5,7 +5,9 @@ answers, so a parent process (a test, a script) knows where it is. Runs
 until SIGTERM or SIGINT, then stops its applications and its display.
 
 Files are served from the session's home and the `--root` folders only, and
-only pyautogui programs are carried out: `--allow-commands` lets the token's
+only pyautogui programs and WAA's browser commands (browser.py: Chromium
+stands in for Chrome and Edge, with DevTools on --devtools-port) are
+carried out: `--allow-commands` lets the token's
 holder run any command as this user, and the server says so on stderr.
 """
 
@@ -18,6 +20,7 @@ import sys
 import threading
 from pathlib import Path
 
+from actors.backends.waa.client import DEVTOOLS_PORT
 from actors.backends.waa.server.desktop import LinuxDesktop, MainThread
 from actors.backends.waa.server.http import make_server
 from actors.backends.x11.node import screen_size
@@ -33,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, action="append", default=[], metavar="FOLDER",
                         help="a folder the tasks use besides the session's home (repeatable); "
                              "any other path is refused with 403")
+    parser.add_argument("--devtools-port", type=int, default=DEVTOOLS_PORT,
+                        help="where the browser WAA's Chrome and Edge tasks launch answers DevTools, on 127.0.0.1 "
+                             f"(default {DEVTOOLS_PORT}, the port WAA's client connects to)")
     parser.add_argument("--allow-commands", action="store_true",
                         help="run any command /execute, /setup/execute and /setup/launch ask for, shells included "
                              "(default: pyautogui programs only, parsed and never run as Python)")
@@ -49,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     session = Session.start(*args.size, accessibility=False)
     main_thread = MainThread()
     desktop = LinuxDesktop(session, main_thread)
-    server = make_server(desktop, args.token, args.port, roots=args.root, allow_commands=args.allow_commands).start()
+    server = make_server(desktop, args.token, args.port, roots=args.root, allow_commands=args.allow_commands,
+                         devtools_port=args.devtools_port).start()
     try:
         print(f"listening on {server.url} display {session.display}", flush=True)
         main_thread.serve(stopped)

@@ -11,6 +11,9 @@ because a Linux host is not a throwaway VM:
   answer 403 unless the server was started with `--allow-commands`;
 - every path is confined to the session's home and the `--root` folders
   (`roots.Roots`), anything else answers 403;
+- WAA's browser commands (launching Chrome or Edge, the socat forward to
+  DevTools, taskkill of the browser) are recognized, never run: they start
+  and stop this server's Chromium (`browser.Chromium`);
 - bodies, programs and sleeps are bounded, a malformed request answers 400
   (not 500, which a client retries), and a connection that stops sending
   is dropped after READ_TIMEOUT.
@@ -39,7 +42,8 @@ from protocols import TroupeError
 from runtime.http_server import LoopbackHTTPServer, QuietHandler, send_reply
 from runtime.tokens import header_bytes, token_matches
 
-from actors.backends.waa.client import TOKEN_HEADER
+from actors.backends.waa.client import DEVTOOLS_PORT, TOKEN_HEADER
+from actors.backends.waa.server.browser import Chromium, Forward, Launch, launch_of, stop_of
 from actors.backends.waa.server.desktop import LinuxDesktop
 from actors.backends.waa.server.pyautogui_script import ScriptRefused, is_pyautogui_command, parse
 from actors.backends.waa.server.roots import OutsideRoots, Roots
@@ -120,8 +124,10 @@ def _shell(body: Any) -> bool:
 class Endpoints:
     """One method per WAA endpoint; each takes the parsed body and returns a Reply."""
 
-    def __init__(self, desktop: LinuxDesktop, roots: Iterable[Path] = (), allow_commands: bool = False) -> None:
+    def __init__(self, desktop: LinuxDesktop, roots: Iterable[Path] = (), allow_commands: bool = False,
+                 devtools_port: int = DEVTOOLS_PORT) -> None:
         self.desktop = desktop
+        self.devtools_port = devtools_port
         self._extra_roots = tuple(roots)
         self.allow_commands = allow_commands
         self.get: dict[str, Callable[[dict[str, str]], Reply]] = {
@@ -141,6 +147,10 @@ class Endpoints:
             "/documents_path": lambda body: _json(200, {"documents_path": str(self._folder("Documents"))}),
             "/screen_size": self.screen_size,
         }
+
+    @functools.cached_property
+    def browser(self) -> Chromium:
+        return Chromium(self.desktop, self.devtools_port)
 
     @functools.cached_property
     def roots(self) -> Roots:
@@ -173,6 +183,12 @@ class Endpoints:
         command = _command(body)
         if is_pyautogui_command(command):
             return self._run_program(command[2])
+        stop = stop_of(command)
+        if stop is not None:
+            stopped = self.browser.stop(stop)
+            return _json(200, {"status": "success", "output": f"stopped {stopped} {stop.browser} process(es)",
+                               "error": "" if stopped else f'The process "{stop.browser}.exe" not found.',
+                               "returncode": 0 if stopped else 128})
         self._run_commands(f"command {command!r}" + (" in a shell" if shell else ""))
         command = _split(command, shell)
         if isinstance(command, list):
@@ -199,6 +215,15 @@ class Endpoints:
     def launch(self, body: Any) -> Reply:
         shell = _shell(body)
         command = _command(body)
+        browser = launch_of(command)
+        if isinstance(browser, Forward):
+            return _text(200, f"{command} launched successfully (DevTools already listens on {self.devtools_port})")
+        if isinstance(browser, Launch):
+            try:
+                self.browser.launch(browser)
+            except FileNotFoundError as exc:
+                return _text(404, str(exc))
+            return _text(200, f"{command} launched successfully")
         self._run_commands(f"launch {command!r}")
         command = _split(command, shell)
         try:
@@ -357,10 +382,11 @@ def make_handler(endpoints: Endpoints, token: str) -> type[BaseHTTPRequestHandle
 
 
 def make_server(desktop: LinuxDesktop, token: str, port: int, *, roots: Iterable[Path] = (),
-                allow_commands: bool = False) -> LoopbackHTTPServer:
+                allow_commands: bool = False, devtools_port: int = DEVTOOLS_PORT) -> LoopbackHTTPServer:
     """The server, bound to 127.0.0.1:`port` and not yet started: paths confined to the desktop's
-    home and `roots`, commands other than pyautogui programs run only when `allow_commands`."""
+    home and `roots`, commands other than pyautogui programs run only when `allow_commands`, the
+    browser's DevTools on 127.0.0.1:`devtools_port`."""
     if not token:
         raise ValueError("the WAA Linux server needs a token: it runs input and file requests for whoever holds it")
-    return LoopbackHTTPServer(make_handler(Endpoints(desktop, roots, allow_commands), token), port=port,
+    return LoopbackHTTPServer(make_handler(Endpoints(desktop, roots, allow_commands, devtools_port), token), port=port,
                               name="waa-http", max_connections=MAX_CONNECTIONS)

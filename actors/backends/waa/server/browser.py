@@ -1,0 +1,174 @@
+"""The Linux WAA server's browser: Debian's Chromium standing in for the Chrome and Edge of WAA's tasks.
+
+WAA's browser tasks launch `google-chrome --remote-debugging-port=1337` (or
+`msedge`, often through `start` or `cmd /c start`), forward the VM's port
+9222 to it with `socat`, and kill the browser with `taskkill /IM chrome.exe
+/F` before reading its profile. This server recognizes those commands and
+never runs them:
+
+- a launch of google-chrome, chrome, chromium or msedge (".exe" or not)
+  starts Chromium on the profile WAA's Linux getters read
+  (~/.config/google-chrome for Chrome, ~/.config/microsoft-edge for Edge),
+  with DevTools on 127.0.0.1 at the server's DevTools port (9222 unless
+  --devtools-port says otherwise) and the http(s) URLs the command names; the
+  task's own flags are Windows ones and are dropped. A Chromium already
+  running on that profile opens the URLs in a new window, as Chrome does;
+- the socat forward is answered as done: DevTools already listens where
+  WAA's client connects;
+- `taskkill /IM chrome.exe` or `/IM msedge.exe` closes that Chromium as a
+  user closing it would (DevTools' Browser.close), so it writes what it has
+  not written yet: History, Cookies and Preferences are committed every few
+  seconds (10 to 30) and are complete afterwards. Windows' `taskkill /F`
+  gives Chrome no such chance, so on a WAA VM a change made in the seconds
+  before it can be lost; here it is kept. (SIGTERM would lose it too:
+  Chromium takes it as the session ending and skips those writes.) When
+  both browsers run and so only one can hold the DevTools port, or
+  Chromium does not close in time, the process is terminated instead.
+
+None of them needs --allow-commands: they start and stop this one program
+with fixed arguments.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shlex
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import PureWindowsPath
+
+import httpx
+from websockets.sync.client import connect
+
+from actors.backends.waa.server.desktop import LinuxDesktop
+
+logger = logging.getLogger(__name__)
+
+CHROME, EDGE = "chrome", "msedge"
+PROGRAMS = {"google-chrome": CHROME, "chrome": CHROME, "chromium": CHROME, "msedge": EDGE}
+PROFILES = {CHROME: ".config/google-chrome", EDGE: ".config/microsoft-edge"}
+STOP_TIMEOUT = 10.0
+"""Seconds Chromium gets to write its profile and exit once asked to close, before it is terminated."""
+
+
+@dataclass(frozen=True)
+class Launch:
+    browser: str
+    urls: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Forward:
+    """WAA's socat from port 9222 to the browser's debugging port."""
+
+
+@dataclass(frozen=True)
+class Stop:
+    browser: str
+
+
+def _words(command: list[str] | str) -> list[str]:
+    """The command's words, without a leading `cmd /c` or `start` (Windows' ways to launch)."""
+    words = shlex.split(command) if isinstance(command, str) else list(command)
+    if [w.lower() for w in words[:2]] == ["cmd", "/c"]:
+        words = words[2:]
+        if len(words) == 1:
+            words = shlex.split(words[0])
+    if words and words[0].lower() == "start":
+        words = words[1:]
+    return words
+
+
+def _program(word: str) -> str:
+    name = PureWindowsPath(word).name.lower()
+    return name.removesuffix(".exe")
+
+
+def launch_of(command: list[str] | str) -> Launch | Forward | None:
+    """What a /setup/launch command asks of the browser, if it is one of WAA's browser launches."""
+    try:
+        words = _words(command)
+    except ValueError:
+        return None
+    if not words:
+        return None
+    if words[0] == "socat" and any(w.startswith("tcp-listen:9222") for w in words[1:]):
+        return Forward()
+    browser = PROGRAMS.get(_program(words[0]))
+    if browser is None:
+        return None
+    return Launch(browser, tuple(w for w in words[1:] if w.startswith(("http://", "https://"))))
+
+
+def stop_of(command: list[str] | str) -> Stop | None:
+    """The browser a `taskkill /IM chrome.exe ...` (or msedge.exe) command stops, if it is one."""
+    try:
+        words = [w.lower() for w in _words(command)]
+    except ValueError:
+        return None
+    if not words or words[0] not in ("taskkill", "taskkill.exe") or "/im" not in words:
+        return None
+    image = words[words.index("/im") + 1] if words.index("/im") + 1 < len(words) else ""
+    browser = {"chrome.exe": CHROME, "msedge.exe": EDGE}.get(image)
+    return Stop(browser) if browser else None
+
+
+class Chromium:
+    """The Chromium processes this server started, one profile per browser WAA names."""
+
+    def __init__(self, desktop: LinuxDesktop, devtools_port: int) -> None:
+        self.desktop = desktop
+        self.devtools_port = devtools_port
+
+    def _program(self) -> str:
+        for candidate in ("/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")):
+            if candidate and os.access(candidate, os.X_OK):
+                return candidate
+        raise FileNotFoundError("Chromium is not installed (Debian package 'chromium'; scripts/setup.sh installs it)")
+
+    def arguments(self, launch: Launch) -> list[str]:
+        profile = self.desktop.home / PROFILES[launch.browser]
+        flags = [f"--user-data-dir={profile}", f"--remote-debugging-port={self.devtools_port}",
+                 "--remote-debugging-address=127.0.0.1", "--no-first-run", "--no-default-browser-check",
+                 "--password-store=basic", "--disable-dev-shm-usage", "--disable-gpu"]
+        if os.geteuid() == 0:
+            flags.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
+        return [self._program(), *flags, *launch.urls]
+
+    def launch(self, launch: Launch) -> None:
+        argv = self.arguments(launch)
+        self.desktop.launched.append(self.desktop.main.call(lambda: self.desktop.session.spawn(argv,
+                                                                                               name=launch.browser)))
+
+    def _close_over_devtools(self) -> None:
+        """Ask the Chromium holding the DevTools port to close, as its window's close button would."""
+        try:
+            address = httpx.get(f"http://127.0.0.1:{self.devtools_port}/json/version", timeout=5.0).json()
+            with connect(address["webSocketDebuggerUrl"], open_timeout=5.0, close_timeout=1.0) as socket:
+                socket.send(json.dumps({"id": 1, "method": "Browser.close"}))
+                socket.recv(timeout=5.0)
+        except Exception as exc:  # noqa: BLE001 - any failure falls back to terminating the process
+            logger.warning("Chromium did not take Browser.close over DevTools (%s); terminating it", exc)
+
+    def stop(self, stop: Stop) -> int:
+        """Close every Chromium started for that browser; how many were running."""
+        alive = [p for p in self.desktop.launched if p.popen.poll() is None and p.name in PROFILES]
+        running = [p for p in alive if p.name == stop.browser]
+        holds_devtools = len(running) == len(alive)  # no other browser could have taken the port
+        if running and holds_devtools:
+            self._close_over_devtools()
+        for proc in running:
+            try:
+                proc.popen.wait(STOP_TIMEOUT if holds_devtools else 0)
+            except subprocess.TimeoutExpired:
+                proc.popen.terminate()
+                try:
+                    proc.popen.wait(STOP_TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    proc.popen.kill()
+                    proc.popen.wait()
+        self.desktop.launched[:] = [p for p in self.desktop.launched if p.popen.poll() is None]
+        return len(running)
