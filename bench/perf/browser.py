@@ -1,48 +1,97 @@
 """The browser backend's cost, measured on real MiniWoB++ episodes in one run.
 
-    python -m bench.perf.browser [--ks 1,2,4,8] [--episodes 16] [--backend asyncio|trio]
+    python -m bench.perf.browser plain [--episodes 20] [--rounds 3]
+    python -m bench.perf.browser [scaling] [--ks 1,2,4,8] [--episodes 24] [--backend asyncio|trio]
 
 The scripted agent decides in microseconds, so everything a step takes is
-the harness around the agent. Printed:
+the harness around the agent.
 
-- per-step overhead (act, which includes waiting for the page to settle, plus
-  observe, which takes screenshot and tree together), with K = 1: the median
-  and its parts, against the 150 ms target;
-- throughput with K concurrent browsers (one node each) on the same task
-  list: episodes per minute for each K, and the ratio to K = 1, both for the
-  whole run (node start-up, a browser launch per node, included, as a run has
-  it) and in steady state (from when every node is ready, estimated as the
-  mean start of the first K episodes, to the last finished episode);
-- CPU seconds: per episode for each K (all processes below this one, read
-  from /proc: node, Playwright driver, Chromium browser, renderers, GPU
-  process, utilities, plus this process), split by kind for K = 1, and per
-  step with K = 1 (CPU used between consecutive steps of one episode). With
-  C cores, no K can do better than C / (CPU seconds per episode) episodes per
-  second: that is the ceiling the K scaling runs into;
-- peak memory (PSS, so shared pages count once) of all Chromium processes
-  during the run with the largest K, divided by K: what one concurrent browser costs.
+`plain` runs click-button at K = 1 with troupe (a browser node, the
+supervisor in this process) and with a plain Playwright loop in this process
+(`bench.perf.gym_loop`: what a gym-style harness does, one call after the
+other), in turns, `--rounds` times, and prints for each: episodes per minute
+(browser start included) and their ratio, the visible reset (task handed to
+the VM slot -> first observation) and the step overhead (act + settle +
+observe) medians against their targets, and CPU seconds per episode.
 
-Where the CPU goes (measured 2026-11-21 on the 2-core machine, K = 1, 48 MiniWoB
-episodes, about 1.5 action steps each; the machine was shared, load 7-13, so wall
-figures are noisy and CPU seconds are the steadier measure):
+`scaling` (the default) prints:
 
-- about 1.0 CPU s per episode, of which Chromium 0.9 (page renderers 0.52-0.56,
-  browser process 0.27-0.29, GPU process 0.03, utilities 0.02), the Playwright
-  driver 0.04, the node's Python 0.04, this process 0.06 (mostly its own /proc
-  sampling for PSS). One K = 1 episode every ~0.6 s already keeps ~1.6 cores busy,
-  so K > 1 has almost nothing left to use on 2 cores: the K scaling is flat or worse
-  (more browsers also mean more start-up and contention), as the ceiling column shows.
-- the reset is the largest part: a fresh context costs ~475-600 ms of Chromium CPU
-  (new renderer process, page set-up, page load, task start, closing the old one);
-  reusing one page and navigating it would cost ~125 ms, but a fresh context per
-  episode is a requirement (no state leaks between episodes).
-- a step costs ~150 ms of CPU in all: the click with settle ~75 ms, each observation
-  ~60-80 ms (screenshot ~20-30 ms, AX tree + DOM snapshot ~30 ms, details).
-- not worth changing (measured, A/B on two browsers side by side): the settle
-  poll (5 ms in-page timer; an event-timed wait used the same CPU), Chromium flags
-  --disable-site-isolation-trials, --renderer-process-limit=1, --in-process-gpu,
-  disabling the spare renderer (-2 to -9 %, within noise, and it needs Playwright's
-  whole --disable-features list repeated). Tree calls are made once per observation.
+- per-step overhead with K = 1 (act, which includes waiting for the page to
+  settle, plus observe, which takes screenshot and tree together): the median
+  and its parts against the 80 ms target, CPU per step, and the visible reset;
+- throughput with K concurrent browsers (one node each) on the issue's task
+  list (4 MiniWoB tasks, each with its seeds together, as a run orders them):
+  episodes per minute for each K and the ratio to K = 1, for the whole run
+  (a node start-up and browser launch per slot included, as a run has it)
+  and in steady state (from when every node is ready, estimated as the mean
+  start of the first K episodes, to the last finished episode); beside it
+  what the CPU allows: cores / CPU seconds per episode, and the same with the
+  CPU that other processes on this (shared) machine used meanwhile taken out
+  (from /proc/stat), and the steady rate as a share of the latter;
+- CPU seconds per episode by kind of process for K = 1 (all processes below
+  this one, read from /proc: node, Playwright driver, Chromium browser,
+  renderers, GPU process, utilities, plus this process);
+- peak memory (PSS, shared pages split among their sharers) of all Chromium
+  processes during each run, divided by K.
+
+Where the time went, and what was tried (2026-11-23, the 2-core machine shared
+with other sessions, load 3-11 during the runs: wall figures are noisy, ratios
+are from one process, CPU seconds are the steadier measure):
+
+- Before: the full `chromium --headless` browser, a reset of ~430 ms on the
+  critical path (closing the old context 16 ms, a new context 39, a new page --
+  a new renderer process -- 157, loading the MiniWoB page 121, starting the
+  task 26, the first observation 37), ~1.4 CPU s per episode, ~200-290 MiB PSS
+  per browser.
+- The headless shell (Debian's `chromium-headless-shell`, which Playwright
+  itself runs headless; `launch.py` prefers it): the same reset in ~130 ms,
+  a screenshot in 18 ms instead of 31, 0.4-0.5 CPU s per episode, about half
+  the memory. The largest single gain.
+- The reset overlapped (`actors.backends.browser.ahead`): as soon as an
+  episode has its environment, the node closes the last one and makes the
+  next (a fresh context and page, and the page of the task it predicts,
+  loaded but not started); the reset then only starts the task. Visible reset
+  ~75-100 ms (from ~200 with the headless shell alone, ~460-530 before). At
+  K = 1 with a zero-latency agent this run is CPU-bound (two cores, and the
+  episode's own processes keep them busy), so the preparation competes with
+  the steps it overlaps: a step took ~65-70 ms without preparation and
+  ~85-120 ms with it; a whole episode went from ~270 to ~220-245 ms. With an
+  agent that thinks (an LLM, seconds per step) the preparation fits in the
+  agent's time and the whole reset comes off the critical path.
+- Making only a blank context ahead (no page load) took the same time per
+  episode as no preparation; loading the predicted page is what pays. The
+  prediction is the last reset's page while the last two resets agreed, so a
+  run whose consecutive tasks differ (K workers sharing one queue) only makes
+  blank environments and loads nothing for nothing.
+- Step: CDP replies taken from Playwright's implementation object instead of
+  its public wrapper, which walked every AX tree and DOM snapshot value by
+  value (~12 ms of the node's CPU per observation); the settle wait sleeps
+  until the page would be quiet instead of polling every 5 ms (quiet window
+  and bound unchanged: 30 ms, 2 s); an element in view is clicked without the
+  scroll call. Act + settle ~50-55 ms (30 of them the quiet window), observe
+  ~20-25 ms: 77 ms median in the scaling run at K = 1.
+- Node start-up: importing the MiniWoB node app imported all of `bench`
+  (the API, every suite, the WAA suite's OpenCV and NumPy): 0.70 s of CPU per
+  node start; with the packages' names resolved when asked, 0.15 s.
+- Memory (PSS per browser, the live context and the one made ahead): 224 MiB
+  with the headless shell; software compositing (--disable-gpu-compositing
+  --disable-software-rasterizer, kept) takes the GPU process from 36 to 20 MiB:
+  ~208 MiB with one browser. PSS splits shared pages, so K browsers cost less
+  each: peaks of 165, 126 and 100 MiB per browser at K = 2, 4, 8. Tried and
+  not kept: --in-process-gpu (the GPU process's memory moves into the
+  browser's), NetworkServiceInProcess (no change), --no-zygote (renderers
+  grow by 10 MiB each, no shared zygote pages), --single-process (crashes),
+  V8's --lite-mode and a 1 MiB semi-space (no change on these pages). One
+  browser with a context per slot would share the ~130 MiB of browser, GPU,
+  utility and zygote processes among the slots; it needs one node to host
+  several slots (and a restart of all of them when that browser dies), which
+  is not built.
+- K scaling: with the CPU other sessions took out, steady state reached 92-94 %
+  of what the CPU allowed at K = 1, 2, 4 and 75 % at K = 8. The whole run at
+  K = 8 is slower than at K = 1 on 24 episodes because each of the 8 nodes costs
+  ~0.8 CPU s to start (Python, the Playwright driver, the browser), more than
+  the CPU a short run has to spare on two cores; the default concurrency
+  (`bench.fit`) runs 2 browsers here.
 """
 
 from __future__ import annotations
@@ -80,6 +129,7 @@ PLAIN_TASK = "click-button"
 PLAIN_EPISODES = 20
 SCALING_EPISODES = 24
 SCALING_TASKS = 4
+_TICKS = os.sysconf("SC_CLK_TCK")
 MEMORY_SECONDS = 0.25
 """How often memory is read. CPU is read at events (all nodes ready, each step with K = 1, each
 finished episode): a process that exited counts in its parent's reaped-children time."""
@@ -116,6 +166,14 @@ class CpuMeter:
         return sum(kinds.values())
 
 
+def machine_busy() -> float:
+    """CPU seconds all processes on the machine have used since it booted (/proc/stat)."""
+    with open("/proc/stat") as stat:
+        fields = [int(value) for value in stat.readline().split()[1:]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = fields[:8]
+    return (user + nice + system + irq + softirq + steal) / _TICKS
+
+
 @dataclass
 class Figures:
     wall: float = 0.0
@@ -128,6 +186,9 @@ class Figures:
     cpu: dict[str, float] = field(default_factory=dict)
     cpu_at_ready: float = 0.0
     cpu_total: float = 0.0
+    machine_at_ready: float = 0.0
+    machine_total: float = 0.0
+    """CPU seconds every process on the machine used since the run began (ours and others')."""
     peak: int = 0
     resets: list = field(default_factory=list)
     """Visible reset of each episode: from its task handed to the VM slot to its first observation."""
@@ -136,6 +197,15 @@ class Figures:
     @property
     def steady(self) -> float:
         return self.last_finished - self.ready
+
+    def allowed(self, episodes: int, cores: int) -> tuple[float, float]:
+        """Episodes per minute the CPU allows in steady state: with every core, and with the cores
+        other processes on the machine left (their CPU seconds meanwhile taken out)."""
+        ours = self.cpu_total - self.cpu_at_ready
+        others = max(0.0, self.machine_total - self.machine_at_ready - ours)
+        per_episode = ours / episodes
+        return (cores * 60 / per_episode,
+                (cores * self.steady - others) / self.steady * 60 / per_episode)
 
 
 async def run(tasks, k: int, *, meters: bool = True) -> Figures:
@@ -147,6 +217,7 @@ async def run(tasks, k: int, *, meters: bool = True) -> Figures:
     bus = EventBus()
     figures = Figures()
     meter = CpuMeter()
+    machine_start = machine_busy()
     runner = EpisodeRunner(
         crew=CrewFactory(agent=lambda: Agent(ScriptedMiniWobAgent()), evaluator=lambda: Evaluator(MiniWobChecker())),
         vm_slot=functools.partial(run_local_node, "bench.suites.miniwob.node:build", ready_timeout=60),
@@ -165,6 +236,7 @@ async def run(tasks, k: int, *, meters: bool = True) -> Figures:
                     if len(first_starts) == k:
                         figures.ready = statistics.fmean(first_starts)
                         figures.cpu_at_ready = meter.sample() if meters else 0.0
+                        figures.machine_at_ready = machine_busy() - machine_start
                 elif isinstance(event, StepTaken) and not event.record.action.terminal:
                     figures.steps.append(event.record.timings)
                     if k == 1 and meters:
@@ -174,6 +246,7 @@ async def run(tasks, k: int, *, meters: bool = True) -> Figures:
                         last_step[event.record.episode_id] = cpu
                 elif isinstance(event, EpisodeFinished):
                     figures.last_finished = now
+                    figures.machine_total = machine_busy() - machine_start
                     figures.resets.append(event.result.timings.reset)
                     figures.successes += event.result.success
                     if meters:
@@ -230,21 +303,26 @@ async def main(ks: list[int], episodes: int) -> None:
     if first.step_cpu:
         print(f"  CPU per step     {_ms(statistics.median(first.step_cpu))}   (all processes, median of"
               f" {len(first.step_cpu)})")
+    reset = statistics.median(first.resets)
+    print(f"  visible reset    {_ms(reset)}   = {reset / TARGET_RESET_SECONDS:.2f}x the 100 ms target"
+          f" (task handed to the VM slot -> first observation, median of {len(first.resets)})")
 
     cores = os.cpu_count() or 1
     base = figures[min(ks)]
     print(f"\nthroughput (the same {episodes} episodes, {cores} cores, load {os.getloadavg()[0]:.1f} at the end):")
-    print("  K     whole run           steady state        CPU allows   steady/allowed   start-up"
-          "   CPU s/episode   peak PSS/browser")
+    print("  K     whole run           steady state        CPU allows (all cores, what others left)"
+          "   steady/allowed   start-up   CPU s/episode   peak PSS/browser")
     for k, f in figures.items():
         whole, steady = episodes / f.wall * 60, episodes / f.steady * 60
-        steady_cpu = (f.cpu_total - f.cpu_at_ready) / episodes
-        allowed = cores * 60 / steady_cpu
+        every_core, left = f.allowed(episodes, cores)
         print(f"  K={k:<3} {whole:6.1f}/min {whole / (episodes / base.wall * 60):5.2f}x"
               f"   {steady:6.1f}/min {steady / (episodes / base.steady * 60):5.2f}x"
-              f"   {allowed:6.1f}/min   {steady / allowed:6.0%}{' (target >= 90%)' if k > 1 else '':16}"
-              f" {f.ready:5.1f} s   {steady_cpu:6.2f}          {f.peak / k / 2**20:5.0f} MiB")
-    print(f"  (CPU allows: cores / steady-state CPU seconds per episode, the most any K can reach here;"
+              f"   {every_core:6.1f}/min {left:6.1f}/min               {steady / left:5.0%}"
+              f"{' (target >= 90%)' if k > 1 else '                '}"
+              f" {f.ready:5.1f} s   {(f.cpu_total - f.cpu_at_ready) / episodes:6.2f}"
+              f"          {f.peak / k / 2**20:5.0f} MiB")
+    print(f"  (CPU allows: cores / steady-state CPU seconds per episode, the most any K can reach here, and"
+          f" the same with the CPU other processes on this shared machine took meanwhile taken out;"
           f" peak PSS target <= {TARGET_MEMORY_MIB} MiB per browser)")
     if len(ks) > 1:
         k_max = max(ks)
