@@ -31,4 +31,4 @@ async def test_the_plain_loop_runs_each_episode_to_its_reward():
     tasks = [miniwob_task("click-button", 1), miniwob_task("click-button", 2)]
     loop = await anyio.to_thread.run_sync(asyncio.run, run_plain_loop(tasks))  # Playwright: its own asyncio
     assert loop.successes == 2 and len(loop.resets) == 2 and len(loop.steps) == 2
-    assert sum(loop.resets) + sum(loop.steps) < loop.wall
+    assert 0 < loop.ready and loop.ready + sum(loop.resets) + sum(loop.steps) < loop.wall

@@ -338,6 +338,8 @@ class Side:
     """One side of the comparison with the plain loop: one run of the task list."""
 
     wall: float
+    ready: float
+    """Seconds from the start until the browser was ready for episodes."""
     resets: list
     steps: list
     successes: int
@@ -354,10 +356,11 @@ async def _side(name: str, tasks) -> Side:
     began = _cpu_so_far()
     if name == "troupe":
         figures = await run(tasks, 1, meters=False)
-        side = (figures.wall, figures.resets, [t.act + t.observe for t in figures.steps], figures.successes)
+        side = (figures.wall, figures.ready, figures.resets, [t.act + t.observe for t in figures.steps],
+                figures.successes)
     else:
         loop = await anyio.to_thread.run_sync(asyncio.run, run_plain_loop(tasks))
-        side = (loop.wall, loop.resets, loop.steps, loop.successes)
+        side = (loop.wall, loop.ready, loop.resets, loop.steps, loop.successes)
     # Every process of the run has exited and been reaped by now (nodes, drivers, browsers).
     return Side(*side, cpu=_cpu_so_far() - began)
 
@@ -378,6 +381,9 @@ async def against_plain_loop(episodes: int, rounds: int) -> None:
         print(f"  {'':22} {'troupe':>12} {'plain loop':>12}")
         print(f"  {'episodes/min':22} {rate['troupe']:12.1f} {rate['plain']:12.1f}   ratio {ratios[-1]:.2f}x"
               f" (target >= {TARGET_PLAIN_RATIO:g}x)")
+        ready = {name: episodes / (side.wall - side.ready) * 60 for name, side in sides.items()}
+        print(f"  {'  once started':22} {ready['troupe']:12.1f} {ready['plain']:12.1f}"
+              f"   ratio {ready['troupe'] / ready['plain']:.2f}x   (start-up {troupe.ready:.1f} s, {plain.ready:.1f} s)")
         for label, values, target in (("visible reset median", (troupe.resets, plain.resets), TARGET_RESET_SECONDS),
                                       ("step overhead median", (troupe.steps, plain.steps), TARGET_STEP_SECONDS)):
             mine, theirs = map(statistics.median, values)

@@ -36,6 +36,8 @@ LOAD_TIMEOUT = 15.0
 @dataclass
 class LoopFigures:
     wall: float = 0.0
+    ready: float = 0.0
+    """Seconds from the start until the browser was launched."""
     resets: list[float] = field(default_factory=list)
     """Seconds from the start of each reset to its first observation."""
     steps: list[float] = field(default_factory=list)
@@ -52,6 +54,7 @@ async def run_plain_loop(tasks: list[Task], executable: str | None = None) -> Lo
         async with async_playwright() as playwright:
             path = find_browser(executable, playwright.chromium.executable_path)
             browser = await playwright.chromium.launch(executable_path=path, args=list(LAUNCH_ARGS))
+            figures.ready = anyio.current_time() - started
             context: BrowserContext | None = None
             for task in tasks:
                 spec = page_spec(task.raw_config)

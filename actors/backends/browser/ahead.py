@@ -32,6 +32,8 @@ import logging
 from collections import deque
 from typing import Awaitable, Callable
 
+import anyio
+
 from actors.backends.browser.environment import Environment
 from actors.backends.browser.pages import PageSpec
 
@@ -52,6 +54,7 @@ class Ahead:
 
     def prepare(self, done_with: list[Environment], reset_to: PageSpec | None) -> None:
         """Close `done_with`, then make the environment for the reset after `reset_to`'s."""
+        assert self._next is None, "one preparation at a time: take the last one first"
         if reset_to is not None:
             self._recent.append(reset_to)
         same = len(self._recent) == 1 or len(self._recent) == 2 and self._recent[0].page == self._recent[1].page
@@ -88,14 +91,16 @@ class Ahead:
 
     async def _prepare(self, done_with: list[Environment], viewport: tuple[int, int],
                        predicted: PageSpec | None) -> Environment:
-        for env in done_with:
-            await env.close()
-        env = await self._open(predicted.viewport if predicted is not None else viewport)
-        if predicted is not None:
-            try:
-                await self._load(env, predicted)
-            except BaseException:
-                await env.close()
-                raise
-            env.loaded = predicted.start
+        # The old environments close while the next one is made: the next reset waits for neither.
+        async with anyio.create_task_group() as closing:
+            for old in done_with:
+                closing.start_soon(old.close)
+            env = await self._open(predicted.viewport if predicted is not None else viewport)
+            if predicted is not None:
+                try:
+                    await self._load(env, predicted)
+                except BaseException:
+                    await env.close()
+                    raise
+                env.loaded = predicted.start
         return env
