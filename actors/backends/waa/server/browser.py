@@ -143,26 +143,28 @@ class Chromium:
         self.desktop.launched.append(self.desktop.main.call(lambda: self.desktop.session.spawn(argv,
                                                                                                name=launch.browser)))
 
-    def _close_over_devtools(self) -> None:
-        """Ask the Chromium holding the DevTools port to close, as its window's close button would."""
+    def _close_over_devtools(self) -> bool:
+        """Ask the Chromium holding the DevTools port to close, as its window's close button would;
+        False when it could not be asked (one just launched has no DevTools yet)."""
         try:
             address = httpx.get(f"http://127.0.0.1:{self.devtools_port}/json/version", timeout=5.0).json()
             with connect(address["webSocketDebuggerUrl"], open_timeout=5.0, close_timeout=1.0) as socket:
                 socket.send(json.dumps({"id": 1, "method": "Browser.close"}))
                 socket.recv(timeout=5.0)
         except Exception as exc:  # noqa: BLE001 - any failure falls back to terminating the process
-            logger.warning("Chromium did not take Browser.close over DevTools (%s); terminating it", exc)
+            logger.info("Chromium did not take Browser.close over DevTools (%s); terminating it", exc)
+            return False
+        return True
 
     def stop(self, stop: Stop) -> int:
         """Close every Chromium started for that browser; how many were running."""
         alive = [p for p in self.desktop.launched if p.popen.poll() is None and p.name in PROFILES]
         running = [p for p in alive if p.name == stop.browser]
         holds_devtools = len(running) == len(alive)  # no other browser could have taken the port
-        if running and holds_devtools:
-            self._close_over_devtools()
+        closing = bool(running) and holds_devtools and self._close_over_devtools()
         for proc in running:
             try:
-                proc.popen.wait(STOP_TIMEOUT if holds_devtools else 0)
+                proc.popen.wait(STOP_TIMEOUT if closing else 0)
             except subprocess.TimeoutExpired:
                 proc.popen.terminate()
                 try:
