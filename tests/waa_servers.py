@@ -53,7 +53,8 @@ def stop(server: LinuxServer) -> None:
 class Behaviour:
     """What the stand-in does: `failing` commands answer 500, `hang_tree` never answers /accessibility,
     `refusing` POST paths answer with their (status, body); `answer(path, body)` may answer any other
-    JSON POST with its (status, body), or None to leave it to the rest; `files` are served at
+    JSON POST with its (status, body), or None to leave it to the rest; `gets` answer GET paths (with
+    their query) with their (status, body); `files` are served at
     GET /files/<name> (as a web server) and, by their VM path, at POST /file; `uploads` keeps each
     /setup/upload body."""
 
@@ -61,6 +62,7 @@ class Behaviour:
     hang_tree: bool = False
     refusing: dict[str, tuple[int, bytes]] = field(default_factory=dict)
     answer: Callable[[str, dict], tuple[int, bytes] | None] | None = None
+    gets: dict[str, tuple[int, bytes]] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)
     uploads: list[bytes] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
@@ -90,6 +92,8 @@ class StandIn:
         class Handler(QuietHandler):
             def do_GET(self):
                 behaviour.requests.append(f"GET {self.path}")
+                if self.path in behaviour.gets:
+                    return self._send(*behaviour.gets[self.path])
                 if self.path.startswith("/accessibility"):
                     if behaviour.hang_tree:
                         behaviour.release.wait(60)
