@@ -18,6 +18,7 @@ import anyio.lowlevel
 from anyio.abc import TaskGroup, TaskStatus
 
 from runtime.errors import ActorCrashed, ActorStopped, CallTimeout, Refused, RequestRefused, describe
+from runtime.wakeup import Wakeup, wakeup_factory
 
 __all__ = ["Actor", "LocalRef", "Ref", "run_actor", "spawn"]
 
@@ -57,32 +58,41 @@ class Ref(Protocol):
 
 
 class _Letter:
-    """A message in a mailbox, with the slot its reply goes to (asks only)."""
+    """A message in a mailbox, with the wake-up its reply comes with (asks only)."""
 
-    __slots__ = ("message", "_done", "_value", "_error")
+    __slots__ = ("message", "_replied", "_settled", "_value", "_error")
 
-    def __init__(self, message: Any, wants_reply: bool) -> None:
+    def __init__(self, message: Any, replied: Wakeup | None) -> None:
         self.message = message
-        self._done = anyio.Event() if wants_reply else None
+        self._replied = replied
+        self._settled = False
         self._value: Any = None
         self._error: BaseException | None = None
 
     def resolve(self, value: Any) -> None:
-        if self._done is not None and not self._done.is_set():
+        if self._replied is not None and not self._settled:
+            self._settled = True
             self._value = value
-            self._done.set()
+            self._replied.set()
 
     def fail(self, error: BaseException) -> None:
-        if self._done is not None and not self._done.is_set():
+        if self._replied is not None and not self._settled:
+            self._settled = True
             self._error = error
-            self._done.set()
+            self._replied.set()
 
-    async def reply(self) -> Any:
-        assert self._done is not None
-        await self._done.wait()
+    async def reply(self, deadline: float = math.inf) -> Any:
+        """The reply; raises CallTimeout's stand-in `_NoReply` when `deadline` passes first."""
+        assert self._replied is not None
+        if not await self._replied.wait(deadline):
+            raise _NoReply
         if self._error is not None:
             raise self._error
         return self._value
+
+
+class _NoReply(Exception):
+    """The caller's deadline passed before the reply came."""
 
 
 class _Mailbox:
@@ -94,17 +104,19 @@ class _Mailbox:
     scheduling rounds per ask. Here a post into a mailbox with room returns at
     once (an ask then waits for its reply, a real suspension), and the actor
     waits only when its mailbox is empty; when it is not, it still yields
-    between letters, so a busy actor cannot starve the others.
+    between letters, so a busy actor cannot starve the others. The waits
+    are `runtime.wakeup`'s, the loop's own primitives.
     """
 
-    __slots__ = ("name", "size", "_letters", "_arrived", "_room", "_open")
+    __slots__ = ("name", "size", "wakeup", "_letters", "_arrived", "_room", "_open")
 
     def __init__(self, name: str, size: int) -> None:
         self.name = name
         self.size = size
+        self.wakeup = wakeup_factory()
         self._letters: deque[_Letter] = deque()
-        self._arrived: anyio.Event | None = None  # the actor waits for a letter
-        self._room: anyio.Event | None = None  # senders wait for room
+        self._arrived: Wakeup | None = None  # the actor waits for a letter
+        self._room: anyio.Event | None = None  # senders wait for room (any number of them)
         self._open = True
 
     def post_nowait(self, letter: _Letter) -> bool:
@@ -130,7 +142,7 @@ class _Mailbox:
         if self._letters:
             await anyio.lowlevel.checkpoint()
         while not self._letters:
-            self._arrived = anyio.Event()
+            self._arrived = self.wakeup()
             await self._arrived.wait()
         letter = self._letters.popleft()
         if self._room is not None:
@@ -157,20 +169,22 @@ class LocalRef:
         self._mailbox = mailbox
 
     async def tell(self, message: Any) -> None:
-        letter = _Letter(message, wants_reply=False)
+        letter = _Letter(message, None)
         if not self._mailbox.post_nowait(letter):
             await self._mailbox.post(letter)
 
     async def ask(self, message: Any, timeout: float = math.inf) -> Any:
-        letter = _Letter(message, wants_reply=True)
-        if timeout == math.inf:  # the common case in hot loops: no cancel scope to set up
-            if not self._mailbox.post_nowait(letter):
+        """The common case, room in the mailbox, sets up no cancel scope: the
+        deadline is the reply's wake-up's own."""
+        letter = _Letter(message, self._mailbox.wakeup())
+        try:
+            if self._mailbox.post_nowait(letter):
+                return await letter.reply(anyio.current_time() + timeout if timeout != math.inf else math.inf)
+            with anyio.move_on_after(timeout):
                 await self._mailbox.post(letter)
-            return await letter.reply()
-        with anyio.move_on_after(timeout):
-            if not self._mailbox.post_nowait(letter):
-                await self._mailbox.post(letter)
-            return await letter.reply()
+                return await letter.reply()
+        except _NoReply:
+            pass
         letter.fail(ActorStopped(self.name, "caller gave up"))
         raise CallTimeout(self.name, type(message).__name__, timeout)
 

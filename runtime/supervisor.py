@@ -21,7 +21,7 @@ import enum
 import logging
 import math
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Sequence
+from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
@@ -34,6 +34,8 @@ from runtime.errors import ActorStopped, CallTimeout, RestartIntensityExceeded, 
 __all__ = ["ChildSpec", "Intensity", "Restart", "Strategy", "SupervisedRef", "Supervisor", "actor_child"]
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 class Restart(enum.Enum):
@@ -453,16 +455,23 @@ class Supervisor:
 
     async def _live(self, child_id: str) -> _Incarnation:
         """The child's running incarnation, once there is one (also waits for `run` to start)."""
-        child = self._child(child_id)
         while True:
             changed = self._changed_event()
-            if self._stopped:
-                raise ActorStopped(self.name, "stopped")
-            if child.ended:
-                raise ActorStopped(child_id, f"ended and will not be restarted by {self.name}")
-            if child.current is not None and child.current.live:
-                return child.current
+            incarnation = self._live_now(child_id)
+            if incarnation is not None:
+                return incarnation
             await changed.wait()
+
+    def _live_now(self, child_id: str) -> _Incarnation | None:
+        """The child's running incarnation, None while there is none yet; raises if there will be none."""
+        child = self._child(child_id)
+        if self._stopped:
+            raise ActorStopped(self.name, "stopped")
+        if child.ended:
+            raise ActorStopped(child_id, f"ended and will not be restarted by {self.name}")
+        if child.current is not None and child.current.live:
+            return child.current
+        return None
 
     def _changed_event(self) -> anyio.Event:
         # Made on demand: an Event needs a running event loop, __init__ may have none.
@@ -495,30 +504,39 @@ class SupervisedRef:
         self._supervisor = supervisor
 
     async def tell(self, message: Any) -> None:
-        await self._deliver(lambda ref: ref.tell(message))
+        await self._deliver(lambda ref: ref.tell(message), math.inf)
 
     async def ask(self, message: Any, timeout: float = math.inf) -> Any:
         """Ask the current incarnation; `timeout` also covers waiting for a restart.
 
-        One cancel scope bounds both; the incarnation's ref is asked without a
-        timeout of its own (a second scope per call was a tenth of the
-        runtime's CPU per step)."""
-        if timeout == math.inf:
-            return await self._deliver(lambda ref: ref.ask(message))
-        with anyio.move_on_after(timeout):
-            try:
-                return await self._deliver(lambda ref: ref.ask(message))
-            except CallTimeout:
-                pass
-        raise CallTimeout(self.name, type(message).__name__, timeout)
+        While the child runs, its incarnation's ref is asked with what is left
+        of the timeout and no cancel scope is set up here (two per call were a
+        tenth of the runtime's CPU per step); only waiting for a restart is
+        bounded by one."""
+        deadline = anyio.current_time() + timeout
+        try:
+            return await self._deliver(lambda ref: ref.ask(message, timeout=deadline - anyio.current_time()), deadline)
+        except (CallTimeout, _Expired):
+            raise CallTimeout(self.name, type(message).__name__, timeout) from None
 
-    async def _deliver(self, call: Callable[[Ref], Awaitable[Any]]) -> Any:
+    async def _deliver(self, call: Callable[[Ref], Awaitable[Any]], deadline: float) -> Any:
         while True:
-            incarnation = await self._supervisor._live(self.name)
+            incarnation = self._supervisor._live_now(self.name) or await _until(deadline, self._supervisor._live(self.name))
             try:
                 return await call(incarnation.handle)
             except ActorStopped:
-                await incarnation.done.wait()
+                await _until(deadline, incarnation.done.wait())
+
+
+class _Expired(Exception):
+    """A wait for a restart outlasted the call's deadline."""
+
+
+async def _until(deadline: float, waiting: Awaitable[T]) -> T:
+    """`waiting`'s result, or _Expired at `deadline`."""
+    with anyio.move_on_at(deadline):
+        return await waiting
+    raise _Expired
 
 
 def _drain(receive: MemoryObjectReceiveStream[Any]) -> list[Any]:
