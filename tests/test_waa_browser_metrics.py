@@ -191,3 +191,9 @@ def test_the_linux_server_reads_waas_browser_commands_without_running_them():
     assert stop_of("taskkill /IM chrome.exe /F") == Stop(CHROME)
     assert stop_of("taskkill /F /IM msedge.exe /T") == Stop(EDGE)
     assert stop_of("taskkill /IM notepad.exe") is None and stop_of("taskkill /IM") is None
+
+
+def test_a_devtools_address_that_is_not_a_url_is_refused_by_name():
+    with pytest.raises(ValueError, match="DevTools address must start with http"):
+        WAAClient("http://vm:5000", devtools="vm:9222")
+    assert WAAClient("http://vm:5000").devtools == "http://vm:9222"  # WAA's port on the VM's host
