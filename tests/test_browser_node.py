@@ -78,6 +78,6 @@ def test_a_miniwob_node_does_not_load_the_harness_or_the_other_suites():
     """Every browser node imports its app when it starts (K of them at once, and again on each
     restart): it pays for the MiniWoB site, not for bench's API and the WAA suite's libraries."""
     code = ("import sys, bench.suites.miniwob.node; "
-            "print(sorted(m for m in ('bench.api', 'bench.suites.waa.suite', 'cv2') if m in sys.modules))")
+            "print(sorted(m for m in ('bench.api', 'bench.config', 'bench.suites.waa.suite', 'cv2', 'httpx') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "[]"

@@ -6,7 +6,10 @@ node app) does not import every suite and the libraries they need.
 
 from __future__ import annotations
 
-from bench.suites.base import Suite
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bench.suites.base import Suite
 
 
 def _suites() -> dict[str, type[Suite]]:
