@@ -5,16 +5,19 @@ asyncio only (in a node it always is); the supervisor side is tested on both
 loops in test_browser_node.py.
 """
 
+import asyncio
 import os
+import signal
 import struct
 import urllib.request
 from pathlib import Path
 
+import anyio
 import pytest
 
 from actors.backends.browser.backend import BrowserBackend
 from actors.backends.browser.launch import BrowserNotFound, find_browser
-from actors.backends.browser.processes import browser_mains, cpu_by_process
+from actors.backends.browser.processes import browser_mains, cpu_by_process, descendants
 from bench.suites.miniwob.site import MiniWobServer, MiniWobSite
 from actors.backends.browser.settle import SettlePolicy
 from actors.observer import Observer
@@ -215,3 +218,22 @@ async def test_a_miniwob_start_waits_for_the_task_to_be_ready_and_gives_up_at_th
     await browser.reset(Task(task_id="never", instruction="x", raw_config={"browser": {"start": FAKE_MINIWOB % "null"}}), 1)
     with pytest.raises(TimeoutError, match="did not report ready within 0.2 s"):
         await start_miniwob(browser._env.page, PageSpec(start="miniwob:x", seed=7), 0.2)
+
+
+async def test_an_environment_made_ahead_whose_renderer_died_is_not_handed_over(browser):
+    await browser.reset(page_task("actions.html"), 1)
+    await browser.reset(page_task("actions.html"), 2)  # the page predicted for the next reset is this one
+    spare = await asyncio.shield(browser._ahead._next)
+    assert spare.loaded.endswith("actions.html")
+    renderers = [pid for pid, argv in descendants(os.getpid()).items() if b"--type=renderer" in argv]
+    os.kill(max(renderers, key=_started), signal.SIGKILL)  # the newest renderer: the one made ahead
+    with anyio.fail_after(10):
+        while not spare.crashed:
+            await anyio.sleep(0.02)
+    await browser.reset(page_task("actions.html"), 3)
+    assert element(await observe(browser), "button", "Press").bbox is not None
+
+
+def _started(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as stat:
+        return int(stat.read().rsplit(")", 1)[1].split()[19])

@@ -35,7 +35,10 @@ class Environment:
         """The `start` of the page loaded here and not started yet; None for a blank page."""
         self.downloads: list[str] = []
         """The file names of the downloads this episode's page started."""
+        self.crashed = False
+        """Its renderer died (killed, out of memory) while it waited to be handed over."""
         page.on("download", self._downloaded)
+        page.on("crash", self._crashed)
 
     @classmethod
     async def open(cls, browser: Browser, viewport: tuple[int, int]) -> Environment:
@@ -54,7 +57,7 @@ class Environment:
 
     def holds(self, page: Page_) -> bool:
         """Whether this environment has `page` loaded, or is blank and can load it."""
-        return self.loaded is None or (self.loaded, self.viewport) == page
+        return not self.crashed and (self.loaded is None or (self.loaded, self.viewport) == page)
 
     def hand_over(self) -> None:
         """Start watching the page's requests, for an episode's settle waits."""
@@ -74,3 +77,6 @@ class Environment:
 
     def _downloaded(self, download: Download) -> None:
         self.downloads.append(download.suggested_filename)
+
+    def _crashed(self, _page: Page) -> None:
+        self.crashed = True
