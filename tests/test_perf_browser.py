@@ -24,7 +24,7 @@ async def test_a_small_run_reports_start_up_steady_state_cpu_settle_and_resets()
     assert figures.cpu_total == pytest.approx(sum(figures.cpu.values())) and figures.cpu_total > figures.cpu_at_ready > 0
     assert figures.peak > 0
     assert len(figures.resets) == 2 and all(0 < seconds < figures.wall for seconds in figures.resets)
-    assert figures.successes == 2
+    assert figures.successes == 2 and figures.finished_after_ready == 2 and figures.steady_rate > 0
 
 
 async def test_the_plain_loop_runs_each_episode_to_its_reward():

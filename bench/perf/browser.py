@@ -23,8 +23,8 @@ observe) medians against their targets, and CPU seconds per episode.
   list (4 MiniWoB tasks, each with its seeds together, as a run orders them):
   episodes per minute for each K and the ratio to K = 1, for the whole run
   (a node start-up and browser launch per slot included, as a run has it)
-  and in steady state (from when every node is ready, estimated as the mean
-  start of the first K episodes, to the last finished episode); beside it
+  and in steady state (the episodes that finished from when every node was
+  ready, i.e. the K-th episode started, to the last result); beside it
   what the CPU allows: cores / CPU seconds per episode, and the same with the
   CPU that other processes on this (shared) machine used meanwhile taken out
   (from /proc/stat), and the steady rate as a share of the latter;
@@ -178,7 +178,8 @@ def machine_busy() -> float:
 class Figures:
     wall: float = 0.0
     ready: float = 0.0
-    """Seconds from the start until every node was ready (mean start of the first K episodes)."""
+    """Seconds from the start until every node was ready (the start of the K-th episode)."""
+    finished_after_ready: int = 0
     last_finished: float = 0.0
     steps: list = field(default_factory=list)
     step_cpu: list = field(default_factory=list)
@@ -198,14 +199,21 @@ class Figures:
     def steady(self) -> float:
         return self.last_finished - self.ready
 
-    def allowed(self, episodes: int, cores: int) -> tuple[float, float]:
+    @property
+    def steady_rate(self) -> float:
+        """Episodes per minute from when every node was ready to the last result."""
+        return self.finished_after_ready / self.steady * 60 if self.steady > 0 else 0.0
+
+    @property
+    def steady_cpu(self) -> float:
+        """CPU seconds per episode finished in steady state."""
+        return (self.cpu_total - self.cpu_at_ready) / max(self.finished_after_ready, 1)
+
+    def allowed(self, cores: int) -> tuple[float, float]:
         """Episodes per minute the CPU allows in steady state: with every core, and with the cores
         other processes on the machine left (their CPU seconds meanwhile taken out)."""
-        ours = self.cpu_total - self.cpu_at_ready
-        others = max(0.0, self.machine_total - self.machine_at_ready - ours)
-        per_episode = ours / episodes
-        return (cores * 60 / per_episode,
-                (cores * self.steady - others) / self.steady * 60 / per_episode)
+        others = max(0.0, self.machine_total - self.machine_at_ready - (self.cpu_total - self.cpu_at_ready))
+        return (cores * 60 / self.steady_cpu, (cores * self.steady - others) / self.steady * 60 / self.steady_cpu)
 
 
 async def run(tasks, k: int, *, meters: bool = True) -> Figures:
@@ -224,17 +232,18 @@ async def run(tasks, k: int, *, meters: bool = True) -> Figures:
         limits=Limits(call_seconds=60), concurrency=k, outlets=Outlets(bus=bus),
     )
     started = anyio.current_time()
-    first_starts: list[float] = []
+    starts = 0
     last_step: dict[str, float] = {}  # episode -> CPU total at its last non-terminal step
 
     async def collect() -> None:
+        nonlocal starts
         with bus.subscribe() as events:
             async for event in events:
                 now = anyio.current_time() - started
-                if isinstance(event, EpisodeStarted) and len(first_starts) < k:
-                    first_starts.append(now)
-                    if len(first_starts) == k:
-                        figures.ready = statistics.fmean(first_starts)
+                if isinstance(event, EpisodeStarted) and starts < k:
+                    starts += 1
+                    if starts == k:
+                        figures.ready = now
                         figures.cpu_at_ready = meter.sample() if meters else 0.0
                         figures.machine_at_ready = machine_busy() - machine_start
                 elif isinstance(event, StepTaken) and not event.record.action.terminal:
@@ -246,6 +255,7 @@ async def run(tasks, k: int, *, meters: bool = True) -> Figures:
                         last_step[event.record.episode_id] = cpu
                 elif isinstance(event, EpisodeFinished):
                     figures.last_finished = now
+                    figures.finished_after_ready += starts == k
                     figures.machine_total = machine_busy() - machine_start
                     figures.resets.append(event.result.timings.reset)
                     figures.successes += event.result.success
@@ -313,13 +323,13 @@ async def main(ks: list[int], episodes: int) -> None:
     print("  K     whole run           steady state        CPU allows (all cores, what others left)"
           "   steady/allowed   start-up   CPU s/episode   peak PSS/browser")
     for k, f in figures.items():
-        whole, steady = episodes / f.wall * 60, episodes / f.steady * 60
-        every_core, left = f.allowed(episodes, cores)
+        whole, steady = episodes / f.wall * 60, f.steady_rate
+        every_core, left = f.allowed(cores)
         print(f"  K={k:<3} {whole:6.1f}/min {whole / (episodes / base.wall * 60):5.2f}x"
-              f"   {steady:6.1f}/min {steady / (episodes / base.steady * 60):5.2f}x"
+              f"   {steady:6.1f}/min {steady / base.steady_rate:5.2f}x"
               f"   {every_core:6.1f}/min {left:6.1f}/min               {steady / left:5.0%}"
               f"{' (target >= 90%)' if k > 1 else '                '}"
-              f" {f.ready:5.1f} s   {(f.cpu_total - f.cpu_at_ready) / episodes:6.2f}"
+              f" {f.ready:5.1f} s   {f.steady_cpu:6.2f}"
               f"          {f.peak / k / 2**20:5.0f} MiB")
     print(f"  (CPU allows: cores / steady-state CPU seconds per episode, the most any K can reach here, and"
           f" the same with the CPU other processes on this shared machine took meanwhile taken out;"
