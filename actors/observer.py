@@ -22,6 +22,7 @@ from protocols import CaptureTimings, Observation, Observe, Observed, UIElement
 from protocols.numbers import MAX_SECONDS
 from runtime.actor import Actor
 from runtime.errors import Refused, first_error
+from runtime.loop import loop_clock
 
 from actors.backends.base import ScreenBackend
 
@@ -42,28 +43,29 @@ class Observer(Actor):
 
     async def capture(self, tree_timeout: float) -> Observation:
         """The tree in a side task under its time limit, details in another; pixels meanwhile in this one."""
+        now = loop_clock()  # anyio.current_time(), without finding the loop again at each call
         tree: list[UIElement | None] = []
         tree_seconds = 0.0
 
         async def capture_tree() -> None:
             nonlocal tree_seconds
-            began = anyio.current_time()
+            began = now()
             with anyio.move_on_after(tree_timeout):
                 tree.append(await self.backend.tree())
-            tree_seconds = anyio.current_time() - began
+            tree_seconds = now() - began
 
         details: dict[str, Any] = {}
 
         async def capture_details() -> None:
             details.update(await self.backend.details())
 
-        started = anyio.current_time()
+        started = now()
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(capture_tree)
                 tg.start_soon(capture_details)  # small, but no reason to wait for the pixels first
                 screenshot, viewport = await self.backend.screenshot()
-                screenshot_seconds = anyio.current_time() - started
+                screenshot_seconds = now() - started
         except ExceptionGroup as group:
             raise first_error(group) from None
         return Observation(
@@ -71,7 +73,7 @@ class Observer(Actor):
             viewport=viewport,
             tree=tree[0] if tree else None,
             timings=CaptureTimings(
-                screenshot=screenshot_seconds, tree=tree_seconds, total=anyio.current_time() - started,
+                screenshot=screenshot_seconds, tree=tree_seconds, total=now() - started,
             ),
             partial=() if tree else ("tree",),
             **details,

@@ -18,7 +18,7 @@ import anyio.lowlevel
 from anyio.abc import TaskGroup, TaskStatus
 
 from runtime.errors import ActorCrashed, ActorStopped, CallTimeout, Refused, RequestRefused, describe
-from runtime.wakeup import Wakeup, wakeup_factory
+from runtime.loop import Wakeup, loop_clock, wakeup_factory
 
 __all__ = ["Actor", "LocalRef", "Ref", "run_actor", "spawn"]
 
@@ -105,15 +105,16 @@ class _Mailbox:
     once (an ask then waits for its reply, a real suspension), and the actor
     waits only when its mailbox is empty; when it is not, it still yields
     between letters, so a busy actor cannot starve the others. The waits
-    are `runtime.wakeup`'s, the loop's own primitives.
+    are `runtime.loop`'s, the loop's own primitives.
     """
 
-    __slots__ = ("name", "size", "wakeup", "_letters", "_arrived", "_room", "_open")
+    __slots__ = ("name", "size", "wakeup", "clock", "_letters", "_arrived", "_room", "_open")
 
     def __init__(self, name: str, size: int) -> None:
         self.name = name
         self.size = size
         self.wakeup = wakeup_factory()
+        self.clock = loop_clock()
         self._letters: deque[_Letter] = deque()
         self._arrived: Wakeup | None = None  # the actor waits for a letter
         self._room: anyio.Event | None = None  # senders wait for room (any number of them)
@@ -179,7 +180,7 @@ class LocalRef:
         letter = _Letter(message, self._mailbox.wakeup())
         try:
             if self._mailbox.post_nowait(letter):
-                return await letter.reply(anyio.current_time() + timeout if timeout != math.inf else math.inf)
+                return await letter.reply(self._mailbox.clock() + timeout if timeout != math.inf else math.inf)
             with anyio.move_on_after(timeout):
                 await self._mailbox.post(letter)
                 return await letter.reply()

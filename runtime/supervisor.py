@@ -30,6 +30,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from runtime.actor import Actor, LocalRef, Ref, run_actor
 from runtime.backoff import Backoff
 from runtime.errors import ActorStopped, CallTimeout, RestartIntensityExceeded, describe
+from runtime.loop import loop_clock
 
 __all__ = ["ChildSpec", "Intensity", "Restart", "Strategy", "SupervisedRef", "Supervisor", "actor_child"]
 
@@ -502,6 +503,7 @@ class SupervisedRef:
     def __init__(self, supervisor: Supervisor, child_id: str) -> None:
         self.name = child_id
         self._supervisor = supervisor
+        self._clock: Callable[[], float] | None = None  # the loop's, once the first ask runs in it
 
     async def tell(self, message: Any) -> None:
         await self._deliver(lambda ref: ref.tell(message), math.inf)
@@ -513,9 +515,12 @@ class SupervisedRef:
         of the timeout and no cancel scope is set up here (two per call were a
         tenth of the runtime's CPU per step); only waiting for a restart is
         bounded by one."""
-        deadline = anyio.current_time() + timeout
+        if self._clock is None:
+            self._clock = loop_clock()
+        clock = self._clock
+        deadline = clock() + timeout
         try:
-            return await self._deliver(lambda ref: ref.ask(message, timeout=deadline - anyio.current_time()), deadline)
+            return await self._deliver(lambda ref: ref.ask(message, timeout=deadline - clock()), deadline)
         except (CallTimeout, _Expired):
             raise CallTimeout(self.name, type(message).__name__, timeout) from None
 

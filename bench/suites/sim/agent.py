@@ -19,6 +19,7 @@ from protocols import (
 )
 
 from actors.backends.sim.config import seeded_rng, sim_config
+from runtime.loop import loop_clock
 
 _GOAL = re.compile(
     r"Type '(?P<text>[^']*)' into '(?P<field>[^']*)'\.|(?:Click|Check) '(?P<name>[^']*)'\.|Press '(?P<key>[^']*)'\."
@@ -101,7 +102,8 @@ class SimJudge:
     async def summarize(self, request: Summarize) -> ChangeSummary:
         config = sim_config(request.task.raw_config)
         rng = seeded_rng(config, request.episode_id, request.step, "summary")
-        started = anyio.current_time()
+        now = loop_clock()
+        started = now()
         latency = config.latencies.summarizer.sample(rng, config.scale)
         if latency:
             await anyio.sleep(latency)
@@ -112,5 +114,5 @@ class SimJudge:
             correct=changed,
             reason="" if changed else "the action had no visible effect",
             suggestion="" if changed else "check the target element",
-            latency=anyio.current_time() - started,
+            latency=now() - started,
         )

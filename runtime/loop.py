@@ -1,4 +1,9 @@
-"""One-shot wake-ups for one waiting task, native to the running event loop.
+"""The running event loop's own primitives for the actor hot path: wake-ups and the clock.
+
+anyio finds the running loop again on every call: on asyncio through
+`get_running_loop()`, which in CPython 3.11 makes a getpid system call each
+time (a microsecond or more on a busy VM). Looked up once here, the clock is
+the loop's own function and a wake-up the loop's own primitive.
 
 Every ask waits twice: the actor for the letter, the caller for the reply.
 Each of those waits has exactly one waiter, and the caller's has a deadline.
@@ -24,7 +29,7 @@ import math
 from types import ModuleType
 from typing import Any, Callable, Protocol
 
-__all__ = ["Wakeup", "wakeup_factory"]
+__all__ = ["Wakeup", "loop_clock", "wakeup_factory"]
 
 
 class Wakeup(Protocol):
@@ -95,6 +100,18 @@ class _TrioWakeup:
     def _abort(self, raise_cancel: Any) -> Any:
         self._task = None
         return self._lowlevel.Abort.SUCCEEDED
+
+
+def loop_clock() -> Callable[[], float]:
+    """The running loop's clock, the one `anyio.current_time()` reads, as a function to call
+    again and again; look it up once, in that loop."""
+    try:
+        return asyncio.get_running_loop().time
+    except RuntimeError:  # no asyncio loop: anyio's other backend
+        import trio
+
+        trio.current_time()  # raises RuntimeError outside trio too
+        return trio.current_time
 
 
 def wakeup_factory() -> Callable[[], Wakeup]:
