@@ -76,8 +76,9 @@ are from one process, CPU seconds are the steadier measure):
 - Memory (PSS per browser, the live context and the one made ahead): 224 MiB
   with the headless shell; software compositing (--disable-gpu-compositing
   --disable-software-rasterizer, kept) takes the GPU process from 36 to 20 MiB:
-  ~208 MiB with one browser. PSS splits shared pages, so K browsers cost less
-  each: peaks of 165, 126 and 100 MiB per browser at K = 2, 4, 8. Tried and
+  ~208 MiB with one browser, peaks of 220-280 (the closing context's renderer
+  overlaps the next one's start). PSS splits shared pages, so K browsers cost
+  less each: peaks of 163-173, 116-133 and 93-100 MiB per browser at K = 2, 4, 8. Tried and
   not kept: --in-process-gpu (the GPU process's memory moves into the
   browser's), NetworkServiceInProcess (no change), --no-zygote (renderers
   grow by 10 MiB each, no shared zygote pages), --single-process (crashes),
@@ -86,12 +87,14 @@ are from one process, CPU seconds are the steadier measure):
   utility and zygote processes among the slots; it needs one node to host
   several slots (and a restart of all of them when that browser dies), which
   is not built.
-- K scaling: with the CPU other sessions took out, steady state reached 92-94 %
-  of what the CPU allowed at K = 1, 2, 4 and 75 % at K = 8. The whole run at
-  K = 8 is slower than at K = 1 on 24 episodes because each of the 8 nodes costs
-  ~0.8 CPU s to start (Python, the Playwright driver, the browser), more than
-  the CPU a short run has to spare on two cores; the default concurrency
-  (`bench.fit`) runs 2 browsers here.
+- K scaling: in steady state (from the K-th episode's start to the last
+  result), 95-100 %, 98-99 % and 94-98 % of the episodes per minute the CPU left
+  by other sessions allows at K = 2, 4, 8, and K = 8 at 0.86-0.97x K = 1. The
+  whole run at K = 8 is slower than at K = 1 on 24 episodes (0.56-0.72x)
+  because each of the 8 nodes costs ~0.7 CPU s to start (the Playwright
+  driver 0.3, the node's Python 0.3 -- 0.25 of it imports, cut from 0.7 --,
+  the browser 0.1), more than a short run has to spare on two cores; the
+  default concurrency (`bench.fit`) runs 2 browsers here.
 """
 
 from __future__ import annotations
