@@ -12,7 +12,9 @@ its own, as before.
 
 Isolation is unchanged: an environment is made fresh, handed out by one
 reset only, and closed after its episode; nothing an episode touched is
-ever handed to another.
+ever handed to another. What does change: a page loaded ahead has been
+loaded for a while when its episode starts. A site whose task must not see
+that (a timer started on load) starts it in `Site.start`, as MiniWoB does.
 
 The prediction is the page of the last reset, while the last two resets
 wanted the same page (runs group a task's seeds together). When they
