@@ -78,21 +78,23 @@ are from one process, CPU seconds are the steadier measure):
   --disable-software-rasterizer, kept) takes the GPU process from 36 to 20 MiB:
   ~208 MiB with one browser, peaks of 220-280 (the closing context's renderer
   overlaps the next one's start). PSS splits shared pages, so K browsers cost
-  less each: peaks of 163-173, 116-133 and 93-100 MiB per browser at K = 2, 4, 8. Tried and
-  not kept: --in-process-gpu (the GPU process's memory moves into the
+  less each: peaks of 163-173, 116-133 and 93-100 MiB per browser at K = 2, 4,
+  8. Tried and not kept: --in-process-gpu (the GPU process's memory moves into the
   browser's), NetworkServiceInProcess (no change), --no-zygote (renderers
   grow by 10 MiB each, no shared zygote pages), --single-process (crashes),
-  V8's --lite-mode and a 1 MiB semi-space (no change on these pages). One
-  browser with a context per slot would share the ~130 MiB of browser, GPU,
-  utility and zygote processes among the slots; it needs one node to host
-  several slots (and a restart of all of them when that browser dies), which
-  is not built.
+  V8's --lite-mode, --optimize-for-size and a 1 MiB semi-space,
+  --num-raster-threads=1, --disable-site-isolation-trials (each within 3 MiB).
+  One browser with a context per slot, measured with one browser holding 2
+  contexts (live and made ahead) per slot with a MiniWoB page each: 211, 121,
+  77 and 54 MiB per slot for 1, 2, 4, 8 slots, against 208 and the peaks above
+  with a browser per slot. It needs one node to host several slots, and all of
+  them restarted when that browser dies; not built.
 - K scaling: in steady state (from the K-th episode's start to the last
   result), 95-100 %, 98-99 % and 94-98 % of the episodes per minute the CPU left
   by other sessions allows at K = 2, 4, 8, and K = 8 at 0.86-0.97x K = 1. The
   whole run at K = 8 is slower than at K = 1 on 24 episodes (0.56-0.72x)
   because each of the 8 nodes costs ~0.7 CPU s to start (the Playwright
-  driver 0.3, the node's Python 0.3 -- 0.25 of it imports, cut from 0.7 --,
+  driver 0.3, the node's Python 0.3, of it 0.2 imports, cut from 0.7;
   the browser 0.1), more than a short run has to spare on two cores; the
   default concurrency (`bench.fit`) runs 2 browsers here.
 """
