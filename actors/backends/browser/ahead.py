@@ -93,10 +93,11 @@ class Ahead:
 
     async def _prepare(self, done_with: list[Environment], viewport: tuple[int, int],
                        predicted: PageSpec | None) -> Environment:
-        # The old environments close while the next one is made: the next reset waits for neither.
+        # The old environments close while the next one is made, not before it; shielded, so a
+        # preparation that fails or is cancelled still closes them.
         async with anyio.create_task_group() as closing:
             for old in done_with:
-                closing.start_soon(old.close)
+                closing.start_soon(_close, old)
             env = await self._open(predicted.viewport if predicted is not None else viewport)
             if predicted is not None:
                 try:
@@ -106,3 +107,8 @@ class Ahead:
                     raise
                 env.loaded = predicted.start
         return env
+
+
+async def _close(env: Environment) -> None:
+    with anyio.CancelScope(shield=True):
+        await env.close()
