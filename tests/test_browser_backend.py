@@ -237,3 +237,16 @@ async def test_an_environment_made_ahead_whose_renderer_died_is_not_handed_over(
 def _started(pid: int) -> int:
     with open(f"/proc/{pid}/stat") as stat:
         return int(stat.read().rsplit(")", 1)[1].split()[19])
+
+
+async def test_a_reset_after_a_preparation_that_failed_makes_its_own_environment(browser):
+    from playwright.async_api import Error as PlaywrightError
+
+    nowhere = Task(task_id="nowhere", instruction="x", raw_config={"browser": {"start": "http://127.0.0.1:1/"}})
+    for attempt in (1, 2):  # twice: then the page predicted next is this one, and loading it ahead fails too
+        with pytest.raises(PlaywrightError, match="net::ERR_"):
+            await browser.reset(nowhere, attempt)
+    with pytest.raises(PlaywrightError, match="net::ERR_"):
+        await asyncio.shield(browser._ahead._next)
+    await browser.reset(page_task("actions.html"), 1)
+    assert element(await observe(browser), "button", "Press").bbox is not None

@@ -36,6 +36,8 @@ from typing import Awaitable, Callable
 
 import anyio
 
+from runtime.errors import first_error
+
 from actors.backends.browser.environment import Environment
 from actors.backends.browser.pages import PageSpec
 
@@ -94,20 +96,25 @@ class Ahead:
     async def _prepare(self, done_with: list[Environment], viewport: tuple[int, int],
                        predicted: PageSpec | None) -> Environment:
         # The old environments close while the next one is made, not before it; shielded, so a
-        # preparation that fails or is cancelled still closes them.
-        async with anyio.create_task_group() as closing:
-            for old in done_with:
-                closing.start_soon(_close, old)
-            env = await self._open(predicted.viewport if predicted is not None else viewport)
-            if predicted is not None:
-                try:
-                    await self._load(env, predicted)
-                except BaseException:
-                    await env.close()
-                    raise
-                env.loaded = predicted.start
-        return env
+        # preparation that fails or is cancelled still closes them. Its own error is raised bare.
+        try:
+            async with anyio.create_task_group() as closing:
+                for old in done_with:
+                    closing.start_soon(_close, old)
+                return await self._make(predicted.viewport if predicted is not None else viewport, predicted)
+        except ExceptionGroup as group:
+            raise first_error(group) from None
 
+    async def _make(self, viewport: tuple[int, int], predicted: PageSpec | None) -> Environment:
+        env = await self._open(viewport)
+        if predicted is not None:
+            try:
+                await self._load(env, predicted)
+            except BaseException:
+                await env.close()
+                raise
+            env.loaded = predicted.start
+        return env
 
 async def _close(env: Environment) -> None:
     with anyio.CancelScope(shield=True):
