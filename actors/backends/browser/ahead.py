@@ -2,8 +2,8 @@
 
 A reset used to do everything on the critical path: close the last context,
 make a fresh one (a new renderer process), load the task's page, start it.
-On MiniWoB that was ~430 ms of every episode, and only the start depends on
-the task's seed. So as soon as an episode has its environment, the backend
+On a small benchmark page that was ~430 ms of every episode, and only the
+start depends on the task's seed. So as soon as an episode has its environment, the backend
 closes the one before it and makes the next one in the background: a fresh
 context and page, and in it the page the next episode will probably want,
 loaded but not started. The next reset takes it if it holds that task's page
@@ -14,7 +14,7 @@ Isolation is unchanged: an environment is made fresh, handed out by one
 reset only, and closed after its episode; nothing an episode touched is
 ever handed to another. What does change: a page loaded ahead has been
 loaded for a while when its episode starts. A site whose task must not see
-that (a timer started on load) starts it in `Site.start`, as MiniWoB does.
+that (a timer started on load) starts it in `Site.start`, as seeded pages do.
 
 The prediction is the page of the last reset, while the last two resets
 wanted the same page (runs group a task's seeds together). When they

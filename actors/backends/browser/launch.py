@@ -4,11 +4,11 @@ Order of preference: a path given explicitly (flag or `TROUPE_BROWSER`),
 Playwright's own downloaded browser, then the system's: its headless shell
 first. The browser always runs headless, and Chromium's headless shell (the
 "old headless", Debian's `chromium-headless-shell`, what Playwright itself
-runs headless) is the lighter browser for it. Measured on MiniWoB against the
-full `chromium --headless`: a fresh context with its page loaded in 130 ms
-instead of 390, a screenshot in 18 ms instead of 31, 0.5 CPU s per episode
-instead of 1.4, and about half the memory. When none
-exists there is one error that says how to get one, instead of Playwright's
+runs headless) is the lighter browser for it. Measured on small form pages
+against the full `chromium --headless`: a fresh context with its page loaded
+in 130 ms instead of 390, a screenshot in 18 ms instead of 31, 0.5 CPU s per
+episode instead of 1.4, and about half the memory. When none exists there is
+one error that says how to get one, instead of Playwright's
 message about a missing download that cannot happen in a closed network.
 """
 
