@@ -3,12 +3,12 @@
 A reset used to do everything on the critical path: close the last context,
 make a fresh one (a new renderer process), load the task's page, start it.
 On a small benchmark page that was ~430 ms of every episode, and only the
-start depends on the task's seed. So as soon as an episode has its environment, the backend
-closes the one before it and makes the next one in the background: a fresh
-context and page, and in it the page the next episode will probably want,
-loaded but not started. The next reset takes it if it holds that task's page
-(or is blank, which fits any task); otherwise it closes it unused and makes
-its own, as before.
+start depends on the task's seed. So as soon as an episode has its
+environment, the backend closes the one before it and makes the next one in
+the background: a fresh context and page, and in it the page the next
+episode will probably want, loaded but not started. The next reset takes it
+if it holds that task's page (or is blank, which fits any task); otherwise it
+closes it unused and makes its own, as before.
 
 Isolation is unchanged: an environment is made fresh, handed out by one
 reset only, and closed after its episode; nothing an episode touched is
