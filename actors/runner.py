@@ -118,7 +118,7 @@ class EpisodeRunner:
             async with anyio.create_task_group() as finishing:
                 worker = _Worker(self, index, vm_slot, refs, finishing)
                 await worker.serve(queue)
-            tg.cancel_scope.cancel()
+            await crew_supervisor.stop()  # rather than cancelling tg: no cancellation to deliver through it
 
     def _record(self, result: EpisodeResult) -> None:
         self.results.append(result)
@@ -206,7 +206,7 @@ class _Worker:
                 async with anyio.create_task_group() as tg:
                     await tg.start(slot.run)
                     await self._serve_slot(queue, slot)
-                    tg.cancel_scope.cancel()
+                    await slot.stop()
                 return
             except* (RestartIntensityExceeded, _SlotExhausted) as group:
                 escalations, _ = group.split(RestartIntensityExceeded)

@@ -204,8 +204,9 @@ async def run_actor(
     finally:
         for letter in mailbox.close():
             letter.fail(ActorCrashed(actor.name, "stopped before handling the request"))
-        with anyio.CancelScope(shield=True), anyio.move_on_after(actor.shutdown_timeout):
-            await actor.on_stop()
+        if type(actor).on_stop is not Actor.on_stop:  # two cancel scopes are a cost worth skipping for nothing
+            with anyio.CancelScope(shield=True), anyio.move_on_after(actor.shutdown_timeout):
+                await actor.on_stop()
 
 
 async def _serve(actor: Actor, mailbox: _Mailbox) -> None:
