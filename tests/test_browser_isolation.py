@@ -9,12 +9,15 @@ import json
 import time
 from pathlib import Path
 
+import anyio
 import pytest
 
 from actors.agent import Agent
+from actors.episode import Outlets
 from actors.evaluator import Evaluator
 from actors.runner import CrewFactory, EpisodeRunner
-from protocols import Click, Decide, Decision, Done, Evaluate, Target, Task, Verdict, Wait
+from protocols import Click, Decide, Decision, Done, EpisodeStarted, Evaluate, Target, Task, Verdict, Wait
+from runtime.events import EventBus
 from runtime.http_server import LoopbackHTTPServer, QuietHandler
 from runtime.limits import Limits
 from runtime.remote import run_local_node
@@ -50,15 +53,14 @@ class Traces:
 
 
 class Findings:
-    """Keeps what each episode's page found and downloaded, and when the episode was evaluated."""
+    """Keeps what each episode's page found and downloaded, and when its page began loading."""
 
     def __init__(self) -> None:
         self.by_task: dict[str, dict] = {}
 
     async def check(self, request: Evaluate) -> Verdict:
         state = request.vm_state
-        self.by_task[request.task.task_id] = {
-            **state["globals"], "downloads": state["downloads"], "url": state["url"], "evaluated": time.time()}
+        self.by_task[request.task.task_id] = {**state["globals"], "downloads": state["downloads"], "url": state["url"]}
         return Verdict(success=state["globals"]["found"] is not None, reason=json.dumps(state["globals"]["found"]))
 
 
@@ -68,14 +70,25 @@ def task(task_id: str, url: str) -> Task:
 
 
 async def test_an_episode_finds_nothing_of_the_one_before_although_its_page_was_loaded_ahead(pages):
-    findings = Findings()
+    findings, bus, started = Findings(), EventBus(), {}
     runner = EpisodeRunner(
         crew=CrewFactory(agent=lambda: Agent(Traces()), evaluator=lambda: Evaluator(findings)),
         vm_slot=functools.partial(run_local_node, "actors.backends.browser.node:build", ready_timeout=60),
-        limits=Limits(call_seconds=30, max_steps=40),
+        limits=Limits(call_seconds=30, max_steps=40), outlets=Outlets(bus=bus),
     )
+
+    async def note_starts() -> None:
+        with bus.subscribe() as events:
+            async for event in events:
+                if isinstance(event, EpisodeStarted):
+                    started[event.task_id] = time.time()  # just before the VM is asked to reset
+
     page = f"{pages}/traces.html"
-    results = await runner.run([task("leave", page), task("look", page), task("elsewhere", f"{page}?elsewhere")])
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(note_starts)
+        await anyio.sleep(0)
+        results = await runner.run([task("leave", page), task("look", page), task("elsewhere", f"{page}?elsewhere")])
+        tg.cancel_scope.cancel()
     assert all(r.success for r in results), [r.reason for r in results]
     leave, look, elsewhere = (findings.by_task[name] for name in ("leave", "look", "elsewhere"))
 
@@ -85,7 +98,8 @@ async def test_an_episode_finds_nothing_of_the_one_before_although_its_page_was_
     nothing = {"cookie": "", "local": None, "files": []}
     assert look["found"] == nothing and look["downloads"] == []
     assert elsewhere["found"] == nothing and elsewhere["downloads"] == []
-    # The second episode's page was loaded while the first still ran, in a context of its own; the
-    # page prepared after that was not the one the third wanted, which got its own, loaded later.
-    assert look["loadedAt"] / 1000 < leave["evaluated"]
-    assert elsewhere["url"].endswith("?elsewhere") and elsewhere["loadedAt"] / 1000 > look["evaluated"]
+    # The second episode's page began loading before that episode started (while the first ran), in
+    # a context of its own; the page prepared after that was not the one the third wanted, which got
+    # its own, loaded at its reset.
+    assert look["loadedAt"] / 1000 < started["look"]
+    assert elsewhere["url"].endswith("?elsewhere") and elsewhere["loadedAt"] / 1000 > started["elsewhere"]
