@@ -24,6 +24,9 @@ from runtime.remote import run_local_node
 
 pytestmark = pytest.mark.anyio
 PAGES = Path(__file__).parent / "fixtures" / "browser"
+THINKING = 0.5
+"""Seconds the first episode's agent thinks: more than making the next environment takes, even on a
+loaded machine."""
 
 
 class _Handler(QuietHandler, http.server.SimpleHTTPRequestHandler):
@@ -38,10 +41,14 @@ def pages():
 
 
 class Traces:
-    """Clicks the task's buttons in turn, waits until the page shows what it found, then stops."""
+    """Clicks the task's buttons in turn, waits until the page shows what it found, then stops;
+    the first episode thinks for a moment first, as an agent would, while the next one's page loads."""
 
     async def decide(self, request: Decide) -> Decision:
-        buttons = ["Leave traces", "Look for traces"] if request.task.task_id == "leave" else ["Look for traces"]
+        leave = request.task.task_id == "leave"
+        if leave and not request.history:
+            return Decision(action=Wait(seconds=THINKING))
+        buttons = ["Leave traces", "Look for traces"] if leave else ["Look for traces"]
         clicks = sum(isinstance(record.action, Click) for record in request.history)
         tree = request.observation.tree
         if clicks < len(buttons):
