@@ -35,7 +35,7 @@ observe) medians against their targets, and CPU seconds per episode.
   processes during each run, divided by K.
 
 Where the time went, and what was tried (2026-11-23, the 2-core machine shared
-with other sessions, load 3-11 during the runs: wall figures are noisy, ratios
+with other sessions, load 3-14 during the runs: wall figures are noisy, ratios
 are from one process, CPU seconds are the steadier measure):
 
 - Before: the full `chromium --headless` browser, a reset of ~430 ms on the
@@ -51,7 +51,9 @@ are from one process, CPU seconds are the steadier measure):
   episode has its environment, the node closes the last one and makes the
   next (a fresh context and page, and the page of the task it predicts,
   loaded but not started); the reset then only starts the task. Visible reset
-  ~75-100 ms (from ~200 with the headless shell alone, ~460-530 before). At
+  ~73-100 ms median at load 3-8, up to ~155 above that (from ~200 with the
+  headless shell alone, ~460-530 before); the old contexts close while the
+  next one is made, not before it (~25 ms off the visible reset). At
   K = 1 with a zero-latency agent this run is CPU-bound (two cores, and the
   episode's own processes keep them busy), so the preparation competes with
   the steps it overlaps: a step took ~65-70 ms without preparation and
@@ -69,10 +71,20 @@ are from one process, CPU seconds are the steadier measure):
   until the page would be quiet instead of polling every 5 ms (quiet window
   and bound unchanged: 30 ms, 2 s); an element in view is clicked without the
   scroll call. Act + settle ~50-55 ms (30 of them the quiet window), observe
-  ~20-25 ms: 77 ms median in the scaling run at K = 1.
+  ~20-25 ms: 77-93 ms median in the scaling runs at K = 1. Tried and not kept:
+  clicks as three pipelined CDP input events (3.5 ms against Playwright's 3.0),
+  page.evaluate replaced by raw Runtime.evaluate (0.4 ms less a call), JPEG
+  or WebP screenshots (slower to encode than the fastest PNG here).
+- Against the plain loop (`plain`): troupe 0.8-1.4x its episodes per minute
+  (median of rounds 0.99-1.17x), under the 1.5x target. Both do the same
+  browser work; the plain loop's reset (~200 ms) is on its critical path and
+  troupe's is not, but troupe pays for a node process, a websocket and a
+  supervisor per step (~0.05 CPU s per episode more, /proc) and, on two cores
+  that one fast episode stream already keeps busy, its overlap has little
+  idle CPU to use.
 - Node start-up: importing the MiniWoB node app imported all of `bench`
   (the API, every suite, the WAA suite's OpenCV and NumPy): 0.70 s of CPU per
-  node start; with the packages' names resolved when asked, 0.15 s.
+  node start; with the packages' names resolved when asked, 0.10 s.
 - Memory (PSS per browser, the live context and the one made ahead): 224 MiB
   with the headless shell; software compositing (--disable-gpu-compositing
   --disable-software-rasterizer, kept) takes the GPU process from 36 to 20 MiB:
