@@ -79,7 +79,7 @@ are from one process, CPU seconds are the steadier measure):
   (median of rounds 0.99-1.17x), under the 1.5x target. Both do the same
   browser work; the plain loop's reset (~200 ms) is on its critical path and
   troupe's is not, but troupe pays for a node process, a websocket and a
-  supervisor per step (~0.05 CPU s per episode more, /proc) and, on two cores
+  supervisor per step (~0.03 CPU s per episode more, by getrusage) and, on two cores
   that one fast episode stream already keeps busy, its overlap has little
   idle CPU to use.
 - Node start-up: importing the MiniWoB node app imported all of `bench`
