@@ -60,7 +60,7 @@ def test_a_cli_run_records_no_token_from_flags_or_environment_and_strict_json(tm
     assert "viewer: http://127.0.0.1:" in result.stdout
     assert_nowhere([*SECRETS.values(), *FLAG_SECRETS], out, result.stdout, result.stderr)
     info = strict_json(out / "run.json")
-    assert info["argv"][-6:] == ["--viewer", "127.0.0.1:0", "--viewer-token", "***", "--token=***",
+    assert info["argv"][-7:] == ["--viewer", "127.0.0.1:0", "--viewer-token", "***", "--token=***",
                                  "--out", str(out)]
     assert "token" not in info["config"] and "viewer_token" not in info["config"]
     assert info["config"]["limits"]["episode_timeout"] is None  # the default, no limit: null, not Infinity
