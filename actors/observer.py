@@ -18,11 +18,11 @@ from typing import Any
 
 import anyio
 
-from protocols import CaptureTimings, Observation, Observe, Observed, UIElement
+from protocols import CaptureTimings, Observation, Observe, Observed, UIElement, Viewport
 from protocols.numbers import MAX_SECONDS
 from runtime.actor import Actor
 from runtime.errors import Refused, first_error
-from runtime.loop import loop_clock
+from runtime.loop import alongside, loop_clock
 
 from actors.backends.base import ScreenBackend
 
@@ -59,13 +59,13 @@ class Observer(Actor):
         async def capture_details() -> None:
             details.update(await self.backend.details())
 
+        async def capture_pixels() -> tuple[bytes, Viewport, float]:
+            screenshot, viewport = await self.backend.screenshot()
+            return screenshot, viewport, now() - started
+
         started = now()
-        try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(capture_tree)
-                tg.start_soon(capture_details)  # small, but no reason to wait for the pixels first
-                screenshot, viewport = await self.backend.screenshot()
-                screenshot_seconds = now() - started
+        try:  # details are small, but there is no reason to wait for the pixels first
+            screenshot, viewport, screenshot_seconds = await alongside(capture_pixels, capture_tree, capture_details)
         except ExceptionGroup as group:
             raise first_error(group) from None
         return Observation(
