@@ -39,8 +39,10 @@ def node_runner(bus, **overrides):
 async def test_node_killed_with_sigkill_mid_episode_is_restarted_and_its_episode_retried():
     tasks = sim_tasks(3, seed=5, sim={"scale": 0.02}, goals=(6, 6))
     bus = EventBus()
+    # One slot: with two, the first step can come while the other slot's node still starts, and
+    # killing that one retries no episode.
     results, killed = await run_killing_after_first_step(
-        node_runner(bus), bus, tasks, victim=lambda: descendants(b"runtime.node")[0])
+        node_runner(bus, concurrency=1), bus, tasks, victim=lambda: descendants(b"runtime.node")[0])
     assert Counter(r.task_id for r in results) == Counter(t.task_id for t in tasks)
     assert all(r.success for r in results), [r.reason for r in results]
     assert sorted(r.attempt for r in results) == [1, 1, 2]  # exactly one episode ran twice
