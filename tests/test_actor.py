@@ -85,3 +85,67 @@ async def test_full_mailbox_applies_backpressure_to_tell():
             await ref.tell(3)
         assert scope.cancelled_caught
         tg.cancel_scope.cancel()
+
+
+async def test_an_ask_waiting_for_room_times_out_and_a_stopping_actor_frees_its_waiting_senders():
+    class Slow(Echo):
+        mailbox_size = 1
+
+    actor_scope = anyio.CancelScope()
+
+    async def host(*, task_status):
+        with actor_scope:
+            async with anyio.create_task_group() as inner:
+                task_status.started(await spawn(inner, Slow()))
+
+    stopped = []
+
+    async def send_when_room(ref):
+        with pytest.raises(ActorStopped, match="echo: not running"):
+            await ref.tell(3)
+        stopped.append(True)
+
+    async with anyio.create_task_group() as tg:
+        ref = await tg.start(host)
+        await ref.tell("hang")  # occupies the actor
+        await anyio.sleep(0.01)
+        await ref.tell(1)  # fills the mailbox
+        with pytest.raises(CallTimeout, match="echo did not answer int within 0.05 s"):
+            await ref.ask(2, timeout=0.05)
+        tg.start_soon(send_when_room, ref)
+        await anyio.sleep(0.01)
+        assert stopped == []
+        actor_scope.cancel()
+    assert stopped == [True]
+
+
+async def test_letters_left_in_the_mailbox_when_the_actor_crashes_fail_their_callers():
+    gate = anyio.Event()
+
+    class CrashesLater(Echo):
+        async def handle(self, message):
+            if message == "crash later":
+                await gate.wait()
+                raise RuntimeError("boom")
+            return await super().handle(message)
+
+    async def host(*, task_status):
+        with pytest.raises(ExceptionGroup):  # the crash, which the actor's owner sees
+            async with anyio.create_task_group() as inner:
+                task_status.started(await spawn(inner, CrashesLater()))
+
+    failures = []
+
+    async def ask(ref, message):
+        with pytest.raises(ActorCrashed) as info:
+            await ref.ask(message)
+        failures.append(str(info.value))
+
+    async with anyio.create_task_group() as tg:
+        ref = await tg.start(host)
+        await ref.tell("crash later")
+        tg.start_soon(ask, ref, "a")
+        tg.start_soon(ask, ref, "b")
+        await anyio.sleep(0.01)
+        gate.set()
+    assert failures == ["echo: stopped before handling the request"] * 2

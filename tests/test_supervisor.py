@@ -518,6 +518,16 @@ async def test_ref_outlives_a_crash_and_its_timeout_covers_the_restart():
         await ref.tell("hello")
 
 
+async def test_a_running_childs_ask_times_out_naming_the_child_and_the_whole_timeout():
+    sup = Supervisor(workers([], "w"))
+    async with running(sup):
+        ref = sup.ref("w")
+        began = anyio.current_time()
+        with pytest.raises(CallTimeout, match="w did not answer str within 0.05 s"):
+            await ref.ask("hang", timeout=0.05)
+        assert 0.05 <= anyio.current_time() - began < 0.5
+
+
 async def test_unknown_child_ids_are_named_in_the_error():
     sup = Supervisor(workers([], "a"), name="sup")
     with pytest.raises(LookupError, match="sup has no child 'nope'"):
