@@ -8,7 +8,7 @@ import anyio
 import pytest
 
 from bench.perf.browser import run
-from bench.perf.gym_loop import run_plain_loop
+from bench.perf.gym_loop import BROWSERGYM, LEAN, run_plain_loop
 from bench.suites.miniwob.suite import miniwob_task
 
 pytestmark = pytest.mark.anyio
@@ -27,8 +27,11 @@ async def test_a_small_run_reports_start_up_steady_state_cpu_settle_and_resets()
     assert figures.successes == 2 and figures.finished_after_ready == 2 and figures.steady_rate > 0
 
 
-async def test_the_plain_loop_runs_each_episode_to_its_reward():
+@pytest.mark.parametrize("harness", [LEAN, BROWSERGYM], ids=lambda harness: harness.name)
+async def test_the_baseline_loops_run_each_episode_to_its_reward(harness):
     tasks = [miniwob_task("click-button", 1), miniwob_task("click-button", 2)]
-    loop = await anyio.to_thread.run_sync(asyncio.run, run_plain_loop(tasks))  # Playwright: its own asyncio
+    loop = await anyio.to_thread.run_sync(asyncio.run, run_plain_loop(tasks, harness))  # Playwright: its own asyncio
     assert loop.successes == 2 and len(loop.resets) == 2 and len(loop.steps) == 2
     assert 0 < loop.ready and loop.ready + sum(loop.resets) + sum(loop.steps) < loop.wall
+    # The gym-style loop sleeps half a second after each action, as BrowserGym does by default.
+    assert all((step >= 0.5) == (harness is BROWSERGYM) for step in loop.steps), loop.steps

@@ -7,12 +7,16 @@ The scripted agent decides in microseconds, so everything a step takes is
 the harness around the agent.
 
 `plain` runs click-button at K = 1 with troupe (a browser node, the
-supervisor in this process) and with a plain Playwright loop in this process
-(`bench.perf.gym_loop`: what a gym-style harness does, one call after the
-other), in turns, `--rounds` times, and prints for each: episodes per minute
-(browser start included) and their ratio, the visible reset (task handed to
-the VM slot -> first observation) and the step overhead (act + settle +
-observe) medians against their targets, and CPU seconds per episode.
+supervisor in this process) and with two baseline loops in this process
+(`bench.perf.gym_loop`: a gym-style harness, one call after the other; the
+gym-style loop does what BrowserGym does by default, a browser per episode
+and a 0.5 s sleep after each action; the plain loop is the leanest such loop,
+one browser and troupe's own settle-wait), in turns, `--rounds` times, and
+prints for each: episodes per minute (browser start included) and troupe's
+ratio to each baseline (target >= 1.5x the gym-style loop), the visible
+reset (task handed to the VM slot -> first observation) and the step
+overhead (act + wait + observe) medians against their targets, and CPU
+seconds per episode.
 
 `scaling` (the default) prints:
 
@@ -130,7 +134,7 @@ from actors.backends.browser.processes import chromium_memory, cpu_by_process
 from actors.episode import Outlets
 from actors.evaluator import Evaluator
 from actors.runner import CrewFactory, EpisodeRunner
-from bench.perf.gym_loop import run_plain_loop
+from bench.perf.gym_loop import BROWSERGYM, LEAN, run_plain_loop
 from bench.suites.miniwob.agent import ScriptedMiniWobAgent
 from bench.suites.miniwob.suite import DEFAULT_TASKS, MiniWobChecker, miniwob_task
 from protocols import EpisodeFinished, EpisodeStarted, StepTaken
@@ -144,6 +148,7 @@ TARGET_PLAIN_RATIO = 1.5
 TARGET_MEMORY_MIB = 150
 PLAIN_TASK = "click-button"
 PLAIN_EPISODES = 20
+BASELINES = (BROWSERGYM, LEAN)
 SCALING_EPISODES = 24
 SCALING_TASKS = 4
 _TICKS = os.sysconf("SC_CLK_TCK")
@@ -386,41 +391,51 @@ async def _side(name: str, tasks) -> Side:
         side = (figures.wall, figures.ready, figures.resets, [t.act + t.observe for t in figures.steps],
                 figures.successes)
     else:
-        loop = await anyio.to_thread.run_sync(asyncio.run, run_plain_loop(tasks))
+        harness = next(h for h in BASELINES if h.name == name)
+        loop = await anyio.to_thread.run_sync(asyncio.run, run_plain_loop(tasks, harness))
         side = (loop.wall, loop.ready, loop.resets, loop.steps, loop.successes)
     # Every process of the run has exited and been reaped by now (nodes, drivers, browsers).
     return Side(*side, cpu=_cpu_so_far() - began)
 
 
 async def against_plain_loop(episodes: int, rounds: int) -> None:
-    """troupe at K = 1 and the plain loop on the same click-button seeds, in turns, `rounds` times."""
+    """troupe at K = 1 and the baseline loops on the same click-button seeds, in turns, `rounds` times."""
     tasks = [miniwob_task(PLAIN_TASK, seed) for seed in range(episodes)]
-    ratios = []
-    print(f"{PLAIN_TASK} at K=1, {episodes} episodes, troupe (a browser node) and a plain Playwright loop"
-          f" (in this process) in turns; browser start included", flush=True)
+    names = ["troupe"] + [h.name for h in BASELINES]
+    ratios: dict[str, list[float]] = {h.name: [] for h in BASELINES}
+    print(f"{PLAIN_TASK} at K=1, {episodes} episodes, troupe (a browser node) and, in this process,"
+          f" {' and '.join(f'the {h.name}' for h in BASELINES)} (bench.perf.gym_loop), in turns;"
+          f" browser start included", flush=True)
     for round_ in range(1, rounds + 1):
-        order = ["troupe", "plain"] if round_ % 2 else ["plain", "troupe"]
-        sides = {name: await _side(name, tasks) for name in order}
-        troupe, plain = sides["troupe"], sides["plain"]
+        shift = round_ % len(names)
+        sides = {name: await _side(name, tasks) for name in names[shift:] + names[:shift]}
+        sides = {name: sides[name] for name in names}
         rate = {name: episodes / side.wall * 60 for name, side in sides.items()}
-        ratios.append(rate["troupe"] / rate["plain"])
-        print(f"\nround {round_} (load {os.getloadavg()[0]:.1f}):")
-        print(f"  {'':22} {'troupe':>12} {'plain loop':>12}")
-        print(f"  {'episodes/min':22} {rate['troupe']:12.1f} {rate['plain']:12.1f}   ratio {ratios[-1]:.2f}x"
-              f" (target >= {TARGET_PLAIN_RATIO:g}x)")
         ready = {name: episodes / (side.wall - side.ready) * 60 for name, side in sides.items()}
-        print(f"  {'  once started':22} {ready['troupe']:12.1f} {ready['plain']:12.1f}"
-              f"   ratio {ready['troupe'] / ready['plain']:.2f}x   (start-up {troupe.ready:.1f} s, {plain.ready:.1f} s)")
-        for label, values, target in (("visible reset median", (troupe.resets, plain.resets), TARGET_RESET_SECONDS),
-                                      ("step overhead median", (troupe.steps, plain.steps), TARGET_STEP_SECONDS)):
-            mine, theirs = map(statistics.median, values)
-            print(f"  {label:22} {_ms(mine):>12} {_ms(theirs):>12}   troupe {mine / target:.2f}x"
-                  f" the {target * 1000:g} ms target")
-        print(f"  {'CPU s per episode':22} {troupe.cpu / episodes:12.3f} {plain.cpu / episodes:12.3f}"
-              f"   (all processes, start-up included)")
-        print(f"  {'successes':22} {troupe.successes:12d} {plain.successes:12d}")
-    print(f"\ntroupe / plain loop, episodes/min: {', '.join(f'{r:.2f}x' for r in ratios)}"
-          f" (median {statistics.median(ratios):.2f}x)")
+        for harness in BASELINES:
+            ratios[harness.name].append(rate["troupe"] / rate[harness.name])
+        print(f"\nround {round_} (load {os.getloadavg()[0]:.1f}):")
+        print(f"  {'':22}" + "".join(f" {name:>15}" for name in names))
+        print(f"  {'episodes/min':22}" + "".join(f" {rate[name]:15.1f}" for name in names))
+        print(f"  {'  once started':22}" + "".join(f" {ready[name]:15.1f}" for name in names)
+              + "   (start-up " + ", ".join(f"{side.ready:.1f} s" for side in sides.values()) + ")")
+        for harness in BASELINES:
+            print(f"  troupe / {harness.name:13} {ratios[harness.name][-1]:.2f}x episodes/min,"
+                  f" {ready['troupe'] / ready[harness.name]:.2f}x once started")
+        for label, target, pick in (("visible reset median", TARGET_RESET_SECONDS, lambda side: side.resets),
+                                    ("step overhead median", TARGET_STEP_SECONDS, lambda side: side.steps)):
+            medians = {name: statistics.median(pick(side)) for name, side in sides.items()}
+            print(f"  {label:22}" + "".join(f" {_ms(medians[name]):>15}" for name in names)
+                  + f"   troupe {medians['troupe'] / target:.2f}x the {target * 1000:g} ms target")
+        print(f"  {'CPU s per episode':22}" + "".join(f" {sides[name].cpu / episodes:15.3f}" for name in names)
+              + "   (all processes, start-up included)")
+        print(f"  {'successes':22}" + "".join(f" {sides[name].successes:15d}" for name in names))
+    print()
+    for harness in BASELINES:
+        values = ratios[harness.name]
+        print(f"troupe / {harness.name}, episodes/min: {', '.join(f'{r:.2f}x' for r in values)}"
+              f" (median {statistics.median(values):.2f}x"
+              f"{f', target >= {TARGET_PLAIN_RATIO:g}x' if harness is BROWSERGYM else ''})")
 
 
 def cli() -> None:
