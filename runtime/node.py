@@ -14,13 +14,17 @@ goes on serving everyone else.
 A hosted actor that crashes takes the node down with it: a crashed browser
 or desktop is a crashed node, and the supervisor restarts the whole thing.
 
-    python -m runtime.node --listen 127.0.0.1:0 --token TOKEN --app pkg.mod:build
+    python -m runtime.node --listen 127.0.0.1:0 --token TOKEN --app pkg.mod:build [--seats N]
+
+With `--seats N` the app is called as `build(seats=N)` and hosts N copies of
+its actors, named per seat (`runtime.seats`): N VM slots in one process.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import json
 import os
 import signal
@@ -155,8 +159,9 @@ async def serve_node(
 # --- command line ------------------------------------------------------------------
 
 
-def load_app(spec: str) -> Callable[[], Sequence[Actor]]:
-    """Import `module:callable` (the callable may be a dotted attribute path)."""
+def load_app(spec: str, seats: int | None = None) -> Callable[[], Sequence[Actor]]:
+    """Import `module:callable` (the callable may be a dotted attribute path); with `seats`,
+    the callable must take `seats=` and is called with it."""
     module_name, sep, attribute = spec.partition(":")
     if not sep or not module_name or not attribute:
         raise ValueError(f"--app must look like module:callable, got {spec!r}")
@@ -165,7 +170,15 @@ def load_app(spec: str) -> Callable[[], Sequence[Actor]]:
         target = getattr(target, part)
     if not callable(target):
         raise TypeError(f"{spec} is not callable")
-    return target
+    if seats is None:
+        return target
+    try:
+        inspect.signature(target).bind(seats=seats)
+    except TypeError:
+        raise TypeError(f"{spec} takes no `seats` argument: it cannot host several VM slots") from None
+    except ValueError:
+        pass  # no signature to read (a builtin): calling it will tell
+    return partial(target, seats=seats)
 
 
 def _parse_listen(value: str) -> tuple[str, int]:
@@ -206,6 +219,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--token", default=None, help=f"bearer token clients must send (default: ${TOKEN_ENV})")
     parser.add_argument("--app", required=True, help="module:callable returning the actors to host")
     parser.add_argument("--backend", choices=("asyncio", "trio"), default="asyncio")
+    parser.add_argument("--seats", type=int, default=None,
+                        help="host this many VM slots: the app is called with seats=N (see runtime.seats)")
     parser.add_argument("--max-size", type=int, default=DEFAULT_MAX_SIZE, help="largest incoming message in bytes")
     parser.add_argument("--max-buffered", type=int, default=None,
                         help="bytes of unfinished messages all connections may hold together (default: twice --max-size)")
@@ -214,13 +229,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.max_buffered is not None and args.max_buffered <= 0:
         parser.error(f"--max-buffered must be a positive number of bytes, got {args.max_buffered}")
+    if args.seats is not None and args.seats < 1:
+        parser.error(f"--seats must be at least 1, got {args.seats}")
     if not 0 < args.handshake_timeout <= 3600:
         parser.error(f"--handshake-timeout must be in (0, 3600] seconds, got {args.handshake_timeout}")
     token = args.token or os.environ.get(TOKEN_ENV)
     if not token:
         parser.error(f"no token: pass --token or set {TOKEN_ENV}; a node never runs unauthenticated")
     try:
-        build = load_app(args.app)
+        build = load_app(args.app, args.seats)
     except Exception as exc:  # noqa: BLE001 - import errors of any kind are reported the same way
         parser.error(f"cannot load --app {args.app}: {type(exc).__name__}: {exc}")
     host, port = args.listen

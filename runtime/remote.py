@@ -243,12 +243,13 @@ async def run_local_node(
     *,
     token: str | None = None,
     backend: str = "asyncio",
+    seats: int | None = None,
     env: dict[str, str] | None = None,
     shutdown_timeout: float = 5.0,
     ready_timeout: float = 30.0,
     task_status: TaskStatus[NodeConnection] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Spawn `python -m runtime.node --app app` here, connect, and watch it.
+    """Spawn `python -m runtime.node --app app` here (with `--seats seats` if given), connect, and watch it.
 
     Reports the connection (with the process id) once connected; raises
     NodeDied, with the node's last stderr lines, when the process exits or
@@ -257,6 +258,8 @@ async def run_local_node(
     """
     token = token or secrets.token_urlsafe(32)
     command = [sys.executable, "-m", "runtime.node", "--listen", "127.0.0.1:0", "--app", app, "--backend", backend]
+    if seats is not None:
+        command += ["--seats", str(seats)]
     # The token goes through the environment, not argv, so `ps` does not show it.
     # The lifeline ends the node (and what it started) if this process dies unannounced.
     child_env = {**os.environ, **(env or {}), TOKEN_ENV: token, **lifeline_env()}

@@ -7,6 +7,7 @@ import anyio
 from protocols import Acted, Inspect, Inspected, Observation, Observe, Observed
 from runtime.actor import Actor
 from runtime.errors import Refused
+from runtime.seats import seat_name
 
 
 class Echo(Actor):
@@ -64,9 +65,23 @@ class Keeper(Actor):
         raise Refused(f"keeper does not handle {type(message).__name__}")
 
 
+class Named(Actor):
+    """`Inspect` returns its name: which seat's actor a host reached."""
+
+    async def handle(self, message):
+        if isinstance(message, Inspect):
+            return Inspected(state={"name": self.name})
+        raise Refused(f"{self.name} does not handle {type(message).__name__}")
+
+
 def build():
     return [Echo(), Slow(), Keeper()]
 
 
-def build_broken():
+def build_seated(seats: int):
+    """A `vm` per seat (`python -m runtime.node --seats N`)."""
+    return [Named(seat_name("vm", seat)) for seat in range(seats)]
+
+
+def build_broken(seats: int | None = None):
     raise RuntimeError("this app cannot be built: missing display :99")
