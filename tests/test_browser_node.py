@@ -1,6 +1,6 @@
 """Browser VMs in node processes, driven from asyncio and trio: a Chromium killed with
-SIGKILL mid-episode costs a retry on a fresh node and nothing else, and step errors
-reach the agent on its next step."""
+SIGKILL mid-episode costs a retry on a fresh node and nothing else (with a browser per VM
+slot, and with one browser for several), and step errors reach the agent on its next step."""
 
 import functools
 import os
@@ -21,6 +21,7 @@ from protocols import Click, Decision, Done, Target
 from runtime.events import EventBus
 from runtime.limits import Limits
 from runtime.remote import run_local_node
+from runtime.seats import SharedNodes
 from tests.faults import run_killing_after_first_step
 
 pytestmark = pytest.mark.anyio
@@ -52,6 +53,21 @@ async def test_chromium_killed_mid_episode_is_restarted_and_only_its_episode_ret
     assert all(r.success for r in results), [r.reason for r in results]
     assert sorted(r.attempt for r in results) == [1, 1, 2]  # exactly one episode ran twice
     assert browser_processes() == []  # every browser stopped with its node
+
+
+async def test_a_shared_chromium_killed_mid_run_costs_its_episodes_one_retry_each_on_a_fresh_browser():
+    tasks = [miniwob_task(name, 1) for name in ("click-checkboxes", "enter-password", "click-button-sequence",
+                                                "enter-text")]
+    bus = EventBus()
+    async with SharedNodes(functools.partial(run_local_node, BROWSER_APP, ready_timeout=60), seats=2) as nodes:
+        results, _ = await run_killing_after_first_step(
+            runner(ScriptedMiniWobAgent(), bus, vm_slot=nodes.slot), bus, tasks, victim=lambda: browser_processes()[0])
+    assert Counter(r.task_id for r in results) == Counter(t.task_id for t in tasks)  # one result each
+    assert all(r.success for r in results), [r.reason for r in results]
+    attempts = Counter(r.attempt for r in results)
+    assert set(attempts) <= {1, 2} and attempts[2] >= 1, attempts  # what ran on the killed browser ran again, once
+    assert nodes.started == 2  # both slots moved to one fresh browser
+    assert browser_processes() == []
 
 
 class StaleClick:

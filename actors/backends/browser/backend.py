@@ -1,6 +1,7 @@
 """One Chromium as a VM: the VMBackend and ScreenBackend of the browser.
 
-One browser per node process, one fresh browser context per episode (that is
+One browser per node process (`chromium`), for one VM slot or for several,
+each slot a backend of its own; one fresh browser context per episode (that is
 the reset: no cookies, storage, files, downloads or history leak between
 episodes), made ahead while the episode before runs (see `ahead`), so a reset
 that finds its page loaded only starts it. Actions wait for the page to
@@ -8,7 +9,7 @@ settle instead of sleeping; observations take the screenshot and the
 accessibility tree at the same time over one CDP session.
 
 A browser that dies is not a step error: every call checks, and raises
-`BrowserCrashed`, which crashes the hosting actor and with it the node, so
+`chromium.BrowserCrashed`, which crashes the hosting actor and with it the node, so
 the supervisor restarts the node and retries the episode on a fresh browser.
 """
 
@@ -19,21 +20,19 @@ import keyword
 from typing import Any, Mapping
 
 import anyio
-import sniffio
-from playwright.async_api import Browser, CDPSession, Page, Playwright, async_playwright
+from playwright.async_api import CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
 
-from protocols import Acted, Action, Task, UIElement, Viewport, Wait, TroupeError
+from protocols import Acted, Action, Task, UIElement, Viewport, Wait
 from runtime.errors import Refused
 
 from actors.backends.browser.actions import ActionError, perform
 from actors.backends.browser.ahead import Ahead
 from actors.backends.browser.cdp import cdp_send
+from actors.backends.browser.chromium import Chromium
 from actors.backends.browser.environment import Environment
-from actors.backends.browser.launch import LAUNCH_ARGS, find_browser
 from actors.backends.browser.settle import SettlePolicy, settle
 from actors.backends.browser.pages import PageSpec, Site, page_spec
-from actors.errors import ConfigurationError
 from actors.normalize.cdp import layout_boxes, normalize
 
 SCREENSHOT = {"format": "png", "optimizeForSpeed": True}
@@ -45,59 +44,44 @@ _SCREENSHOT_RETRY_PAUSES = (0.05, 0.2, 0.5, None)
 """Pauses between tries of a capture the renderer could not serve yet; None: give up."""
 
 
-class BrowserCrashed(TroupeError, RuntimeError):
-    """The browser process is gone; the node must be restarted."""
-
-
 class BrowserBackend:
+    """One VM slot's browser: its own `Chromium` (launched by `start`, closed by `close`), or
+    one shared with the node's other slots (`browser=`, started and closed by its owner)."""
+
     def __init__(self, executable: str | None = None, *, sites: Mapping[str, Site] | None = None,
-                 settle_policy: SettlePolicy = SettlePolicy(), action_timeout: float = 10.0,
-                 load_timeout: float = 15.0) -> None:
-        self.executable = executable
-        self.sites = dict(sites or {})
+                 browser: Chromium | None = None, settle_policy: SettlePolicy = SettlePolicy(),
+                 action_timeout: float = 10.0, load_timeout: float = 15.0) -> None:
+        if browser is not None and (executable is not None or sites is not None):
+            raise ValueError("a shared browser brings its own executable and sites; give them to its Chromium")
+        self._owns = browser is None
+        self.chromium = Chromium(executable, sites=sites) if browser is None else browser
         self.settle_policy = settle_policy
         self.action_timeout = action_timeout
         self.load_timeout = load_timeout
-        self._playwright: Playwright | None = None
-        self._browser: Browser | None = None
         self._env: Environment | None = None
         self._ahead = Ahead(self._open, self._load)
         self._instruction: str | None = None
-        self._lost: str | None = None
 
     # --- life ------------------------------------------------------------------
 
     async def start(self) -> None:
-        loop = sniffio.current_async_library()
-        if loop != "asyncio":
-            raise ConfigurationError(
-                f"the browser backend drives Playwright, which needs asyncio, not {loop}: host it in a node "
-                "process (--vm node; functools.partial(run_local_node, app)) or run on asyncio")
-        self._playwright = await async_playwright().start()
-        path = find_browser(self.executable, self._playwright.chromium.executable_path)
-        self._browser = await self._playwright.chromium.launch(executable_path=path, args=list(LAUNCH_ARGS))
-        self._browser.on("disconnected", self._disconnected)
+        """Launch the browser unless it is shared; begin making the first environment."""
+        if self._owns:
+            await self.chromium.start()
+        self.chromium.check()
         self._ahead.prepare([], None)
 
     async def close(self) -> None:
+        """Close this slot's environments, and the browser unless it is shared."""
         await self._ahead.aclose()
-        for site in self.sites.values():
-            site.close()
-        if self._browser is not None and self._browser.is_connected():
-            await self._browser.close()
-        if self._playwright is not None:
-            await self._playwright.stop()
-
-    def _disconnected(self, _browser: Browser) -> None:
-        self._lost = "the browser process died or closed its connection"
+        if self._owns:
+            await self.chromium.close()  # and every context in it
+        elif self._env is not None:
+            await self._env.close()
+        self._env = None
 
     def _check(self, exc: BaseException | None = None) -> None:
-        """Raise BrowserCrashed when the browser is gone (whatever error showed it)."""
-        if self._browser is None:
-            raise Refused("the browser has not been started")
-        if self._lost or not self._browser.is_connected() or (exc is not None and "closed" in str(exc)):
-            detail = f": {str(exc).splitlines()[0]}" if exc is not None else ""
-            raise BrowserCrashed(f"{self._lost or 'the browser is gone'}{detail}") from exc
+        self.chromium.check(exc)
 
     # --- VMBackend -------------------------------------------------------------
 
@@ -134,15 +118,14 @@ class BrowserBackend:
     def _site(self, spec: PageSpec) -> Site | None:
         if spec.site is None:
             return None
-        site = self.sites.get(spec.site[0])
+        site = self.chromium.sites.get(spec.site[0])
         if site is None:
-            known = ", ".join(sorted(self.sites)) or "none in this node"
+            known = ", ".join(sorted(self.chromium.sites)) or "none in this node"
             raise Refused(f"no site {spec.site[0]!r} in this browser (sites: {known})")
         return site
 
     async def _open(self, viewport: tuple[int, int]) -> Environment:
-        assert self._browser is not None
-        return await Environment.open(self._browser, viewport)
+        return await Environment.open(self.chromium.browser, viewport)
 
     async def _load(self, env: Environment, spec: PageSpec) -> None:
         """Load `spec`'s page into `env`'s fresh page, without starting it."""

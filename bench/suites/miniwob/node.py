@@ -1,16 +1,16 @@
-"""The node app for MiniWoB++ episodes: `python -m runtime.node --app bench.suites.miniwob.node:build`.
+"""The node app for MiniWoB++ episodes: `python -m runtime.node --app bench.suites.miniwob.node:build [--seats N]`.
 
-A browser (see actors.backends.browser.node) with the `miniwob:` site plugged in.
+A browser (see actors.backends.browser.node) with the `miniwob:` site plugged in,
+for one VM slot or for N sharing the browser.
 """
 
 from __future__ import annotations
 
 from runtime.actor import Actor
 
-from actors.backends.browser.backend import BrowserBackend
-from actors.backends.browser.node import actors_for
+from actors.backends.browser.node import browser_actors
 from bench.suites.miniwob.site import SITE, MiniWobSite
 
 
-def build() -> list[Actor]:
-    return actors_for(BrowserBackend(sites={SITE: MiniWobSite()}))
+def build(seats: int | None = None) -> list[Actor]:
+    return browser_actors(seats, sites={SITE: MiniWobSite()})
