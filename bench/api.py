@@ -43,7 +43,7 @@ from actors.runner import CrewFactory, EpisodeRunner
 from actors.summarizer import Judge, Summarizer
 from bench import plugins
 from bench.config import ConfigError, RunConfig, build, public
-from bench.fit import fitting_concurrency
+from bench.fit import fitting_concurrency, fitting_slots_per_browser, shares_browsers
 from bench.llm import LLMRoles
 from bench.metrics import run_metrics
 from bench.report import write_report
@@ -56,6 +56,7 @@ from runtime.errors import describe
 from runtime.events import EventBus
 from runtime.host import run_local_host
 from runtime.remote import connect_node, run_local_node
+from runtime.seats import SharedNodes
 
 __all__ = ["ConfigError", "Run", "RunPlan", "execute", "load_run", "plan", "run", "run_sync"]
 
@@ -96,6 +97,8 @@ class RunPlan:
     entry: dict[str, Any] = field(default_factory=dict)
     concurrency_chosen: str = ""
     """Why the run has the concurrency it has, when the caller did not set it."""
+    slots_chosen: str = ""
+    """Why a browser hosts the VM slots it does, when the caller did not set it."""
     placements: dict[str, Any] | None = None
     """Where `--vm ray` placed the run's VMs: the most placed and waiting at once, and the
     most on each host (run.json)."""
@@ -120,7 +123,9 @@ def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | None = N
     summarizer_factory, summarizer_label = plugins.summarizer_factory(
         loaded.default_summarizer if summarizer is None else summarizer, llm)
     concurrency, why = (config.concurrency, "") if config.concurrency else fitting_concurrency(loaded, config)
-    config = msgspec.structs.replace(config, agent=agent_label, summarizer=summarizer_label, concurrency=concurrency)
+    slots, slots_why = _slots_per_browser(loaded, config, concurrency, name_of)
+    config = msgspec.structs.replace(config, agent=agent_label, summarizer=summarizer_label, concurrency=concurrency,
+                                     slots_per_browser=slots)
     llm.check(used=config.uses_llm())
     config.viewer_address(name_of)
     if config.connect and not _token(config):
@@ -136,7 +141,27 @@ def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | None = N
     except ResultsError as exc:
         raise ConfigError(str(exc)) from None
     return RunPlan(config=msgspec.structs.replace(config, out=str(out)), suite=loaded, tasks=tasks, done=done,
-                   out=out, agent=agent_factory, summarizer=summarizer_factory, llm=llm, concurrency_chosen=why)
+                   out=out, agent=agent_factory, summarizer=summarizer_factory, llm=llm, concurrency_chosen=why,
+                   slots_chosen=slots_why)
+
+
+def _slots_per_browser(suite: Suite, config: RunConfig, concurrency: int,
+                       name_of: Callable[[str], str]) -> tuple[int | None, str]:
+    """How many VM slots share a browser (None: the suite's VMs are not browsers that can), and why,
+    when the caller did not say; never more than the episodes run at once."""
+    given = config.slots_per_browser
+    if not suite.shares_browser:
+        if given is not None:
+            raise ConfigError(f"{name_of('slots_per_browser')}: the {suite.name} suite's VMs are not browsers "
+                              f"that can share one")
+        return None, ""
+    if given is not None and given > 1 and (config.connect or config.vm == "ray"):
+        where = "--connect nodes" if config.connect else "nodes Ray places"
+        raise ConfigError(f"{name_of('slots_per_browser')}: {where} host one VM each; "
+                          f"browsers are shared only by the node processes a run starts itself")
+    if not shares_browsers(suite, config):
+        return 1, ""
+    return (min(given, concurrency), "") if given is not None else fitting_slots_per_browser(concurrency)
 
 
 async def execute(plan: RunPlan, *, on_event: Callable[[Any], Any] | None = None,
@@ -151,8 +176,11 @@ async def execute(plan: RunPlan, *, on_event: Callable[[Any], Any] | None = None
     _write_json(out / RUN_INFO, _run_info(plan, started, None))
     if plan.concurrency_chosen:
         say(f"concurrency {config.concurrency}: {plan.concurrency_chosen}")
+    if plan.slots_chosen:
+        say(f"{config.slots_per_browser} VM slot(s) per browser: {plan.slots_chosen}")
     with _configuration_errors_unwrapped():
-        async with _placement(plan, say) as placements, anyio.create_task_group() as tg:
+        async with (_placement(plan, say) as placements, _vm_slots(plan, placements) as vm_slot,
+                    anyio.create_task_group() as tg):
             sink = await spawn(tg, ResultSink(out))
             bus = EventBus()
             with ExitStack() as stack:
@@ -163,7 +191,7 @@ async def execute(plan: RunPlan, *, on_event: Callable[[Any], Any] | None = None
                     relayed.set()
                 if config.viewer is not None:
                     await _start_viewer(tg, bus, config, out, say)
-                await _runner(plan, Outlets(sink=sink, bus=bus), on_result, placements).run(plan.pending)
+                await _runner(plan, Outlets(sink=sink, bus=bus), on_result, vm_slot).run(plan.pending)
                 await sink.ask(Flush())
                 bus.close()
                 await relayed.wait()
@@ -225,8 +253,7 @@ def load_run(folder: str | os.PathLike) -> Run:
     return Run(folder=folder, results=lines, summary=summary)
 
 
-def _runner(plan: RunPlan, outlets: Outlets, on_result: Callable[[EpisodeResult], None] | None,
-            placements: Any = None):
+def _runner(plan: RunPlan, outlets: Outlets, on_result: Callable[[EpisodeResult], None] | None, vm_slot: Any):
     config, llm = plan.config, plan.llm
     analyst = llm.analyst() if config.analysis == "llm" else None
     crew = CrewFactory(
@@ -234,25 +261,36 @@ def _runner(plan: RunPlan, outlets: Outlets, on_result: Callable[[EpisodeResult]
         evaluator=lambda: Evaluator(plan.suite.checker(), analyst=analyst),
         summarizer=None if plan.summarizer is None else (lambda: Summarizer(plan.summarizer())),
     )
-    return EpisodeRunner(crew=crew, vm_slot=_vm_slots(plan.suite, config, placements), limits=config.limits.limits(),
+    return EpisodeRunner(crew=crew, vm_slot=vm_slot, limits=config.limits.limits(),
                          concurrency=config.concurrency, max_attempts=config.limits.max_attempts, outlets=outlets,
                          on_result=on_result)
 
 
-def _vm_slots(suite: Suite, config: RunConfig, placements: Any = None):
-    """How each worker gets its VM: running nodes by URL, a node Ray places, a node process
-    each, or in-process (never for a suite whose backend must live in its own process)."""
+@asynccontextmanager
+async def _vm_slots(plan: RunPlan, placements: Any) -> AsyncIterator[Any]:
+    """How each worker gets its VM: running nodes by URL, a node Ray places, a seat on a node
+    process whose browser several slots share, a node process each, or in-process (never for a
+    suite whose backend must live in its own process)."""
+    suite, config = plan.suite, plan.config
     if config.connect:
-        return [functools.partial(connect_node, url, _token(config)) for url in config.connect]
+        yield [functools.partial(connect_node, url, _token(config)) for url in config.connect]
+        return
     if config.vm == "ray":
         from runtime.ray_nodes import run_ray_node
 
-        return functools.partial(run_ray_node, suite.node_app, resources=suite.vm_resources,
-                                 num_cpus=suite.vm_cpus, placements=placements)
+        yield functools.partial(run_ray_node, suite.node_app, resources=suite.vm_resources,
+                                num_cpus=suite.vm_cpus, placements=placements)
+        return
     build_actors = suite.vm_actors()
     if config.vm == "node" or build_actors is None:
-        return functools.partial(run_local_node, suite.node_app)
-    return functools.partial(run_local_host, build_actors)
+        node = functools.partial(run_local_node, suite.node_app)
+        if (config.slots_per_browser or 1) > 1:
+            async with SharedNodes(node, seats=config.slots_per_browser) as nodes:
+                yield nodes.slot
+        else:
+            yield node
+        return
+    yield functools.partial(run_local_host, build_actors)
 
 
 def _require_ray() -> None:

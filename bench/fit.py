@@ -1,10 +1,18 @@
-"""How many episodes this machine runs at once when nobody says: what its cores and memory fit.
+"""How many episodes this machine runs at once when nobody says, and how many share a browser:
+what its cores and memory fit.
 
 A browser VM is CPU-bound (about one core per Chromium under MiniWoB's load;
 bench.perf.browser measured that more browsers than cores make a run slower,
-not faster) and takes about 200 MiB; a simulated VM only sleeps. So the
-default is the cores over the CPU one of the suite's VMs takes, bounded by
-the memory available for VMs, and by `MOST` for suites that take no CPU.
+not faster); a simulated VM only sleeps. So the default concurrency is the
+cores over the CPU one of the suite's VMs takes, bounded by the memory
+available for VMs, and by `MOST` for suites that take no CPU.
+
+Browsers that several slots can share (a suite whose node app seats several,
+on node processes the run starts itself) are shared by all the run's slots:
+bench.perf.browser measured one browser for K slots at 146, 96 and 72 MiB PSS
+a slot for K = 2, 4, 8 (a browser each: 164, 124, 95), and one start-up
+instead of K, which made K = 8 faster than K = 1 instead of slower. The
+memory bound then counts one browser and a context's worth per slot.
 """
 
 from __future__ import annotations
@@ -14,11 +22,20 @@ import os
 from bench.config import RunConfig
 from bench.suites.base import Suite
 
-__all__ = ["MOST", "VM_MEMORY_BYTES", "fitting_concurrency"]
+__all__ = ["MOST", "SLOT_MEMORY_BYTES", "VM_MEMORY_BYTES", "fitting_concurrency", "fitting_slots_per_browser",
+           "shares_browsers"]
 
 MOST = 8
 VM_MEMORY_BYTES = 400 * 2**20
-"""Memory set aside per CPU-bound VM: a browser's ~200 MiB PSS, and as much again for its pages."""
+"""Memory set aside per CPU-bound VM: a browser's ~210 MiB PSS, and as much again for its pages."""
+SLOT_MEMORY_BYTES = 100 * 2**20
+"""Memory set aside for each further slot on a shared browser: its contexts' ~50 MiB, and as much again."""
+
+
+def shares_browsers(suite: Suite, config: RunConfig) -> bool:
+    """Whether the run's VM slots can share browsers (unless told one slot per browser)."""
+    return (suite.shares_browser and not config.connect and config.vm != "ray"
+            and config.slots_per_browser != 1)
 
 
 def fitting_concurrency(suite: Suite, config: RunConfig) -> tuple[int, str]:
@@ -33,10 +50,35 @@ def fitting_concurrency(suite: Suite, config: RunConfig) -> tuple[int, str]:
         return MOST, "VMs placed on Ray wait for room on its hosts"
     cores = os.cpu_count() or 1
     by_cores = max(1, int(cores / suite.vm_cpus))
-    by_memory = max(1, _available_memory() // VM_MEMORY_BYTES)
+    per_browser = config.slots_per_browser if shares_browsers(suite, config) else 1
+    by_memory = _slots_in_memory(_available_memory(), per_browser)
     chosen = min(MOST, by_cores, by_memory)
     return chosen, (f"what this machine fits: {cores} cores for VMs of {suite.vm_cpus:g} CPU, "
                     f"memory for {by_memory}, at most {MOST}")
+
+
+def fitting_slots_per_browser(concurrency: int) -> tuple[int, str]:
+    """How many of the run's VM slots share one browser, and why."""
+    return concurrency, (f"one browser for the run's {concurrency} slot(s), a context each: less memory a slot "
+                         f"and one start-up instead of {concurrency}")
+
+
+def _slots_in_memory(memory: int, per_browser: int | None) -> int:
+    """The most VM slots (at least one) `memory` holds, `per_browser` of them on each browser
+    (None: all of them on one)."""
+
+    def needs(slots: int) -> int:
+        browsers = 1 if per_browser is None else -(-slots // per_browser)
+        return browsers * VM_MEMORY_BYTES + (slots - browsers) * SLOT_MEMORY_BYTES
+
+    slots = 1
+    while slots < _COUNTED and needs(slots + 1) <= memory:
+        slots += 1
+    return slots
+
+
+_COUNTED = 1024
+"""Memory for more slots than this is not counted further: far past `MOST`, it changes nothing."""
 
 
 def _available_memory() -> int:

@@ -111,10 +111,16 @@ async def test_the_step_budget_is_the_runs_max_steps_in_every_episode(tmp_path, 
 
 
 @pytest.mark.anyio
-async def test_miniwob_runs_under_either_loop_its_browsers_placed_in_nodes(tmp_path, anyio_backend):
-    run = await bench.run("miniwob", tasks=["click-button"], seeds=1, concurrency=1, out=str(tmp_path / "run"))
-    (line,) = run.results
-    assert line.result.task_id == "click-button@0" and line.result.success, line.result.reason
+async def test_miniwob_runs_under_either_loop_its_slots_sharing_a_browser_node_and_says_so(tmp_path, anyio_backend):
+    said = []
+    checked = bench.api.plan("miniwob", {"tasks": ["click-button"], "seeds": 2, "concurrency": 2,
+                                         "out": str(tmp_path / "run")})
+    run = await bench.api.execute(checked, say=said.append)
+    assert sorted(line.result.task_id for line in run.results) == ["click-button@0", "click-button@1"]
+    assert all(line.result.success for line in run.results), [line.result.reason for line in run.results]
+    assert "2 VM slot(s) per browser: one browser for the run's 2 slot(s), a context each: less memory a slot and one" \
+           " start-up instead of 2" in said
+    assert json.loads((run.folder / "run.json").read_text())["config"]["slots_per_browser"] == 2
 
 
 def test_run_sync_and_to_pandas(tmp_path):

@@ -1,26 +1,39 @@
 """The default concurrency fits the machine and the suite, and the run says what it chose."""
 
 import os
+import re
+
+import pytest
 
 from bench.api import plan
 from bench.fit import MOST
 from tests.test_waa_suite import WAA, needs_waa
 
 
-def test_browser_runs_get_a_vm_per_core_and_sleeping_vms_the_most(tmp_path, monkeypatch):
+def test_browser_runs_get_a_vm_per_core_on_one_browser_and_sleeping_vms_the_most(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "cpu_count", lambda: 3)
     browsers = plan("miniwob", {"tasks": ["click-button"], "seeds": 1, "out": str(tmp_path / "m")})
     assert browsers.config.concurrency == 3 and "3 cores" in browsers.concurrency_chosen
+    assert browsers.config.slots_per_browser == 3 and "one browser for the run's 3 slot(s)" in browsers.slots_chosen
     sims = plan("sim", {"episodes": 4, "out": str(tmp_path / "s")})
     assert sims.config.concurrency == MOST and "take no CPU" in sims.concurrency_chosen
 
 
-def test_memory_bounds_it_and_a_given_concurrency_stands(tmp_path, monkeypatch):
+def test_memory_bounds_it_counting_a_browser_and_a_context_per_slot_and_what_is_given_stands(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "cpu_count", lambda: 64)
-    monkeypatch.setattr("bench.fit._available_memory", lambda: 3 * 400 * 2**20)
-    assert plan("miniwob", {"tasks": ["click-button"], "out": str(tmp_path / "m")}).config.concurrency == 3
-    given = plan("miniwob", {"tasks": ["click-button"], "concurrency": 5, "out": str(tmp_path / "g")})
-    assert given.config.concurrency == 5 and given.concurrency_chosen == ""
+    monkeypatch.setattr("bench.fit._available_memory", lambda: 800 * 2**20)
+
+    def fitted(**options):
+        return plan("miniwob", {"tasks": ["click-button"], "out": str(tmp_path / str(len(options))), **options}).config
+
+    # One browser with a context per slot: 400 MiB for the first slot, 100 for each further one.
+    assert (fitted().concurrency, fitted().slots_per_browser) == (5, 5)
+    assert fitted(slots_per_browser=1).concurrency == 2  # a browser each: 400 MiB a slot
+    assert fitted(slots_per_browser=2).concurrency == 2  # a second browser would not fit beside the first
+    given = plan("miniwob", {"tasks": ["click-button"], "concurrency": 5, "slots_per_browser": 8,
+                             "out": str(tmp_path / "g")})
+    assert (given.config.concurrency, given.config.slots_per_browser) == (5, 5)  # never more seats than slots
+    assert given.concurrency_chosen == "" and given.slots_chosen == ""
 
 
 def test_the_cli_says_what_it_chose(tmp_path):
@@ -35,3 +48,19 @@ def test_the_cli_says_what_it_chose(tmp_path):
 def test_a_waa_run_has_one_vm(tmp_path):
     waa = plan("waa", {"tasks": str(WAA), "out": str(tmp_path / "w")})
     assert waa.config.concurrency == 1 and "1 VM(s) at most" in waa.concurrency_chosen
+
+
+def test_slots_per_browser_is_refused_where_browsers_cannot_be_shared(tmp_path):
+    from bench.config import ConfigError
+
+    cases = [
+        ("sim", {"episodes": 2, "slots_per_browser": 2}, "slots_per_browser: the sim suite's VMs are not browsers that"
+                                                         " can share one"),
+        ("miniwob", {"connect": ["ws://127.0.0.1:9"], "token": "t", "slots_per_browser": 2},
+         "slots_per_browser: --connect nodes host one VM each"),
+        ("miniwob", {"vm": "ray", "slots_per_browser": 2}, "slots_per_browser: nodes Ray places host one VM each"),
+        ("miniwob", {"slots_per_browser": 0}, "slots_per_browser: expected `int` >= 1"),
+    ]
+    for suite, options, message in cases:
+        with pytest.raises(ConfigError, match=f"^{re.escape(message)}"):
+            plan(suite, {**options, "out": str(tmp_path / "x")})

@@ -55,6 +55,8 @@ class Suite(ABC):
     """What one of the suite's VMs takes on a Ray cluster (`--vm ray`), besides `vm_cpus`:
     each VM host offers `troupe_vm` slots (`ray start --resources='{"troupe_vm": 4}'`)."""
     vm_cpus: ClassVar[float] = 1.0
+    shares_browser: ClassVar[bool] = False
+    """Whether its node app hosts several VM slots on one browser (`build(seats=N)`, `--slots-per-browser`)."""
     vms_at_most: ClassVar[int | None] = None
     """How many VMs a run of the suite can have at once, when the suite decides it (one WAA server)."""
 

@@ -85,6 +85,7 @@ class MiniWobSuite(Suite):
     default_agent = "scripted"
     default_summarizer = "none"  # the scripted agent reads no summaries; the simulated judge only adds latency
     node_app = "bench.suites.miniwob.node:build"
+    shares_browser = True
 
     def __init__(self, names: tuple[str, ...], seeds: tuple[int, ...], chosen: str | list[str] = "default") -> None:
         self.names = names
