@@ -52,6 +52,9 @@ asyncio, 0.84-1.0 on trio, against 0.06 for the sequential loop.
   loop pass (~115 deliveries per episode); it now stops them (~27).
 - Per-step dict churn: the Decide history was rebuilt with every summary
   merged in at each step; it is kept up to date as summaries arrive.
+- Not measured: drawing the simulated screen. The tasks ask for plain frames
+  (`screens: plain`, one colour per screen state, tens of us) because a drawn
+  frame costs ~3 ms of CPU, ten times the whole per-step target.
 - Not the cost: msgspec (in-process messages are never encoded; validating
   a policy's Decision is ~2 us), the event bus and the ResultSink (none in
   this run; publish with no subscriber is a counter), logging (nothing on
@@ -95,7 +98,7 @@ GOALS = 11  # every episode: 11 actions and `done`, so concurrent episodes end t
 
 def tasks(count: int, scale: float) -> list[Task]:
     latencies = {name: {"mean": seconds} for name, seconds in REALISTIC.items()}
-    return sim_tasks(count, seed=7, sim={"scale": scale, "latencies": latencies}, goals=(GOALS, GOALS))
+    return sim_tasks(count, seed=7, sim={"scale": scale, "latencies": latencies, "screens": "plain"}, goals=(GOALS, GOALS))
 
 
 async def calibrate(scale: float, rounds: int = 20) -> dict[str, float]:

@@ -77,7 +77,10 @@ class SimConfig(msgspec.Struct, frozen=True, omit_defaults=True):
     `layout` is the window's widgets; `agent_error_rate` is the chance the
     simulated agent picks a wrong element at a step; `script`, when given,
     replaces the agent's own choices; `screenshot_bytes` pads screenshots to a
-    realistic size.
+    realistic size. `screens` is "drawn" (the window drawn as a form, each
+    widget at its bbox: actors.backends.sim.draw, ~3 ms a new frame) or
+    "plain" (a 64x40 frame of one colour per screen state, tens of us): plain is
+    for measuring the runtime's own CPU, which drawing would swamp.
     """
 
     layout: tuple[dict[str, str], ...] = ()
@@ -88,6 +91,7 @@ class SimConfig(msgspec.Struct, frozen=True, omit_defaults=True):
     agent_error_rate: float = 0.0
     script: tuple[Action, ...] = ()
     screenshot_bytes: int = 0
+    screens: Literal["drawn", "plain"] = "drawn"
 
 
 def seeded_rng(config: SimConfig, *parts: object) -> random.Random:

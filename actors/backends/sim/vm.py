@@ -9,16 +9,19 @@ longer.
 from __future__ import annotations
 
 import anyio
-import msgspec
 
 from protocols import Acted, Action, Task, UIElement, Viewport, TroupeError
 from runtime.errors import Refused
 
 from actors.backends.sim.config import Fault, SimConfig, seeded_rng, sim_config
+from actors.backends.sim.draw import draw_png
 from actors.backends.sim.png import solid_png
-from actors.backends.sim.world import VIEWPORT, World
+from actors.backends.sim.world import TITLE, VIEWPORT, World
 
-_IMAGE_SIZE = (64, 40)
+_PLAIN_SIZE = (64, 40)
+_FRAMES_KEPT = 256
+"""Frames a VM keeps, by screen state: its recent episodes' (a layout's first screen recurs in
+every episode), ~2.5 MB drawn, so a VM that lives for a whole run stays small."""
 
 
 class SimCrash(TroupeError, RuntimeError):
@@ -32,7 +35,7 @@ class SimVM:
         self._rng = seeded_rng(self._config)
         self._attempt = 1
         self._step = 0
-        self._screenshots: dict[bytes, bytes] = {}
+        self._screenshots: dict[tuple[bytes, str, int], bytes] = {}
 
     @property
     def world(self) -> World:
@@ -44,7 +47,7 @@ class SimVM:
         try:
             config = sim_config(task.raw_config)
             world = World.from_layout(list(config.layout))
-        except (msgspec.ValidationError, KeyError) as exc:  # the request's bad config, not a broken VM
+        except (ValueError, KeyError) as exc:  # the request's bad config, not a broken VM
             raise Refused(f"task {task.task_id}: malformed sim config: {type(exc).__name__}: {exc}") from None
         self._config = config
         self._rng = seeded_rng(self._config, task.task_id, attempt)
@@ -72,10 +75,19 @@ class SimVM:
     async def screenshot(self) -> tuple[bytes, Viewport]:
         world = self.world
         await self._spend(self._config.latencies.screenshot.sample(self._rng, self._config.scale))
-        key = world.fingerprint()
-        if key not in self._screenshots:
-            self._screenshots[key] = solid_png(*_IMAGE_SIZE, world.color(), pad_to=self._config.screenshot_bytes)
-        return self._screenshots[key], VIEWPORT
+        key = (world.fingerprint(), self._config.screens, self._config.screenshot_bytes)  # tasks may differ in both
+        png = self._screenshots.get(key)
+        if png is None:
+            if len(self._screenshots) >= _FRAMES_KEPT:
+                del self._screenshots[next(iter(self._screenshots))]  # the oldest
+            png = self._screenshots[key] = self._picture(world)
+        return png, VIEWPORT
+
+    def _picture(self, world: World) -> bytes:
+        pad_to = self._config.screenshot_bytes
+        if self._config.screens == "plain":
+            return solid_png(*_PLAIN_SIZE, world.color(), pad_to=pad_to)
+        return draw_png(world, pad_to=pad_to)
 
     async def tree(self) -> UIElement | None:
         world = self.world
@@ -86,7 +98,7 @@ class SimVM:
 
     async def details(self) -> dict:
         focused = self.world.focused
-        return {"window_title": "Simulated form", "app_name": "sim",
+        return {"window_title": TITLE, "app_name": "sim",
                 "focused_element": focused.node_id if focused else None}
 
     def _firing(self, *kinds: str) -> list[Fault]:

@@ -17,6 +17,8 @@ from protocols import (
 )
 
 VIEWPORT = Viewport(1280, 800)
+TITLE = "Simulated form"
+ROLES = ("button", "textbox", "checkbox")
 _ROW_HEIGHT = 48
 _WIDGET_WIDTH = 400
 
@@ -40,10 +42,20 @@ class World:
     scroll: int = 0
     submitted: bool = False
     log: list[str] = field(default_factory=list)
+    layout: tuple[tuple[str, str, BBox], ...] = field(init=False, repr=False)
+    """Each widget's role, name and box: what never changes once the window is built."""
+
+    def __post_init__(self) -> None:
+        self.layout = tuple((w.role, w.name, w.bbox) for w in self.widgets)
+        self._layout_digest = hashlib.blake2b(repr(self.layout).encode(), digest_size=8).digest()
 
     @classmethod
     def from_layout(cls, layout: list[dict]) -> World:
-        """Build a window from `[{"role": ..., "name": ...}, ...]` (a task's `sim.layout`)."""
+        """Build a window from `[{"role": ..., "name": ...}, ...]` (a task's `sim.layout`);
+        a role the window cannot show is a ValueError naming it."""
+        for index, item in enumerate(layout):
+            if item["role"] not in ROLES:
+                raise ValueError(f"layout[{index}]: unknown role {item['role']!r}, expected one of {', '.join(ROLES)}")
         widgets = [
             Widget(
                 node_id=f"w{index}",
@@ -68,14 +80,16 @@ class World:
             )
             for w in self.widgets
         )
-        return UIElement(node_id="root", role="window", name="Simulated form",
+        return UIElement(node_id="root", role="window", name=TITLE,
                          bbox=BBox(0, 0, VIEWPORT.width, VIEWPORT.height), children=children)
 
     def fingerprint(self) -> bytes:
-        """A digest of everything visible: equal digests mean an unchanged screen."""
+        """A digest of everything drawn on the screen (actors.backends.sim.draw): equal
+        digests mean an unchanged screen, so a screenshot can be cached by it."""
         visible = [(w.value, w.checked, w.clicks) for w in self.widgets]
         focused = self.focused.node_id if self.focused else ""
-        return hashlib.blake2b(repr((visible, focused, self.scroll, self.submitted)).encode(), digest_size=8).digest()
+        state = (self._layout_digest, visible, focused, self.scroll, self.submitted)
+        return hashlib.blake2b(repr(state).encode(), digest_size=8).digest()
 
     def state(self) -> dict:
         return {
