@@ -8,6 +8,14 @@ it starts, asks Linux for a signal when its parent dies (`PR_SET_PDEATHSIG`):
 SIGTERM, which the node handles like a stop, so its actors' `on_stop` close
 the browser or desktop they own. A node started by hand (on a VM, under
 systemd) has no such variable and outlives its shell as before.
+
+Linux sends that signal when the *thread* that started the child ends, not
+the process: trio starts processes from its worker threads, which end after
+ten idle seconds, and every node started there was stopped with them. So the
+signal Linux sends is `LIFELINE`, whose handler sends SIGTERM only when the
+parent process is gone (the node was handed to init); when only a thread
+ended, the node was handed to another thread of its parent, stays armed, and
+runs on.
 """
 
 from __future__ import annotations
@@ -17,12 +25,14 @@ import os
 import signal
 import sys
 
-__all__ = ["PARENT_ENV", "die_with_parent", "lifeline_env"]
+__all__ = ["LIFELINE", "PARENT_ENV", "die_with_parent", "lifeline_env"]
 
 PARENT_ENV = "TROUPE_NODE_PARENT"
 """The pid of the process that started the node and whose death ends it."""
 
 _PR_SET_PDEATHSIG = 1
+LIFELINE = signal.SIGUSR2
+"""What Linux sends the node when the thread that started it ends: a cue to look at its parent."""
 
 
 def lifeline_env() -> dict[str, str]:
@@ -43,9 +53,14 @@ def die_with_parent(signum: int = signal.SIGTERM) -> bool:
         return False
     if not parent.isdigit():
         raise ValueError(f"${PARENT_ENV} must be a process id, got {parent!r}")
+
+    def parent_gone(*_: object) -> None:
+        if os.getppid() != int(parent):
+            os.kill(os.getpid(), signum)
+
+    signal.signal(LIFELINE, parent_gone)
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(_PR_SET_PDEATHSIG, signum, 0, 0, 0) != 0:
+    if libc.prctl(_PR_SET_PDEATHSIG, LIFELINE, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), f"prctl(PR_SET_PDEATHSIG) failed: {os.strerror(ctypes.get_errno())}")
-    if os.getppid() != int(parent):
-        os.kill(os.getpid(), signum)
+    parent_gone()  # it died before the signal was armed
     return True

@@ -86,6 +86,35 @@ async def test_a_miniwob_node_and_its_chromium_exit_when_the_process_that_starte
     assert left == [], f"still running after the parent's SIGKILL: {left}"
 
 
+THREAD_PARENT = textwrap.dedent("""
+    import os, subprocess, sys, threading
+    from runtime.lifeline import lifeline_env
+    from runtime.remote import TOKEN_ENV
+
+    def start():  # as trio does: in a worker thread, which ends once idle
+        node = subprocess.Popen([sys.executable, "-m", "runtime.node", "--app", "tests.node_apps:build"],
+                                env={**os.environ, TOKEN_ENV: "t", **lifeline_env()}, stdout=subprocess.PIPE)
+        node.stdout.readline()  # listening: its lifeline is armed
+        print(node.pid, flush=True)
+
+    thread = threading.Thread(target=start)
+    thread.start()
+    thread.join()
+    sys.stdin.read()
+""")
+
+
+def test_a_node_outlives_the_thread_that_started_it_but_not_the_process():
+    parent = subprocess.Popen([sys.executable, "-c", THREAD_PARENT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
+    node = int(parent.stdout.readline())
+    time.sleep(0.5)  # a node stopped when the thread ended would be gone by now
+    assert alive(node), "the node stopped when the thread that started it ended"
+    below, left = left_after_kill(parent)
+    kill_all(left)
+    assert node in below and left == [], f"still running after the parent's SIGKILL: {left}"
+
+
 def test_without_a_lifeline_nothing_is_armed_and_a_wrong_one_is_named(monkeypatch):
     monkeypatch.delenv(PARENT_ENV, raising=False)
     assert die_with_parent() is False
