@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import re
+from typing import Iterable
 
 from PIL import Image, ImageChops, ImageDraw
 
@@ -46,28 +47,40 @@ def _tree_difference(before: UIElement, after: UIElement, touched: BBox | None) 
 
     Elements are matched by node_id; an element that went and one that came in
     its place with the same role and box and text equal but for digits are one
-    ticking element too (a browser replaces a text node whose text is set)."""
-    old = {element.node_id: element for element in before.walk()}
-    new = {element.node_id: element for element in after.walk()}
-    pairs = [(old[i], new[i]) for i in old.keys() & new.keys()]
-    came = [new[i] for i in new.keys() - old.keys()]
-    for went in (old[i] for i in old.keys() - new.keys()):
-        twin = next((element for element in came if _ticks(went, element)), None)
-        if twin is None:
+    ticking element too (a browser replaces a text node whose text is set).
+    Runs every step, on the episode's path: the first real difference answers."""
+    old, new = list(before.walk()), list(after.walk())
+    if len(old) == len(new) and all(was.node_id == now.node_id for was, now in zip(old, new)):
+        pairs: Iterable[tuple[UIElement, UIElement]] = zip(old, new)  # the usual case: the same elements
+    else:
+        pairs = _matched(old, new)
+        if pairs is None:
             return [], True
-        came.remove(twin)
-        pairs.append((went, twin))
-    if came:
-        return [], True
     ticking: list[BBox] = []
     for was, now in pairs:
         if _same(was, now):
             continue
-        if _ticks(was, now) and not _overlaps(now.bbox, touched):
+        if not _overlaps(now.bbox, touched) and _ticks(was, now):
             ticking.append(now.bbox)
             continue
         return [], True
     return ticking, False
+
+
+def _matched(old: list[UIElement], new: list[UIElement]) -> list[tuple[UIElement, UIElement]] | None:
+    """The elements of both trees paired by node_id, a replaced ticking text paired with its
+    replacement; None when an element went or came."""
+    old_ids = {element.node_id: element for element in old}
+    new_ids = {element.node_id: element for element in new}
+    pairs = [(old_ids[i], new_ids[i]) for i in old_ids.keys() & new_ids.keys()]
+    came = [new_ids[i] for i in new_ids.keys() - old_ids.keys()]
+    for went in (old_ids[i] for i in old_ids.keys() - new_ids.keys()):
+        twin = next((element for element in came if _ticks(went, element)), None)
+        if twin is None:
+            return None
+        came.remove(twin)
+        pairs.append((went, twin))
+    return None if came else pairs
 
 
 def _same(a: UIElement, b: UIElement) -> bool:

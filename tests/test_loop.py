@@ -44,6 +44,49 @@ async def test_a_wait_past_its_deadline_says_so_and_a_late_set_is_harmless():
     wakeup.set()
 
 
+async def test_deadlines_expire_in_their_order_whatever_order_they_were_set_in():
+    """A later deadline set first, then an earlier one: the earlier wakes first, on time
+    (on trio one keeper sleeps until the earliest deadline and must be woken for a new one)."""
+    make = wakeup_factory()
+    began = anyio.current_time()
+    woke: dict[str, float] = {}
+
+    async def wait(name, seconds):
+        assert await make().wait(began + seconds) is False
+        woke[name] = anyio.current_time() - began
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(wait, "late", 0.3)
+        await anyio.sleep(0.01)
+        tg.start_soon(wait, "early", 0.05)
+    assert list(woke) == ["early", "late"]
+    assert 0.05 <= woke["early"] < 0.25 and woke["late"] >= 0.3
+
+
+async def test_many_wakeups_set_before_their_deadlines_leave_the_live_ones_waiting():
+    """Thousands of asks answered long before their deadlines (the usual case) are dropped
+    from trio's deadline heap without losing the deadline of one still waiting."""
+    make = wakeup_factory()
+    waiting = make()
+    result = []
+
+    async def wait():
+        result.append(await waiting.wait(anyio.current_time() + 0.2))
+
+    async def answer(wakeup):
+        await anyio.sleep(0)
+        wakeup.set()
+
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(wait)
+            for _ in range(3000):
+                answered = make()
+                tg.start_soon(answer, answered)
+                assert await answered.wait(anyio.current_time() + 600) is True
+    assert result == [False]
+
+
 async def test_a_cancelled_waiter_raises_as_from_any_wait_and_set_after_it_is_harmless():
     wakeup = wakeup_factory()()
     with anyio.move_on_after(0.05) as scope:
