@@ -23,20 +23,24 @@ seconds per episode.
 - per-step overhead with K = 1 (act, which includes waiting for the page to
   settle, plus observe, which takes screenshot and tree together): the median
   and its parts against the 80 ms target, CPU per step, and the visible reset;
-- throughput with K concurrent browsers (one node each) on the issue's task
-  list (4 MiniWoB tasks, each with its seeds together, as a run orders them):
-  episodes per minute for each K and the ratio to K = 1, for the whole run
-  (a node start-up and browser launch per slot included, as a run has it)
-  and in steady state (the episodes that finished from when every node was
-  ready, i.e. the K-th episode started, to the last result); beside it
+- throughput with K concurrent VM slots on the issue's task list (4 MiniWoB
+  tasks, each with its seeds together, as a run orders them), in two layouts
+  run back to back for each K: a browser (node) per slot, and one browser
+  (node) for the K slots, a context each (`runtime.seats`, the run's
+  default): episodes per minute for each K and the ratio to K = 1, for the
+  whole run (node start-ups and browser launches included, as a run has
+  them) and in steady state (the episodes that finished from when every node
+  was ready, i.e. the K-th episode started, to the last result); beside it
   what the CPU allows: cores / CPU seconds per episode, and the same with the
   CPU that other processes on this (shared) machine used meanwhile taken out
-  (from /proc/stat), and the steady rate as a share of the latter;
-- CPU seconds per episode by kind of process for K = 1 (all processes below
-  this one, read from /proc: node, Playwright driver, Chromium browser,
-  renderers, GPU process, utilities, plus this process);
+  (from /proc/stat), and the steady rate as a share of the latter; and the
+  largest K against K = 1 for the whole run, in each layout;
+- CPU seconds per episode by kind of process for K = 1 and, in each layout,
+  the largest K (all processes below this one, read from /proc: node,
+  Playwright driver, Chromium browser, renderers, GPU process, utilities,
+  plus this process);
 - peak memory (PSS, shared pages split among their sharers) of all Chromium
-  processes during each run, divided by K.
+  processes during each run, divided by K: per slot.
 
 Where the time went, and what was tried (2026-11-23, the 2-core machine shared
 with other sessions, load 3-14 during the runs: wall figures are noisy, ratios
@@ -100,19 +104,49 @@ are from one process, CPU seconds are the steadier measure):
   grow by 10 MiB each, no shared zygote pages), --single-process (crashes),
   V8's --lite-mode, --optimize-for-size and a 1 MiB semi-space,
   --num-raster-threads=1, --disable-site-isolation-trials (each within 3 MiB).
-  One browser with a context per slot, measured with one browser holding 2
+  One browser with a context per slot, measured first with one browser holding 2
   contexts (live and made ahead) per slot with a MiniWoB page each: 211, 121,
   77 and 54 MiB per slot for 1, 2, 4, 8 slots, against 208 and the peaks above
-  with a browser per slot. It needs one node to host several slots, and all of
-  them restarted when that browser dies; not built.
-- K scaling: in steady state (from the K-th episode's start to the last
-  result), 95-100 %, 98-99 % and 94-98 % of the episodes per minute the CPU left
-  by other sessions allows at K = 2, 4, 8, and K = 8 at 0.86-0.97x K = 1. The
-  whole run at K = 8 is slower than at K = 1 on 24 episodes (0.56-0.72x)
-  because each of the 8 nodes costs ~0.7 CPU s to start (the Playwright
-  driver 0.3, the node's Python 0.3, of it 0.2 imports, cut from 0.7;
-  the browser 0.1), more than a short run has to spare on two cores; the
-  default concurrency (`bench.fit`) runs 2 browsers here.
+  with a browser per slot. Built (below), and the run's default.
+- K scaling with a browser (node) per slot: in steady state (from the K-th
+  episode's start to the last result), 95-100 %, 98-99 % and 94-98 % of the
+  episodes per minute the CPU left by other sessions allows at K = 2, 4, 8,
+  and K = 8 at 0.86-0.97x K = 1. The whole run at K = 8 is slower than at
+  K = 1 on 24 episodes (0.56-0.72x; 0.49-0.68x in the runs below, at a higher
+  load) because each of the 8 nodes costs ~0.7 CPU s to start (the
+  Playwright driver 0.3, the node's Python 0.3, of it 0.2 imports, cut from
+  0.7; the browser 0.1), more than a short run has to spare on two cores.
+- One browser (node) for the K slots (`runtime.seats`: the node hosts a
+  VMController and an Observer per seat, each pair over a backend of its own,
+  with its own contexts and its own environment made ahead, all over one
+  Chromium and one Playwright driver; the runner's slots take the seats;
+  the browser's death ends every slot on it and their episodes are retried on
+  a fresh one). Five runs of `scaling` (2026-11-23, three on asyncio, two on
+  trio; load 2-16, other sessions ran meanwhile, one of them a CPU
+  benchmark): the whole run at K = 2, 4, 8 at 1.05-1.44x, 1.09-1.41x and
+  1.04-1.41x K = 1 (a browser per slot: 0.91-1.09x, 0.75-0.96x, 0.49-0.68x),
+  steady state at 92-100 %, 98-100 % and 97-100 % of what the CPU allows, one
+  start-up of 0.6-1.2 s whatever K (a browser per slot: 1.2-1.9, 1.5-3.9 and
+  4.8-8.5 s). Peak PSS per slot 139-146, 91-97 and 64-72 MiB at K = 2, 4, 8
+  (a browser per slot: 162-177, 122-126, 95-98); with one slot it is one
+  browser, 228-241 MiB (278 once), and nothing to share. The steady CPU per
+  episode is 0.36-0.39 s against 0.34-0.35 at K = 1 (one Python node and one
+  driver serve every slot's calls). The default (`bench.fit`) is one browser
+  for all the run's slots, as many slots as cores (2 here: with a
+  zero-latency agent K = 2, 4 and 8 ran within noise of each other); an agent
+  that waits for an LLM leaves the CPU idle and can use a larger
+  `--concurrency`. The main job (`python -m bench.supervisor`, 72 episodes,
+  K = 2), interleaved with the code before: 70/72 successes in every run,
+  18.6-22.7 s wall before, 17.2-23.5 s after (load 2-11; 16.3 s on trio): at
+  K = 2 on 72 episodes the one start-up saved is within the noise.
+- Trio runs lost their nodes: Linux sends the parent-death signal (the
+  lifeline that stops a node whose supervisor was SIGKILLed) when the
+  *thread* that started the node ends, and trio starts processes from worker
+  threads that end after 10 idle seconds, so every node was stopped about 10 s
+  after its start (the first trio run here retried every episode of K = 8
+  with a browser per slot three times, 0.22x; the main job on trio, before,
+  lost a node mid-run). `runtime.lifeline` now stops the node only when its
+  parent process is gone.
 """
 
 from __future__ import annotations
@@ -125,6 +159,7 @@ import resource
 import statistics
 import time
 from collections import defaultdict
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 
 import anyio
@@ -141,6 +176,7 @@ from protocols import EpisodeFinished, EpisodeStarted, StepTaken
 from runtime.events import EventBus
 from runtime.limits import Limits
 from runtime.remote import run_local_node
+from runtime.seats import SharedNodes
 
 TARGET_STEP_SECONDS = 0.080
 TARGET_RESET_SECONDS = 0.100
@@ -238,20 +274,28 @@ class Figures:
         return (cores * 60 / self.steady_cpu, (cores * self.steady - others) / self.steady * 60 / self.steady_cpu)
 
 
-async def run(tasks, k: int, *, meters: bool = True) -> Figures:
-    """Timings, step records, CPU and peak Chromium memory of running `tasks` on `k` browsers.
+async def run(tasks, k: int, *, meters: bool = True, slots_per_browser: int = 1) -> Figures:
+    """Timings, step records, CPU and peak Chromium memory of running `tasks` on `k` VM slots,
+    `slots_per_browser` of them on each browser (node).
 
     The meters read /proc for every process on the machine, in this process's event loop, which
     the episodes share: `meters=False` leaves them out (and CPU and memory empty) where only
     time counts."""
+    async with AsyncExitStack() as stack:
+        vm_slot = functools.partial(run_local_node, "bench.suites.miniwob.node:build", ready_timeout=60)
+        if slots_per_browser > 1:
+            vm_slot = (await stack.enter_async_context(SharedNodes(vm_slot, seats=slots_per_browser))).slot
+        return await _measured(tasks, k, vm_slot, meters)
+
+
+async def _measured(tasks, k: int, vm_slot, meters: bool) -> Figures:
     bus = EventBus()
     figures = Figures()
     meter = CpuMeter()
     machine_start = machine_busy()
     runner = EpisodeRunner(
         crew=CrewFactory(agent=lambda: Agent(ScriptedMiniWobAgent()), evaluator=lambda: Evaluator(MiniWobChecker())),
-        vm_slot=functools.partial(run_local_node, "bench.suites.miniwob.node:build", ready_timeout=60),
-        limits=Limits(call_seconds=60), concurrency=k, outlets=Outlets(bus=bus),
+        vm_slot=vm_slot, limits=Limits(call_seconds=60), concurrency=k, outlets=Outlets(bus=bus),
     )
     started = anyio.current_time()
     starts = 0
@@ -311,19 +355,27 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1000:6.1f} ms"
 
 
+LAYOUTS = {"own": "a browser (node) per slot", "shared": "one browser (node) for the K slots"}
+"""How the K slots of a scaling run get their browsers; with K = 1 both are the same run."""
+
+
 async def main(ks: list[int], episodes: int) -> None:
     # As a run orders them: each task's seeds together.
     names = DEFAULT_TASKS[:SCALING_TASKS]
     tasks = [miniwob_task(names[i % len(names)], i // len(names)) for i in range(episodes)]
     tasks.sort(key=lambda task: names.index(task.domain))
-    figures: dict[int, Figures] = {}
-    for k in ks:
-        figures[k] = run_k = await run(tasks, k)
-        print(f"K={k}: {episodes} episodes in {run_k.wall:.1f} s (nodes ready after {run_k.ready:.1f} s),"
-              f" {run_k.cpu_total:.1f} CPU s to the last result", flush=True)
+    figures: dict[str, dict[int, Figures]] = {layout: {} for layout in LAYOUTS}
+    for k in ks:  # both layouts of one K back to back: the machine's load drifts less between them
+        for layout in LAYOUTS if k > 1 else ["own"]:
+            figures[layout][k] = run_k = await run(tasks, k, slots_per_browser=k if layout == "shared" else 1)
+            print(f"K={k} ({LAYOUTS[layout] if k > 1 else 'one browser'}): {episodes} episodes in {run_k.wall:.1f} s"
+                  f" (nodes ready after {run_k.ready:.1f} s), {run_k.cpu_total:.1f} CPU s to the last result,"
+                  f" load {os.getloadavg()[0]:.1f}", flush=True)
+    base = figures["own"][min(ks)]
+    if min(ks) == 1:
+        figures["shared"][1] = base
 
-    first = figures[min(ks)]
-    steps = first.steps
+    steps = base.steps
     overhead = statistics.median(t.act + t.observe for t in steps)
     print(f"\nper-step overhead, K={min(ks)}, {len(steps)} steps (median):")
     print(f"  act + settle     {_ms(statistics.median(t.act for t in steps))}"
@@ -332,37 +384,45 @@ async def main(ks: list[int], episodes: int) -> None:
           f"   (screenshot {_ms(statistics.median(t.screenshot for t in steps)).strip()},"
           f" tree {_ms(statistics.median(t.tree for t in steps)).strip()}, captured together)")
     print(f"  total            {_ms(overhead)}   = {overhead / TARGET_STEP_SECONDS:.2f}x the 80 ms target")
-    if first.step_cpu:
-        print(f"  CPU per step     {_ms(statistics.median(first.step_cpu))}   (all processes, median of"
-              f" {len(first.step_cpu)})")
-    reset = statistics.median(first.resets)
+    if base.step_cpu:
+        print(f"  CPU per step     {_ms(statistics.median(base.step_cpu))}   (all processes, median of"
+              f" {len(base.step_cpu)})")
+    reset = statistics.median(base.resets)
     print(f"  visible reset    {_ms(reset)}   = {reset / TARGET_RESET_SECONDS:.2f}x the 100 ms target"
-          f" (task handed to the VM slot -> first observation, median of {len(first.resets)})")
+          f" (task handed to the VM slot -> first observation, median of {len(base.resets)})")
 
     cores = os.cpu_count() or 1
-    base = figures[min(ks)]
     print(f"\nthroughput (the same {episodes} episodes, {cores} cores, load {os.getloadavg()[0]:.1f} at the end):")
-    print("  K     whole run           steady state        CPU allows (all cores, what others left)"
-          "   steady/allowed   start-up   CPU s/episode   peak PSS/browser")
-    for k, f in figures.items():
-        whole, steady = episodes / f.wall * 60, f.steady_rate
-        every_core, left = f.allowed(cores)
-        print(f"  K={k:<3} {whole:6.1f}/min {whole / (episodes / base.wall * 60):5.2f}x"
-              f"   {steady:6.1f}/min {steady / base.steady_rate:5.2f}x"
-              f"   {every_core:6.1f}/min {left:6.1f}/min               {steady / left:5.0%}"
-              f"{' (target >= 90%)' if k > 1 else '                '}"
-              f" {f.ready:5.1f} s   {f.steady_cpu:6.2f}"
-              f"          {f.peak / k / 2**20:5.0f} MiB")
+    for layout, by_k in figures.items():
+        print(f"  {LAYOUTS[layout]}:")
+        print("  K     whole run           steady state        CPU allows (all cores, what others left)"
+              "   steady/allowed   start-up   CPU s/episode   peak PSS/slot")
+        for k, f in sorted(by_k.items()):
+            whole, steady = episodes / f.wall * 60, f.steady_rate
+            every_core, left = f.allowed(cores)
+            print(f"  K={k:<3} {whole:6.1f}/min {whole / (episodes / base.wall * 60):5.2f}x"
+                  f"   {steady:6.1f}/min {steady / base.steady_rate:5.2f}x"
+                  f"   {every_core:6.1f}/min {left:6.1f}/min               {steady / left:5.0%}"
+                  f"{' (target >= 90%)' if k > 1 else '                '}"
+                  f" {f.ready:5.1f} s   {f.steady_cpu:6.2f}"
+                  f"          {f.peak / k / 2**20:5.0f} MiB")
     print(f"  (CPU allows: cores / steady-state CPU seconds per episode, the most any K can reach here, and"
           f" the same with the CPU other processes on this shared machine took meanwhile taken out;"
-          f" peak PSS target <= {TARGET_MEMORY_MIB} MiB per browser)")
+          f" peak PSS target <= {TARGET_MEMORY_MIB} MiB per browser, here per slot)")
     if len(ks) > 1:
         k_max = max(ks)
-        print(f"  K={k_max} against K={min(ks)}, whole run: {base.wall / figures[k_max].wall:.2f}x (target >= 1.00x)")
+        for layout, by_k in figures.items():
+            print(f"  K={k_max} against K={min(ks)}, whole run, {LAYOUTS[layout]}:"
+                  f" {base.wall / by_k[k_max].wall:.2f}x (target >= 1.00x)")
 
-    print(f"\nCPU seconds per episode by process, K={min(ks)} (start-up included, shutdown not):")
-    for kind, seconds in sorted(first.cpu.items(), key=lambda item: -item[1]):
-        print(f"  {kind:28} {seconds / episodes:6.3f}")
+    k_max = max(ks)
+    columns = {f"K={min(ks)}": base, **({f"K={k_max} {layout}": figures[layout][k_max] for layout in LAYOUTS}
+                                        if k_max > min(ks) else {})}
+    print("\nCPU seconds per episode by process (start-up included, shutdown not):")
+    print(f"  {'':28}" + "".join(f" {name:>12}" for name in columns))
+    kinds = sorted({kind for f in columns.values() for kind in f.cpu}, key=lambda kind: -base.cpu.get(kind, 0.0))
+    for kind in kinds:
+        print(f"  {kind:28}" + "".join(f" {f.cpu.get(kind, 0.0) / episodes:12.3f}" for f in columns.values()))
 
 
 @dataclass
@@ -441,8 +501,9 @@ async def against_plain_loop(episodes: int, rounds: int) -> None:
 def cli() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.perf.browser", description=__doc__.split("\n\n")[0])
     parser.add_argument("mode", nargs="?", choices=["scaling", "plain"], default="scaling",
-                        help="scaling: K browsers, CPU and memory; plain: troupe against a plain Playwright loop")
-    parser.add_argument("--ks", default="1,2,4,8", help="scaling: concurrent browsers to compare")
+                        help="scaling: K VM slots, a browser each and one browser for all, CPU and memory; "
+                             "plain: troupe against a plain Playwright loop")
+    parser.add_argument("--ks", default="1,2,4,8", help="scaling: concurrent VM slots to compare")
     parser.add_argument("--episodes", type=int, default=None,
                         help=f"episodes per run (scaling: {SCALING_EPISODES}, the first {SCALING_TASKS} default tasks,"
                              f" each with its seeds together;"
