@@ -19,9 +19,8 @@ the task's scope stack, a weak-keyed task table) per call. With 1,000
 concurrent simulated episodes (bench/perf/pipeline) the two were a sixth of
 the runtime's CPU per step. A `Wakeup` is the loop's own primitive instead:
 
-- asyncio: a Future; a deadline is a timer handle that wakes the waiter;
-- trio: the waiting task parked and rescheduled; a deadline is an entry in a heap that one
-  system task per run keeps (a trio cancel scope per deadline cost more than the rest of the ask).
+- asyncio: a Future; trio: the waiting task parked and rescheduled;
+- a deadline: an entry in the loop's one heap of deadlines (`_Deadlines`), woken by one timer.
 
 Cancellation stays the loop's: a waiter whose anyio scope is cancelled raises
 as from any other wait.
@@ -34,6 +33,8 @@ import functools
 import heapq
 import itertools
 import math
+import time
+import weakref
 from types import ModuleType
 from typing import Any, Awaitable, Callable, Protocol, TypeVar
 
@@ -53,32 +54,33 @@ class Wakeup(Protocol):
 
 
 class _AsyncioWakeup:
-    __slots__ = ("_future",)
+    __slots__ = ("_deadlines", "_future")
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, deadlines: _AsyncioDeadlines) -> None:
         self._future = loop.create_future()
+        self._deadlines = deadlines
+
+    @property
+    def waiting(self) -> bool:
+        return not self._future.done()  # a cancelled waiter cancels the future
 
     def set(self) -> None:
-        if not self._future.done():  # a cancelled waiter cancels the future
+        if not self._future.done():
             self._future.set_result(True)
 
-    async def wait(self, deadline: float = math.inf) -> bool:
-        if deadline == math.inf:
-            return await self._future
-        timer = self._future.get_loop().call_at(deadline, self._expire)
-        try:
-            return await self._future
-        finally:
-            timer.cancel()
-
-    def _expire(self) -> None:
+    def expire(self) -> None:
+        """The deadline passed: wake the waiter, if it still waits, with False."""
         if not self._future.done():
             self._future.set_result(False)
 
+    async def wait(self, deadline: float = math.inf) -> bool:
+        if deadline != math.inf and not self._future.done():
+            self._deadlines.add(deadline, self)
+        return await self._future
+
 
 class _TrioWakeup:
-    """Parks the waiting task itself (what a trio.Event does through a parking lot); a
-    deadline is an entry in the run's `_TrioDeadlines`."""
+    """Parks the waiting task itself (what a trio.Event does through a parking lot)."""
 
     __slots__ = ("_deadlines", "_expired", "_lowlevel", "_set", "_task")
 
@@ -121,51 +123,99 @@ class _TrioWakeup:
         return self._lowlevel.Abort.SUCCEEDED
 
 
-class _TrioDeadlines:
-    """The deadlines of a trio run's waiting wake-ups, kept by one system task.
+class _Expiring(Protocol):
+    @property
+    def waiting(self) -> bool: ...
 
-    A trio cancel scope per deadline (every ask has one) measured ~8 us per ask
-    alone, and with 1,000 episodes running a quarter of an episode's CPU; an
-    entry in a heap costs well under a microsecond. A wake-up set before its
-    deadline stays in the heap until that passes or a compaction drops it."""
+    def expire(self) -> None: ...
 
-    def __init__(self, trio: ModuleType) -> None:
-        self._trio = trio
-        self._heap: list[tuple[float, int, _TrioWakeup]] = []
+
+class _Deadlines:
+    """The deadlines of one loop's waiting wake-ups, in one heap, woken by one timer.
+
+    A timer per deadline (asyncio's TimerHandle, in a heap compared by a Python
+    `__lt__`) or a trio cancel scope per deadline cost ~3 and ~8 us per ask,
+    and every ask has a deadline; an entry in this heap of tuples costs well
+    under one. A wake-up set before its deadline (the usual case) stays in the
+    heap until that passes or a compaction drops it."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[float, int, _Expiring]] = []
         self._order = itertools.count()  # equal deadlines never compare their wake-ups
         self._compact_at = _COMPACT_AT
-        self._next = math.inf  # what the keeper sleeps until
-        self._keeper: Any = None  # the keeper's task while it sleeps
-        trio.lowlevel.spawn_system_task(self._keep, name="runtime.loop deadlines")
+        self.next = math.inf
+        """The earliest deadline the loop has been asked to wake this keeper at."""
 
-    def add(self, deadline: float, wakeup: _TrioWakeup) -> None:
+    def add(self, deadline: float, wakeup: _Expiring) -> None:
         heapq.heappush(self._heap, (deadline, next(self._order), wakeup))
         if len(self._heap) >= self._compact_at:
             self._heap = [entry for entry in self._heap if entry[2].waiting]
             heapq.heapify(self._heap)
             self._compact_at = max(_COMPACT_AT, 2 * len(self._heap))
-        if deadline < self._next and self._keeper is not None:
+        if deadline < self.next:
+            self.next = deadline
+            self._wake_at(deadline)
+
+    def expire_due(self, now: float) -> None:
+        """Wake the waiters whose deadline is `now` or earlier; `next` becomes the earliest left."""
+        heap = self._heap
+        while heap and heap[0][0] <= now:
+            heapq.heappop(heap)[2].expire()
+        self.next = heap[0][0] if heap else math.inf
+
+    def _wake_at(self, when: float) -> None:
+        """Have the loop call `expire_due` at `when` (earlier than it would have)."""
+        raise NotImplementedError
+
+
+_COMPACT_AT = 1024
+_CLOCK_RESOLUTION = time.get_clock_info("monotonic").resolution
+"""asyncio runs a timer up to its clock's resolution early; so are the deadlines it runs."""
+
+
+class _AsyncioDeadlines(_Deadlines):
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__()
+        self._loop = loop
+        self._timer: asyncio.TimerHandle | None = None
+
+    def _wake_at(self, when: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = self._loop.call_at(when, self._fire)
+
+    def _fire(self) -> None:
+        self._timer = None
+        self.expire_due(self._loop.time() + _CLOCK_RESOLUTION)
+        if self.next != math.inf:
+            self._timer = self._loop.call_at(self.next, self._fire)
+
+
+class _TrioDeadlines(_Deadlines):
+    """Kept by one system task of the run, asleep until the earliest deadline."""
+
+    def __init__(self, trio: ModuleType) -> None:
+        super().__init__()
+        self._trio = trio
+        self._keeper: Any = None  # the keeper's task while it sleeps
+        trio.lowlevel.spawn_system_task(self._keep, name="runtime.loop deadlines")
+
+    def _wake_at(self, when: float) -> None:
+        if self._keeper is not None:
             self._trio.lowlevel.reschedule(self._keeper)
             self._keeper = None
 
     async def _keep(self) -> None:
         lowlevel = self._trio.lowlevel
         while True:
-            heap = self._heap
-            now = self._trio.current_time()
-            while heap and heap[0][0] <= now:
-                heapq.heappop(heap)[2].expire()
-            self._next = heap[0][0] if heap else math.inf
+            self.expire_due(self._trio.current_time())
             self._keeper = lowlevel.current_task()
-            with self._trio.move_on_at(self._next):
+            with self._trio.move_on_at(self.next):
                 await lowlevel.wait_task_rescheduled(self._sleep_ended)
 
     def _sleep_ended(self, raise_cancel: Any) -> Any:
         self._keeper = None
         return self._trio.lowlevel.Abort.SUCCEEDED
-
-
-_COMPACT_AT = 1024
 
 
 def loop_clock() -> Callable[[], float]:
@@ -189,9 +239,14 @@ def wakeup_factory() -> Callable[[], Wakeup]:
 
         trio.lowlevel.current_task()  # raises RuntimeError outside trio too
         return functools.partial(_TrioWakeup, trio, _trio_deadlines(trio))
-    return functools.partial(_AsyncioWakeup, loop)
+    deadlines = _ASYNCIO_DEADLINES.get(loop)
+    if deadlines is None:
+        deadlines = _ASYNCIO_DEADLINES[loop] = _AsyncioDeadlines(loop)
+    return functools.partial(_AsyncioWakeup, loop, deadlines)
 
 
+_ASYNCIO_DEADLINES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _AsyncioDeadlines] = (
+    weakref.WeakKeyDictionary())
 _TRIO_DEADLINES: Any = None  # a trio RunVar once trio is loaded
 
 
