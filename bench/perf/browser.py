@@ -83,13 +83,18 @@ are from one process, CPU seconds are the steadier measure):
   clicks as three pipelined CDP input events (3.5 ms against Playwright's 3.0),
   page.evaluate replaced by raw Runtime.evaluate (0.4 ms less a call), JPEG
   or WebP screenshots (slower to encode than the fastest PNG here).
-- Against the plain loop (`plain`): troupe 0.8-1.4x its episodes per minute
-  (median of rounds 0.99-1.17x), under the 1.5x target. Both do the same
-  browser work; the plain loop's reset (~200 ms) is on its critical path and
-  troupe's is not, but troupe pays for a node process, a websocket and a
-  supervisor per step (~0.03 CPU s per episode more, by getrusage) and, on two cores
-  that one fast episode stream already keeps busy, its overlap has little
-  idle CPU to use.
+- Against the baselines (`plain`): the gym-style loop, which does what
+  BrowserGym's BrowserEnv does by default (a new browser at every reset, a
+  0.5 s sleep after each action, then the DOM-loaded wait), runs 70-76
+  episodes a minute and troupe 264-314: 3.49-4.19x (median 3.86x, target
+  1.5x), about what the issue measured against BrowserGym itself (3.4-4.5x).
+  Against the leanest loop (one browser, troupe's own settle-wait) troupe
+  is 1.17-1.26x (0.8-1.4x in earlier runs at load up to 14): both do the
+  same browser work; the plain loop's reset (~150-185 ms) is on its critical
+  path and troupe's is not, but troupe pays for a node process, a websocket
+  and a supervisor per step (~0.02 CPU s per episode more, by getrusage)
+  and, on two cores that one fast episode stream already keeps busy, its
+  overlap has little idle CPU to use.
 - Node start-up: importing the MiniWoB node app imported all of `bench`
   (the API, every suite, the WAA suite's OpenCV and NumPy): 0.70 s of CPU per
   node start; with the packages' names resolved when asked, 0.10 s.
