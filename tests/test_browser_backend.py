@@ -244,9 +244,67 @@ async def test_a_reset_after_a_preparation_that_failed_makes_its_own_environment
 
     nowhere = Task(task_id="nowhere", instruction="x", raw_config={"browser": {"start": "http://127.0.0.1:1/"}})
     for attempt in (1, 2):  # twice: then the page predicted next is this one, and loading it ahead fails too
-        with pytest.raises(PlaywrightError, match="net::ERR_"):
+        with pytest.raises(Refused, match="^the page failed: Page.goto: net::ERR_"):  # the browser lives on
             await browser.reset(nowhere, attempt)
     with pytest.raises(PlaywrightError, match="net::ERR_"):
         await asyncio.shield(browser._ahead._next)
     await browser.reset(page_task("actions.html"), 1)
     assert element(await observe(browser), "button", "Press").bbox is not None
+
+
+async def test_a_live_page_whose_renderer_died_is_refused_not_a_crash_of_the_browser():
+    """A crash of the actor would end the node, and with it every slot of a shared browser."""
+    before = set(browser_mains(os.getpid()))
+    backend = BrowserBackend()
+    await backend.start()
+    try:
+        (browser_pid,) = set(browser_mains(os.getpid())) - before
+        await backend.reset(page_task("actions.html"), 1)
+        await asyncio.shield(backend._ahead._next)  # the next environment's renderer, the newest, exists
+        renderers = [pid for pid, argv in descendants(browser_pid).items() if b"--type=renderer" in argv]
+        os.kill(sorted(renderers, key=_started)[-2], signal.SIGKILL)  # the older of the two: the live page's
+        with anyio.fail_after(10):
+            while not backend._env.crashed:
+                await anyio.sleep(0.02)
+        for call in (observe(backend), backend.act(1, Click(point=Point(x=5, y=5))), backend.inspect({})):
+            with pytest.raises(Refused, match="^the page failed: its renderer crashed$"):
+                await call
+        backend.chromium.check()  # the browser is alive
+    finally:
+        await backend.close()
+
+
+async def test_a_fresh_page_not_made_in_time_is_refused_instead_of_awaited_for_ever():
+    """Playwright never answers for a new page whose renderer died while it was made; a bound far
+    below what making one takes stands in for that here."""
+    backend = BrowserBackend(load_timeout=0.001)
+    await backend.start()
+    try:
+        with anyio.fail_after(10), pytest.raises(Refused, match="^the page failed: a fresh one was not made within"
+                                                                " 0.001 s$"):
+            await backend.reset(page_task("actions.html"), 1)
+    finally:
+        await backend.close()
+
+
+async def test_a_call_waiting_on_a_browser_that_dies_ends_at_once_as_a_crash():
+    """Playwright never answers some calls in flight when the browser dies (a new page's): a reset
+    waited for one until its caller gave up. Here the call that never ends is a sleep."""
+    from actors.backends.browser.chromium import BrowserCrashed, Chromium
+
+    before = set(browser_mains(os.getpid()))
+    chromium = Chromium()
+    await chromium.start()
+    try:
+        (pid,) = set(browser_mains(os.getpid())) - before
+
+        async def kill() -> None:
+            await anyio.sleep(0.2)
+            os.kill(pid, signal.SIGKILL)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(kill)
+            with anyio.fail_after(10), pytest.raises(BrowserCrashed, match="died .* while a call to it was waiting"):
+                await chromium.unless_lost(anyio.sleep_forever())
+    finally:
+        await chromium.close()

@@ -11,6 +11,9 @@ accessibility tree at the same time over one CDP session.
 A browser that dies is not a step error: every call checks, and raises
 `chromium.BrowserCrashed`, which crashes the hosting actor and with it the node, so
 the supervisor restarts the node and retries the episode on a fresh browser.
+A page that fails under a live browser (its renderer crashed, a load broke
+off) is refused instead: the episode is retried on a fresh VM all the same,
+and the browser's other slots go on.
 """
 
 from __future__ import annotations
@@ -83,11 +86,21 @@ class BrowserBackend:
     def _check(self, exc: BaseException | None = None) -> None:
         self.chromium.check(exc)
 
+    def _failed(self, exc: PlaywrightError) -> Refused:
+        """What a Playwright error of this slot's page becomes: BrowserCrashed (raised here) when
+        the browser is gone, else a refusal (a crash of the actor would end the node, and with it
+        every slot on the browser)."""
+        self._check(exc)
+        return Refused(f"the page failed: {str(exc).splitlines()[0]}")
+
     # --- VMBackend -------------------------------------------------------------
 
     async def reset(self, task: Task, attempt: int) -> None:
         """Hand the episode the environment made ahead if it fits the task (else a fresh one),
         load the task's page unless it already is, start it; then prepare the next."""
+        await self.chromium.unless_lost(self._reset(task))
+
+    async def _reset(self, task: Task) -> None:
         self._check()
         try:
             spec = page_spec(task.raw_config)
@@ -110,8 +123,7 @@ class BrowserBackend:
             env.loaded = None  # started below: never to be taken for loaded again
             self._instruction = None if site is None else await site.start(env.page, spec, self.load_timeout)
         except PlaywrightError as exc:
-            self._check(exc)
-            raise
+            raise self._failed(exc) from exc
         finally:
             self._ahead.prepare(done_with, spec)
 
@@ -125,7 +137,11 @@ class BrowserBackend:
         return site
 
     async def _open(self, viewport: tuple[int, int]) -> Environment:
-        return await Environment.open(self.chromium.browser, viewport)
+        """A fresh environment, within `load_timeout`: Playwright never answers for a new page
+        whose renderer died while it was made (a reset waited for it until its caller gave up)."""
+        with anyio.move_on_after(self.load_timeout):
+            return await Environment.open(self.chromium.browser, viewport)
+        raise Refused(f"the page failed: a fresh one was not made within {self.load_timeout:g} s")
 
     async def _load(self, env: Environment, spec: PageSpec) -> None:
         """Load `spec`'s page into `env`'s fresh page, without starting it."""
@@ -161,8 +177,7 @@ class BrowserBackend:
         try:
             waited, unsettled = await settle(page, self._env.network, self.settle_policy)
         except PlaywrightError as exc:
-            self._check(exc)
-            raise
+            raise self._failed(exc) from exc
         return Acted(duration=duration, settle=waited, error=error or unsettled)
 
     async def inspect(self, spec: dict[str, Any]) -> dict[str, Any]:
@@ -175,8 +190,7 @@ class BrowserBackend:
         try:
             values = await page.evaluate("names => names.map(n => window[n] === undefined ? null : window[n])", names)
         except PlaywrightError as exc:
-            self._check(exc)
-            raise
+            raise self._failed(exc) from exc
         assert self._env is not None
         return {"globals": dict(zip(names, values)), "url": page.url, "downloads": list(self._env.downloads)}
 
@@ -189,10 +203,10 @@ class BrowserBackend:
                 shot = await cdp_send(cdp, "Page.captureScreenshot", SCREENSHOT)
                 break
             except PlaywrightError as exc:
-                self._check(exc)
                 # A busy headless renderer sometimes has no frame to give yet; it will shortly.
                 if "Unable to capture screenshot" not in str(exc) or pause is None:
-                    raise
+                    raise self._failed(exc) from exc
+                self._check(exc)
                 await anyio.sleep(pause)
         size = page.viewport_size or {"width": 0, "height": 0}
         return base64.b64decode(shot["data"]), Viewport(size["width"], size["height"])
@@ -202,15 +216,14 @@ class BrowserBackend:
         replies: dict[str, Any] = {}
 
         async def call(method: str, params: dict[str, Any]) -> None:
-            replies[method] = await cdp_send(cdp, method, params)
+            try:
+                replies[method] = await cdp_send(cdp, method, params)
+            except PlaywrightError as exc:
+                raise self._failed(exc) from exc
 
-        try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(call, "Accessibility.getFullAXTree", {})
-                tg.start_soon(call, "DOMSnapshot.captureSnapshot", {"computedStyles": []})
-        except PlaywrightError as exc:
-            self._check(exc)
-            raise
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(call, "Accessibility.getFullAXTree", {})
+            tg.start_soon(call, "DOMSnapshot.captureSnapshot", {"computedStyles": []})
         boxes = layout_boxes(replies["DOMSnapshot.captureSnapshot"])
         return normalize(replies["Accessibility.getFullAXTree"]["nodes"], boxes)
 
@@ -220,8 +233,7 @@ class BrowserBackend:
             title, element_focused = await page.evaluate(_DETAILS)
             focused = await self._focused(cdp) if element_focused else None
         except PlaywrightError as exc:
-            self._check(exc)
-            raise
+            raise self._failed(exc) from exc
         return {"url": page.url, "window_title": title, "app_name": "chromium",
                 "focused_element": focused, "instruction": self._instruction}
 
@@ -241,6 +253,8 @@ class BrowserBackend:
         self._check()
         if self._env is None:
             raise Refused("the browser has not been reset to a task yet")
+        if self._env.crashed:
+            raise Refused("the page failed: its renderer crashed")
         return self._env.page, self._env.cdp
 
 

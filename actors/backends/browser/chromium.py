@@ -7,13 +7,15 @@ browser holding a live and a prepared context per slot took 211, 121, 77
 and 54 MiB PSS per slot for 1, 2, 4 and 8 slots.
 
 The browser's death is everyone's: every backend over it checks `check`,
-which raises `BrowserCrashed` once the browser is gone.
+which raises `BrowserCrashed` once the browser is gone, and `unless_lost`
+stops waiting for a call the dead browser will never answer.
 """
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Awaitable, Mapping, TypeVar
 
+import anyio
 import sniffio
 from playwright.async_api import Browser, Playwright, async_playwright
 
@@ -23,6 +25,8 @@ from runtime.errors import Refused
 from actors.backends.browser.launch import LAUNCH_ARGS, find_browser
 from actors.backends.browser.pages import Site
 from actors.errors import ConfigurationError
+
+T = TypeVar("T")
 
 
 class BrowserCrashed(TroupeError, RuntimeError):
@@ -36,6 +40,7 @@ class Chromium:
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self._lost: str | None = None
+        self._waiting: set[anyio.CancelScope] = set()
 
     async def start(self) -> None:
         loop = sniffio.current_async_library()
@@ -70,5 +75,21 @@ class Chromium:
             detail = f": {str(exc).splitlines()[0]}" if exc is not None else ""
             raise BrowserCrashed(f"{self._lost or 'the browser is gone'}{detail}") from exc
 
+    async def unless_lost(self, work: Awaitable[T]) -> T:
+        """`work`'s result, or BrowserCrashed as soon as the browser is gone, even while `work`
+        waits for it: Playwright answers some calls in flight when the browser dies (a new
+        page's) never, and a reset waited for it until its caller gave up."""
+        with anyio.CancelScope() as scope:
+            self._waiting.add(scope)
+            if self._lost:
+                scope.cancel()
+            try:
+                return await work
+            finally:
+                self._waiting.discard(scope)
+        raise BrowserCrashed(f"{self._lost} while a call to it was waiting")  # the scope's cancel
+
     def _disconnected(self, _browser: Browser) -> None:
         self._lost = "the browser process died or closed its connection"
+        for scope in self._waiting:
+            scope.cancel()

@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import contextlib
 
+import anyio
 from playwright.async_api import Browser, BrowserContext, CDPSession, Download, Page
 from playwright.async_api import Error as PlaywrightError
 
 from actors.backends.browser.settle import INIT_SCRIPT, NetworkWatch
+
+CLOSE_SECONDS = 5.0
+"""How long closing the context of a page that was not made may take."""
 
 Page_ = tuple[str, tuple[int, int]]
 """A page as `PageSpec.page` names it: its `start` and the viewport."""
@@ -36,7 +40,8 @@ class Environment:
         self.downloads: list[str] = []
         """The file names of the downloads this episode's page started."""
         self.crashed = False
-        """Its renderer died (killed, out of memory) while it waited to be handed over."""
+        """Its renderer died (killed, out of memory): made ahead, it is not handed over; live, its
+        episode is refused."""
         page.on("download", self._downloaded)
         page.on("crash", self._crashed)
 
@@ -49,8 +54,8 @@ class Environment:
             await context.add_init_script(INIT_SCRIPT)
             page = await context.new_page()
             cdp = await context.new_cdp_session(page)
-        except BaseException:
-            with contextlib.suppress(PlaywrightError):
+        except BaseException:  # a page not made in time, too: the context goes, bounded
+            with anyio.move_on_after(CLOSE_SECONDS, shield=True), contextlib.suppress(PlaywrightError):
                 await context.close()
             raise
         return cls(context, page, cdp, viewport)
