@@ -117,7 +117,7 @@ are from one process, CPU seconds are the steadier measure):
   episode's start to the last result), 95-100 %, 98-99 % and 94-98 % of the
   episodes per minute the CPU left by other sessions allows at K = 2, 4, 8,
   and K = 8 at 0.86-0.97x K = 1. The whole run at K = 8 is slower than at
-  K = 1 on 24 episodes (0.56-0.72x; 0.49-0.68x in the runs below, at a higher
+  K = 1 on 24 episodes (0.56-0.72x; 0.45-0.68x in the runs below, at a higher
   load) because each of the 8 nodes costs ~0.7 CPU s to start (the
   Playwright driver 0.3, the node's Python 0.3, of it 0.2 imports, cut from
   0.7; the browser 0.1), more than a short run has to spare on two cores.
@@ -126,16 +126,16 @@ are from one process, CPU seconds are the steadier measure):
   with its own contexts and its own environment made ahead, all over one
   Chromium and one Playwright driver; the runner's slots take the seats;
   the browser's death ends every slot on it and their episodes are retried on
-  a fresh one). Five runs of `scaling` (2026-11-23, three on asyncio, two on
-  trio; load 2-16, other sessions ran meanwhile, one of them a CPU
-  benchmark): the whole run at K = 2, 4, 8 at 1.05-1.44x, 1.09-1.41x and
-  1.04-1.41x K = 1 (a browser per slot: 0.91-1.09x, 0.75-0.96x, 0.49-0.68x),
+  a fresh one). Six runs of `scaling` (2026-11-23, four on asyncio, two on
+  trio; load 2-17, other sessions ran meanwhile, one of them a CPU
+  benchmark): the whole run at K = 2, 4, 8 at 1.05-1.44x, 1.00-1.41x and
+  1.04-1.41x K = 1 (a browser per slot: 0.91-1.09x, 0.75-0.96x, 0.45-0.68x),
   steady state at 92-100 %, 98-100 % and 97-100 % of what the CPU allows, one
   start-up of 0.6-1.2 s whatever K (a browser per slot: 1.2-1.9, 1.5-3.9 and
-  4.8-8.5 s). Peak PSS per slot 139-146, 91-97 and 64-72 MiB at K = 2, 4, 8
-  (a browser per slot: 162-177, 122-126, 95-98); with one slot it is one
+  4.8-8.9 s). Peak PSS per slot 136-146, 91-97 and 61-72 MiB at K = 2, 4, 8
+  (a browser per slot: 162-177, 122-126, 93-98); with one slot it is one
   browser, 228-241 MiB (278 once), and nothing to share. The steady CPU per
-  episode is 0.36-0.39 s against 0.34-0.35 at K = 1 (one Python node and one
+  episode is 0.36-0.42 s against 0.34-0.37 at K = 1 (one Python node and one
   driver serve every slot's calls). The default (`bench.fit`) is one browser
   for all the run's slots, as many slots as cores (2 here: with a
   zero-latency agent K = 2, 4 and 8 ran within noise of each other); an agent
@@ -144,6 +144,14 @@ are from one process, CPU seconds are the steadier measure):
   K = 2), interleaved with the code before: 70/72 successes in every run,
   18.6-22.7 s wall before, 17.2-23.5 s after (load 2-11; 16.3 s on trio): at
   K = 2 on 72 episodes the one start-up saved is within the noise.
+  `bench.chaos --suite miniwob --faults 20` (browser, renderer, node and
+  supervisor kills, floods) with the shared browser: 72 of 72 results, none
+  lost, duplicated or changed, no environment error. What it turned up, fixed:
+  Playwright never answers a new page whose renderer, or whose browser, dies
+  while it is made, and a reset waited for it for the whole call limit (60
+  s; also with a browser per slot); and a page's failure under a live browser
+  crashed the node, and with a shared browser every slot on it: it is
+  refused now, and only its episode is retried.
 - Trio runs lost their nodes: Linux sends the parent-death signal (the
   lifeline that stops a node whose supervisor was SIGKILLed) when the
   *thread* that started the node ends, and trio starts processes from worker
