@@ -9,10 +9,11 @@ available for VMs, and by `MOST` for suites that take no CPU.
 
 Browsers that several slots can share (a suite whose node app seats several,
 on node processes the run starts itself) are shared by all the run's slots:
-bench.perf.browser measured one browser for K slots at 146, 96 and 72 MiB PSS
-a slot for K = 2, 4, 8 (a browser each: 164, 124, 95), and one start-up
-instead of K, which made K = 8 faster than K = 1 instead of slower. The
-memory bound then counts one browser and a context's worth per slot.
+bench.perf.browser measured one browser for K slots at 136-146, 91-97 and
+61-72 MiB PSS a slot for K = 2, 4, 8 (a browser each: 162-177, 122-126,
+93-98), and one start-up instead of K, which made K = 8 faster than K = 1
+(1.04-1.41x) instead of slower (0.45-0.72x). The memory bound then counts one
+browser and a context's worth per slot.
 """
 
 from __future__ import annotations
