@@ -5,7 +5,11 @@ A browser VM is CPU-bound (about one core per Chromium under MiniWoB's load;
 bench.perf.browser measured that more browsers than cores make a run slower,
 not faster); a simulated VM only sleeps. So the default concurrency is the
 cores over the CPU one of the suite's VMs takes, bounded by the memory
-available for VMs, and by `MOST` for suites that take no CPU.
+available for VMs, and by `MOST` for suites that take no CPU. That core
+count holds for an agent that decides at once (the scripted baselines); an
+LLM agent takes seconds a step, during which its VM uses no CPU (a MiniWoB
+step costs ~0.05 CPU s), so with `--agent llm` memory, the run's LLM slots
+and `MOST` bound it instead.
 
 Browsers that several slots can share (a suite whose node app seats several,
 on node processes the run starts itself) are shared by all the run's slots:
@@ -53,6 +57,10 @@ def fitting_concurrency(suite: Suite, config: RunConfig) -> tuple[int, str]:
     by_cores = max(1, int(cores / suite.vm_cpus))
     per_browser = config.slots_per_browser if shares_browsers(suite, config) else 1
     by_memory = _slots_in_memory(_available_memory(), per_browser)
+    if config.agent == "llm":
+        chosen = min(MOST, by_memory, config.llm_slots)
+        return chosen, (f"an LLM agent leaves its VM idle while the model answers, so cores do not bound it: "
+                        f"memory for {by_memory}, {config.llm_slots} LLM call(s) at once, at most {MOST}")
     chosen = min(MOST, by_cores, by_memory)
     return chosen, (f"what this machine fits: {cores} cores for VMs of {suite.vm_cpus:g} CPU, "
                     f"memory for {by_memory}, at most {MOST}")

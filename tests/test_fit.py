@@ -19,6 +19,21 @@ def test_browser_runs_get_a_vm_per_core_on_one_browser_and_sleeping_vms_the_most
     assert sims.config.concurrency == MOST and "take no CPU" in sims.concurrency_chosen
 
 
+def test_an_llm_agents_vms_are_not_bounded_by_the_cores(tmp_path, monkeypatch):
+    """An LLM agent leaves its browser idle for seconds a step: one core fits several."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    monkeypatch.setattr("bench.fit._available_memory", lambda: 8 * 2**30)
+    scripted = plan("miniwob", {"tasks": ["click-button"], "out": str(tmp_path / "scripted")})
+    assert scripted.config.concurrency == 1
+    llm = plan("miniwob", {"tasks": ["click-button"], "agent": "llm", "out": str(tmp_path / "llm")})
+    assert llm.config.concurrency == MOST and "LLM agent" in llm.concurrency_chosen
+    few_calls = plan("miniwob", {"tasks": ["click-button"], "agent": "llm", "llm_slots": 3, "out": str(tmp_path / "3")})
+    assert few_calls.config.concurrency == 3 and "3 LLM call(s)" in few_calls.concurrency_chosen
+    monkeypatch.setattr("bench.fit._available_memory", lambda: 600 * 2**20)
+    small = plan("miniwob", {"tasks": ["click-button"], "agent": "llm", "out": str(tmp_path / "small")})
+    assert small.config.concurrency == 3  # one browser (400 MiB) and two more contexts (100 each)
+
+
 def test_memory_bounds_it_counting_a_browser_and_a_context_per_slot_and_what_is_given_stands(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "cpu_count", lambda: 64)
     monkeypatch.setattr("bench.fit._available_memory", lambda: 800 * 2**20)
