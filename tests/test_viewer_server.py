@@ -187,6 +187,10 @@ async def timed_run(with_viewer: bool) -> float:
 
 
 async def test_a_viewer_that_never_reads_does_not_slow_the_run():
-    baseline = await timed_run(with_viewer=False)
-    watched = await timed_run(with_viewer=True)
-    assert watched < baseline * 1.5 + 0.3, (baseline, watched)
+    """Each run twice, in turns, the faster of each compared: a shared machine's load
+    comes and goes within one run."""
+    times: dict[bool, list[float]] = {False: [], True: []}
+    for with_viewer in (False, True, False, True):
+        times[with_viewer].append(await timed_run(with_viewer))
+    baseline, watched = min(times[False]), min(times[True])
+    assert watched < baseline * 1.5 + 0.3, times
