@@ -14,12 +14,16 @@ The viewer answers its page on its websocket's port instead, over anyio
 
 from __future__ import annotations
 
+import logging
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 __all__ = ["LoopbackHTTPServer", "QuietHandler", "send_reply"]
+
+logger = logging.getLogger(__name__)
 
 _POLL_SECONDS = 0.1
 """How often the serving thread looks for `close`: the longest a close waits for it."""
@@ -89,6 +93,14 @@ class _ThreadingServer(ThreadingHTTPServer):
             self.shutdown_request(request)
             return
         super().process_request(request, client_address)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client gone mid-request (a browser killed, a context closed while its page loaded)
+        is part of a run, not an error; any other failure is logged, not printed to stderr
+        (the standard library's default) between a run's lines."""
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, ConnectionAbortedError, BrokenPipeError)):
+            return
+        logger.warning("a request from %s:%s failed", *client_address[:2], exc_info=True)
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
