@@ -34,7 +34,6 @@ import heapq
 import itertools
 import math
 import time
-import weakref
 from types import ModuleType
 from typing import Any, Awaitable, Callable, Protocol, TypeVar
 
@@ -241,12 +240,16 @@ def wakeup_factory() -> Callable[[], Wakeup]:
         return functools.partial(_TrioWakeup, trio, _trio_deadlines(trio))
     deadlines = _ASYNCIO_DEADLINES.get(loop)
     if deadlines is None:
+        for closed in [other for other in _ASYNCIO_DEADLINES if other.is_closed()]:
+            del _ASYNCIO_DEADLINES[closed]
         deadlines = _ASYNCIO_DEADLINES[loop] = _AsyncioDeadlines(loop)
     return functools.partial(_AsyncioWakeup, loop, deadlines)
 
 
-_ASYNCIO_DEADLINES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _AsyncioDeadlines] = (
-    weakref.WeakKeyDictionary())
+_ASYNCIO_DEADLINES: dict[asyncio.AbstractEventLoop, _AsyncioDeadlines] = {}
+"""Each loop's heap of deadlines. It holds its loop (through its timer and its waiters'
+futures), so a loop is dropped from here once it is closed, when the next loop's first
+wake-ups are made: at most one finished loop is kept."""
 _TRIO_DEADLINES: Any = None  # a trio RunVar once trio is loaded
 
 

@@ -1,5 +1,9 @@
 """The running loop's own primitives (runtime.loop): wake-ups with deadlines, the clock, side tasks."""
 
+import asyncio
+import gc
+import weakref
+
 import anyio
 import pytest
 
@@ -140,3 +144,26 @@ async def test_cancelling_the_caller_stops_the_side_tasks():
     with anyio.move_on_after(0.05) as scope:
         await alongside(lambda: hangs("main"), lambda: hangs("tree"), lambda: hangs("details"))
     assert scope.cancelled_caught and sorted(stopped) == ["details", "main", "tree"]
+
+
+def test_finished_asyncio_loops_are_not_kept_alive_by_their_deadlines():
+    """About asyncio only: its deadline heaps are kept per loop in a registry (trio's lives
+    and dies with its run), which lets a closed loop go when the next loop makes wake-ups."""
+    loops = []
+
+    async def ask_with_a_deadline():
+        loops.append(weakref.ref(asyncio.get_running_loop()))
+        wakeup = wakeup_factory()()
+
+        async def answer():
+            await anyio.sleep(0)
+            wakeup.set()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(answer)
+            assert await wakeup.wait(anyio.current_time() + 600) is True
+
+    for _ in range(3):
+        anyio.run(ask_with_a_deadline, backend="asyncio")
+    gc.collect()
+    assert [ref() is None for ref in loops] == [True, True, False]  # the last one until the next
