@@ -53,14 +53,14 @@ def fitting_concurrency(suite: Suite, config: RunConfig) -> tuple[int, str]:
         return MOST, f"{suite.name} VMs take no CPU"
     if config.vm == "ray":
         return MOST, "VMs placed on Ray wait for room on its hosts"
-    cores = os.cpu_count() or 1
-    by_cores = max(1, int(cores / suite.vm_cpus))
     per_browser = config.slots_per_browser if shares_browsers(suite, config) else 1
     by_memory = _slots_in_memory(_available_memory(), per_browser)
     if config.agent == "llm":
         chosen = min(MOST, by_memory, config.llm_slots)
         return chosen, (f"an LLM agent leaves its VM idle while the model answers, so cores do not bound it: "
                         f"memory for {by_memory}, {config.llm_slots} LLM call(s) at once, at most {MOST}")
+    cores = os.cpu_count() or 1
+    by_cores = max(1, int(cores / suite.vm_cpus))
     chosen = min(MOST, by_cores, by_memory)
     return chosen, (f"what this machine fits: {cores} cores for VMs of {suite.vm_cpus:g} CPU, "
                     f"memory for {by_memory}, at most {MOST}")

@@ -187,7 +187,7 @@ class _AsyncioDeadlines(_Deadlines):
         self._timer = None
         self.expire_due(self._loop.time() + _CLOCK_RESOLUTION)
         if self.next != math.inf:
-            self._timer = self._loop.call_at(self.next, self._fire)
+            self._wake_at(self.next)
 
 
 class _TrioDeadlines(_Deadlines):
@@ -240,8 +240,9 @@ def wakeup_factory() -> Callable[[], Wakeup]:
         return functools.partial(_TrioWakeup, trio, _trio_deadlines(trio))
     deadlines = _ASYNCIO_DEADLINES.get(loop)
     if deadlines is None:
-        for closed in [other for other in _ASYNCIO_DEADLINES if other.is_closed()]:
-            del _ASYNCIO_DEADLINES[closed]
+        for other in list(_ASYNCIO_DEADLINES):  # a copy: loops in other threads add theirs meanwhile
+            if other.is_closed():
+                _ASYNCIO_DEADLINES.pop(other, None)
         deadlines = _ASYNCIO_DEADLINES[loop] = _AsyncioDeadlines(loop)
     return functools.partial(_AsyncioWakeup, loop, deadlines)
 

@@ -81,13 +81,11 @@ async def run_plain_loop(tasks: list[Task], harness: Harness = LEAN, executable:
             path = find_browser(executable, playwright.chromium.executable_path)
             browser = await _launch(playwright, path)
             figures.ready = anyio.current_time() - started
-            fresh = True
             for task in tasks:
                 began = anyio.current_time()
-                if harness.browser_per_episode and not fresh:
+                if harness.browser_per_episode and figures.resets:  # every episode after the first
                     await browser.close()
                     browser = await _launch(playwright, path)
-                fresh = False
                 for context in browser.contexts:
                     await context.close()
                 spec = page_spec(task.raw_config)
