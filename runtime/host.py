@@ -27,6 +27,14 @@ class LocalHost:
         except KeyError:
             raise LookupError(f"no actor named {name!r} here; hosted: {sorted(self._refs)}") from None
 
+    def close_if_idle(self) -> bool:
+        """End every hosted actor at once if all of them wait for a letter (the host then
+        returns); False, closing none, if one is busy. See `LocalRef.close_if_idle`."""
+        refs = list(self._refs.values())
+        if not all(ref.idle for ref in refs):
+            return False
+        return all([ref.close_if_idle() for ref in refs])
+
 
 async def run_local_host(
     build: Callable[[], Sequence[Actor]],

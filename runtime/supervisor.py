@@ -20,17 +20,17 @@ from __future__ import annotations
 import enum
 import logging
 import math
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from runtime.actor import Actor, LocalRef, Ref, run_actor
 from runtime.backoff import Backoff
 from runtime.errors import ActorStopped, CallTimeout, RestartIntensityExceeded, describe
-from runtime.loop import loop_clock
+from runtime.loop import Wakeup, loop_clock, wakeup_factory
 
 __all__ = ["ChildSpec", "Intensity", "Restart", "Strategy", "SupervisedRef", "Supervisor", "actor_child"]
 
@@ -150,6 +150,56 @@ class _RestartRequest:
     escalation: RestartIntensityExceeded | None = None
 
 
+class _Stop:
+    """`Supervisor.stop`'s request to a deciding task that waits for mail: end `run`."""
+
+
+_STOP = _Stop()
+
+
+class _Mail:
+    """What a supervisor's deciding task handles, in the order it came: incarnations that
+    ended, restart requests, a stop.
+
+    One task reads it, so a deque and the loop's one-shot wake-up do what an
+    anyio memory stream did, without its checkpoints on every send and receive."""
+
+    def __init__(self) -> None:
+        self._messages: deque[_Incarnation | _RestartRequest | _Stop] = deque()
+        self._wakeup = wakeup_factory()
+        self._arrived: Wakeup | None = None  # the deciding task waits for mail
+        self._open = True
+
+    @property
+    def awaited(self) -> bool:
+        """The deciding task waits for mail and none has come."""
+        return self._arrived is not None and not self._messages
+
+    def put(self, message: _Incarnation | _RestartRequest | _Stop) -> None:
+        """Queue `message`; after `close`, a restart request is answered at once (nobody will decide on it)."""
+        if not self._open:
+            if isinstance(message, _RestartRequest):
+                message.done.set()
+            return
+        self._messages.append(message)
+        if self._arrived is not None:
+            self._arrived.set()
+            self._arrived = None
+
+    async def get(self) -> _Incarnation | _RestartRequest | _Stop:
+        while not self._messages:
+            self._arrived = self._wakeup()
+            await self._arrived.wait()
+        return self._messages.popleft()
+
+    def close(self) -> list[_Incarnation | _RestartRequest | _Stop]:
+        """Take no more mail; hand back what was not read."""
+        self._open = False
+        messages = list(self._messages)
+        self._messages.clear()
+        return messages
+
+
 class Supervisor:
     """Runs children and restarts them per their restart type and the strategy.
 
@@ -177,9 +227,7 @@ class Supervisor:
     _tg: TaskGroup
     _scope: anyio.CancelScope
     _finished: anyio.Event
-    # What the deciding task handles: incarnations that ended, and restart requests.
-    _mail_send: MemoryObjectSendStream[_Incarnation | _RestartRequest]
-    _mail: MemoryObjectReceiveStream[_Incarnation | _RestartRequest]
+    _mail: _Mail
 
     def __init__(
         self,
@@ -239,9 +287,15 @@ class Supervisor:
             raise escalation
 
     async def stop(self) -> None:
-        """Stop the children in reverse start order and end `run`; returns once it has."""
+        """Stop the children in reverse start order and end `run`; returns once it has.
+
+        A supervisor with nothing to decide is asked to end by itself; one busy
+        deciding (backing off, waiting for a child to start) is cancelled."""
         if self._running:
-            self._scope.cancel()
+            if self._mail.awaited:
+                self._mail.put(_STOP)
+            else:
+                self._scope.cancel()
             await self._finished.wait()
 
     async def handle(self, child_id: str) -> Any:
@@ -271,7 +325,7 @@ class Supervisor:
                 await self._live(child_id)
                 return
         request = _RestartRequest(await self._live(child_id), reason)
-        self._mail_send.send_nowait(request)
+        self._mail.put(request)
         await request.done.wait()
         if request.escalation is not None:
             raise RestartIntensityExceeded(str(request.escalation)) from request.escalation.__cause__
@@ -285,7 +339,7 @@ class Supervisor:
         self._stopped = False
         self._scope = anyio.CancelScope()
         self._finished = anyio.Event()
-        self._mail_send, self._mail = anyio.create_memory_object_stream(math.inf)
+        self._mail = _Mail()
         self._recent = []
         for child in self._children:
             child.current = None
@@ -294,17 +348,17 @@ class Supervisor:
     def _end(self) -> None:
         self._running = False
         self._stopped = True
-        self._mail_send.close()
-        for message in _drain(self._mail):  # nobody will decide on these any more
+        for message in self._mail.close():  # nobody will decide on these any more
             if isinstance(message, _RestartRequest):
                 message.done.set()
-        self._mail.close()
         self._finished.set()
         self._notify()
 
     async def _supervise(self) -> None:
         while any(not child.ended for child in self._children):
-            message = await self._mail.receive()
+            message = await self._mail.get()
+            if message is _STOP:
+                return
             if isinstance(message, _RestartRequest):
                 await self._restart_on_request(message)
             elif message.child.current is message:  # else the supervisor stopped it itself
@@ -329,7 +383,7 @@ class Supervisor:
             incarnation.ready.set()
             incarnation.done.set()
             self._notify()
-            self._mail_send.send_nowait(incarnation)
+            self._mail.put(incarnation)
 
     async def _start_in_order(self, children: list[_Child]) -> None:
         for child in children:
@@ -434,7 +488,8 @@ class Supervisor:
         incarnation = child.current
         if incarnation is None:
             return
-        incarnation.scope.cancel()
+        if not _ended_by_itself(incarnation):
+            incarnation.scope.cancel()
         with anyio.move_on_after(child.spec.shutdown_timeout) as waiting:
             await incarnation.done.wait()
         child.current = None  # only now: if the wait above is cancelled, the final stop waits again
@@ -533,6 +588,13 @@ class SupervisedRef:
                 await _until(deadline, incarnation.done.wait())
 
 
+def _ended_by_itself(incarnation: _Incarnation) -> bool:
+    """Whether a started child whose handle can end it without a cancellation (an
+    idle actor's `LocalRef`, a `LocalHost` of idle actors: `close_if_idle`) did so."""
+    close_if_idle = getattr(incarnation.handle, "close_if_idle", None)
+    return incarnation.live and close_if_idle is not None and close_if_idle()
+
+
 class _Expired(Exception):
     """A wait for a restart outlasted the call's deadline."""
 
@@ -544,10 +606,3 @@ async def _until(deadline: float, waiting: Awaitable[T]) -> T:
     raise _Expired
 
 
-def _drain(receive: MemoryObjectReceiveStream[Any]) -> list[Any]:
-    messages = []
-    while True:
-        try:
-            messages.append(receive.receive_nowait())
-        except (anyio.WouldBlock, anyio.EndOfStream):
-            return messages

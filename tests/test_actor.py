@@ -2,6 +2,7 @@ import anyio
 import pytest
 
 from runtime.actor import Actor, spawn
+from runtime.host import run_local_host
 from runtime.errors import ActorCrashed, ActorStopped, CallTimeout, Refused, RequestRefused
 
 pytestmark = pytest.mark.anyio
@@ -149,3 +150,64 @@ async def test_letters_left_in_the_mailbox_when_the_actor_crashes_fail_their_cal
         await anyio.sleep(0.01)
         gate.set()
     assert failures == ["echo: stopped before handling the request"] * 2
+
+
+async def test_an_idle_actor_closed_ends_by_itself_and_later_requests_are_refused():
+    echo = Echo()
+    with anyio.fail_after(2):  # the task group ends only if the actor's task does, uncancelled
+        async with anyio.create_task_group() as tg:
+            ref = await spawn(tg, echo)
+            assert await ref.ask(1) == ("echo", 1)
+            await anyio.sleep(0)
+            assert ref.idle
+            assert ref.close_if_idle()
+    assert echo.stopped
+    with pytest.raises(ActorStopped, match="echo"):
+        await ref.tell(2)
+
+
+async def test_an_actor_in_its_handler_or_with_a_letter_waiting_is_not_closed():
+    echo = Echo()
+    async with anyio.create_task_group() as tg:
+        ref = await spawn(tg, echo)
+        busy = anyio.Event()
+
+        async def ask_slow():
+            busy.set()
+            with pytest.raises(CallTimeout):
+                await ref.ask("hang", timeout=0.05)
+
+        tg.start_soon(ask_slow)
+        await busy.wait()
+        await anyio.sleep(0)
+        assert not ref.idle and not ref.close_if_idle()  # in its handler
+        await ref.tell("queued")
+        assert not ref.close_if_idle()  # a letter waits
+        tg.cancel_scope.cancel()
+
+
+async def test_a_host_closes_its_actors_only_when_every_one_is_idle():
+    first, second = Echo(), Echo()
+    second.name = "second"
+    with anyio.fail_after(2):
+        async with anyio.create_task_group() as tg:
+            host = await tg.start(run_local_host, lambda: [first, second])
+            busy = anyio.Event()
+
+            async def hang():
+                busy.set()
+                with pytest.raises(CallTimeout):
+                    await host.ref("second").ask("hang", timeout=0.05)
+
+            tg.start_soon(hang)
+            await busy.wait()
+            await anyio.sleep(0)
+            assert not host.close_if_idle()  # one is busy: none is closed
+            assert await host.ref("echo").ask("open") == ("echo", "open")
+            tg.cancel_scope.cancel()
+
+    with anyio.fail_after(2):  # run_local_host returns by itself: its actors end uncancelled
+        async with anyio.create_task_group() as tg:
+            host = await tg.start(run_local_host, lambda: [Echo()])
+            await anyio.sleep(0)
+            assert host.close_if_idle()

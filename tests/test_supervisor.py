@@ -413,6 +413,53 @@ async def test_a_child_overrunning_its_shutdown_timeout_does_not_hold_up_the_oth
     assert elapsed >= 0.29  # stop() still waited for it: the task is owned, not abandoned
 
 
+class ClosableHandle:
+    """A child's handle that can end it without a cancellation while `idle` says it may."""
+
+    def __init__(self, idle):
+        self.idle = idle
+        self.asked = 0
+        self.closed = anyio.Event()
+
+    def close_if_idle(self):
+        self.asked += 1
+        if self.idle:
+            self.closed.set()
+        return self.idle
+
+
+@pytest.mark.parametrize("idle", [True, False])
+async def test_a_child_whose_handle_can_end_it_is_asked_first_and_cancelled_only_if_busy(idle):
+    handle, seen = ClosableHandle(idle), []
+
+    async def child(*, task_status):
+        task_status.started(handle)
+        try:
+            await handle.closed.wait()
+            seen.append("ended by itself")
+        except anyio.get_cancelled_exc_class():
+            seen.append("cancelled")
+            raise
+
+    sup = Supervisor([ChildSpec("c", child)])
+    async with anyio.create_task_group() as tg:
+        await tg.start(sup.run)
+        await sup.stop()
+    assert handle.asked == 1
+    assert seen == ["ended by itself" if idle else "cancelled"]
+
+
+async def test_stop_cuts_short_a_restart_backing_off():
+    log = []
+    sup = Supervisor([ChildSpec("x", scripted(log, "x", "crash"))], backoff=Backoff(initial=30, maximum=30))
+    async with anyio.create_task_group() as tg:
+        await tg.start(sup.run)
+        await wait_until(lambda: sup.restarts == 1)  # crashed: the restart waits 30 s
+        with anyio.fail_after(2):
+            await sup.stop()
+    assert log == ["x"]
+
+
 # -- restart(), handle(), ref() ----------------------------------------------------------
 
 
