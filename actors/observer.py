@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import anyio
-
 from protocols import CaptureTimings, Observation, Observe, Observed, UIElement, Viewport
 from protocols.numbers import MAX_SECONDS
 from runtime.actor import Actor
@@ -49,10 +47,10 @@ class Observer(Actor):
 
         async def capture_tree() -> None:
             nonlocal tree_seconds
-            began = now()
-            with anyio.move_on_after(tree_timeout):
+            try:
                 tree.append(await self.backend.tree())
-            tree_seconds = now() - began
+            finally:
+                tree_seconds = now() - started
 
         details: dict[str, Any] = {}
 
@@ -64,8 +62,9 @@ class Observer(Actor):
             return screenshot, viewport, now() - started
 
         started = now()
-        try:  # details are small, but there is no reason to wait for the pixels first
-            screenshot, viewport, screenshot_seconds = await alongside(capture_pixels, capture_tree, capture_details)
+        try:
+            (screenshot, viewport, screenshot_seconds), _ = await alongside(
+                capture_pixels, capture_tree, capture_details, limit=tree_timeout)
         except ExceptionGroup as group:
             raise first_error(group) from None
         return Observation(
