@@ -40,5 +40,5 @@ def encode_png(width: int, height: int, pixels: bytes, palette: bytes = b"", bit
 
 
 def solid_png(width: int, height: int, rgb: tuple[int, int, int], pad_to: int = 0) -> bytes:
-    """A `width`x`height` image of one colour."""
-    return encode_png(width, height, bytes(rgb) * (width * height), pad_to=pad_to)
+    """A `width`x`height` image of one colour: one palette entry, one bit a pixel."""
+    return encode_png(width, height, bytes((width + 7) // 8 * height), palette=bytes(rgb), bits=1, pad_to=pad_to)

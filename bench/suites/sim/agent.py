@@ -9,6 +9,7 @@ again. A `script` in the task replaces its choices entirely.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import anyio
@@ -26,8 +27,10 @@ _GOAL = re.compile(
 )
 
 
-def parse_goals(instruction: str) -> list[re.Match]:
-    return list(_GOAL.finditer(instruction))
+@functools.lru_cache(maxsize=1024)
+def parse_goals(instruction: str) -> tuple[re.Match, ...]:
+    """The instruction's goals in order; cached, as every step of an episode asks again."""
+    return tuple(_GOAL.finditer(instruction))
 
 
 class SimPolicy:
@@ -66,7 +69,7 @@ def _next_action(request: Decide, rng, error_rate: float) -> tuple[Action, str]:
     element = next((e for e in candidates if e.name == name), None)
     if element is None:
         return Wait(seconds=0), f"no element named {name!r} on screen"
-    if rng.random() < error_rate:
+    if error_rate and rng.random() < error_rate:
         wrong = rng.choice(candidates)
         return Click(target=_target(wrong)), f"goal {index + 1}: clicking {wrong.name!r} (a mistake)"
     if goal["text"] is not None:
@@ -74,7 +77,7 @@ def _next_action(request: Decide, rng, error_rate: float) -> tuple[Action, str]:
     return Click(target=_target(element)), f"goal {index + 1}: click {name!r}"
 
 
-def _goals_done(goals: list[re.Match], actions: list[Action]) -> int:
+def _goals_done(goals: tuple[re.Match, ...], actions: list[Action]) -> int:
     """How many goals, in order, the earlier actions achieved."""
     done = 0
     for action in actions:
