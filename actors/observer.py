@@ -14,7 +14,7 @@ instead of crashing the actor as an anonymous group.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from protocols import CaptureTimings, Observation, Observe, Observed, UIElement, Viewport
 from protocols.numbers import MAX_SECONDS
@@ -31,6 +31,7 @@ class Observer(Actor):
     def __init__(self, backend: ScreenBackend, *, name: str = NAME) -> None:
         super().__init__(name)
         self.backend = backend
+        self._now: Callable[[], float] | None = None  # the loop's clock, looked up at the first capture
 
     async def handle(self, message: Any) -> Any:
         if not isinstance(message, Observe):
@@ -41,7 +42,9 @@ class Observer(Actor):
 
     async def capture(self, tree_timeout: float) -> Observation:
         """The tree in a side task under its time limit, details in another; pixels meanwhile in this one."""
-        now = loop_clock()  # anyio.current_time(), without finding the loop again at each call
+        if self._now is None:
+            self._now = loop_clock()  # anyio.current_time(), without finding the loop at each call
+        now = self._now
         tree: list[UIElement | None] = []
         tree_seconds = 0.0
 

@@ -239,6 +239,10 @@ def wakeup_factory() -> Callable[[], Wakeup]:
 
         trio.lowlevel.current_task()  # raises RuntimeError outside trio too
         return functools.partial(_TrioWakeup, trio, _trio_deadlines(trio))
+    return _asyncio_wakeup_factory(loop)
+
+
+def _asyncio_wakeup_factory(loop: asyncio.AbstractEventLoop) -> Callable[[], Wakeup]:
     deadlines = _ASYNCIO_DEADLINES.get(loop)
     if deadlines is None:
         for other in list(_ASYNCIO_DEADLINES):  # a copy: loops in other threads add theirs meanwhile
@@ -292,7 +296,7 @@ async def alongside(main: Callable[[], Awaitable[T]], limited: Callable[[], Awai
         result = await main()
         finished = task.done()
         if not finished and limit != math.inf:
-            ended = wakeup_factory()()
+            ended = _asyncio_wakeup_factory(loop)()
             task.add_done_callback(lambda _: ended.set())
             finished = await ended.wait(deadline)
             if not finished:

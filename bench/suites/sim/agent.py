@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+import time
 
 import anyio
 
@@ -20,7 +21,6 @@ from protocols import (
 )
 
 from actors.backends.sim.config import seeded_rng, sim_config
-from runtime.loop import loop_clock
 
 _GOAL = re.compile(
     r"Type '(?P<text>[^']*)' into '(?P<field>[^']*)'\.|(?:Click|Check) '(?P<name>[^']*)'\.|Press '(?P<key>[^']*)'\."
@@ -105,8 +105,7 @@ class SimJudge:
     async def summarize(self, request: Summarize) -> ChangeSummary:
         config = sim_config(request.task.raw_config)
         rng = seeded_rng(config, request.episode_id, request.step, "summary")
-        now = loop_clock()
-        started = now()
+        started = time.perf_counter()
         latency = config.latencies.summarizer.sample(rng, config.scale)
         if latency:
             await anyio.sleep(latency)
@@ -117,5 +116,5 @@ class SimJudge:
             correct=changed,
             reason="" if changed else "the action had no visible effect",
             suggestion="" if changed else "check the target element",
-            latency=now() - started,
+            latency=time.perf_counter() - started,
         )
