@@ -16,8 +16,8 @@ import anyio
 import pytest
 
 from actors.backends.browser.backend import BrowserBackend
-from actors.backends.browser.launch import BrowserNotFound, find_browser
-from actors.backends.browser.processes import browser_mains, cpu_by_process, descendants
+from actors.backends.browser.launch import FEATURES, LAUNCH_ARGS, BrowserNotFound, find_browser
+from actors.backends.browser.processes import browser_mains, cpu_by_process, descendants, process_kind
 from bench.suites.miniwob.site import MiniWobServer, MiniWobSite
 from actors.backends.browser.settle import SettlePolicy
 from actors.observer import Observer
@@ -189,6 +189,41 @@ def test_browser_discovery_explains_what_to_do(monkeypatch, tmp_path):
     assert find_browser(None, None) == "/usr/bin/true"
 
 
+async def test_the_launch_flags_keep_playwrights_features_and_run_no_gpu_network_or_second_zygote_process():
+    """Chromium keeps only the last of a repeated switch and Playwright passes its --enable-features
+    first: ours must name every feature Playwright's own launch has in force (a renderer's argv
+    carries the browser's effective lists), and ours must take effect."""
+    playwright_own = await _launched([])
+    ours = await _launched(list(LAUNCH_ARGS))
+    assert playwright_own["enabled"] <= ours["enabled"] and set(FEATURES) <= ours["enabled"]
+    assert ours["disabled"] == playwright_own["disabled"]
+    assert "gpu-process" in playwright_own["kinds"] and "utility" in playwright_own["kinds"]
+    assert ours["kinds"].count("zygote") == 1 and not {"gpu-process", "utility"} & set(ours["kinds"]), ours["kinds"]
+
+
+async def _launched(args: list[str]) -> dict:
+    """The features in force (read off a renderer's argv) and the kinds of the processes of a
+    browser launched with `args` after Playwright's own switches, with one page open."""
+    from playwright.async_api import async_playwright
+
+    before = set(browser_mains(os.getpid()))
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=find_browser(None, playwright.chromium.executable_path), args=args)
+        try:
+            await browser.new_page()
+            (pid,) = set(browser_mains(os.getpid())) - before
+            below = descendants(pid).values()
+            renderer = next(argv for argv in below if b"--type=renderer" in argv)
+            listed = {arg.split(b"=", 1)[0]: set(arg.split(b"=", 1)[1].decode().split(","))
+                      for arg in renderer if arg.startswith((b"--enable-features=", b"--disable-features="))}
+            return {"enabled": listed.get(b"--enable-features", set()),
+                    "disabled": listed.get(b"--disable-features", set()),
+                    "kinds": sorted(process_kind(argv) for argv in below)}
+        finally:
+            await browser.close()
+
+
 def test_the_miniwob_server_answers_favicon_requests_at_once():
     server = MiniWobServer()
     try:
@@ -270,6 +305,36 @@ async def test_a_live_page_whose_renderer_died_is_refused_not_a_crash_of_the_bro
             with pytest.raises(Refused, match="^the page failed: its renderer crashed$"):
                 await call
         backend.chromium.check()  # the browser is alive
+    finally:
+        await backend.close()
+
+
+async def test_a_slot_never_has_more_than_two_renderers_alive():
+    """The live environment and the one made ahead: the old one closes before the next is made,
+    and one made ahead for another page closes before the reset makes its own (a third renderer
+    alive for a moment was the browser's peak memory)."""
+    before = set(browser_mains(os.getpid()))
+    backend = BrowserBackend()
+    await backend.start()
+    try:
+        (pid,) = set(browser_mains(os.getpid())) - before
+        most = 0
+
+        async def count() -> None:
+            nonlocal most
+            while True:
+                most = max(most, sum(b"--type=renderer" in argv for argv in descendants(pid).values()))
+                await anyio.sleep(0.005)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(count)
+            # Predicted, predicted, then another page (the one made ahead does not fit), then blank.
+            for name in ("actions.html", "actions.html", "actions.html", "traces.html", "actions.html"):
+                await backend.reset(page_task(name), 1)
+                await backend.act(1, Click(point=Point(x=5, y=5)))
+            await asyncio.shield(backend._ahead._next)
+            tg.cancel_scope.cancel()
+        assert most == 2
     finally:
         await backend.close()
 

@@ -60,8 +60,9 @@ are from one process, CPU seconds are the steadier measure):
   next (a fresh context and page, and the page of the task it predicts,
   loaded but not started); the reset then only starts the task. Visible reset
   ~73-100 ms median at load 3-8, up to ~155 above that (from ~200 with the
-  headless shell alone, ~460-530 before); the old contexts close while the
-  next one is made, not before it (~25 ms off the visible reset). At
+  headless shell alone, ~460-530 before); the old contexts close before the
+  next one is made (see Memory below: closing them meanwhile was once ~25 ms
+  off the visible reset, and is within the noise now). At
   K = 1 with a zero-latency agent this run is CPU-bound (two cores, and the
   episode's own processes keep them busy), so the preparation competes with
   the steps it overlaps: a step took ~65-70 ms without preparation and
@@ -104,8 +105,10 @@ are from one process, CPU seconds are the steadier measure):
   ~208 MiB with one browser, peaks of 220-280 (the closing context's renderer
   overlaps the next one's start). PSS splits shared pages, so K browsers cost
   less each: peaks of 163-173, 116-133 and 93-100 MiB per browser at K = 2, 4,
-  8. Tried and not kept: --in-process-gpu (the GPU process's memory moves into the
-  browser's), NetworkServiceInProcess (no change), --no-zygote (renderers
+  8. Tried and not kept: --in-process-gpu alone (the GPU process's memory
+  moves into the browser's; kept since, with two more switches: see Memory
+  with one slot), NetworkServiceInProcess (no change: this Chromium's feature
+  is NetworkServiceInProcess2, kept since), --no-zygote (renderers
   grow by 10 MiB each, no shared zygote pages), --single-process (crashes),
   V8's --lite-mode, --optimize-for-size and a 1 MiB semi-space,
   --num-raster-threads=1, --disable-site-isolation-trials (each within 3 MiB).
@@ -113,6 +116,54 @@ are from one process, CPU seconds are the steadier measure):
   contexts (live and made ahead) per slot with a MiniWoB page each: 211, 121,
   77 and 54 MiB per slot for 1, 2, 4, 8 slots, against 208 and the peaks above
   with a browser per slot. Built (below), and the run's default.
+- Memory with one slot (issue 15's 150 MiB, 2026-11-23, load 2-4). Where it
+  went, PSS sampled every 0.1 s over the K = 1 run (24 episodes): the
+  browser 46 MiB, the GPU process 19, the network service 30, two zygotes 24
+  (one only for unsandboxed helpers: the GPU process), each renderer ~45-50;
+  ~208 median with two renderers (live, made ahead), ~192 with one, and a
+  third alive in 6-8 % of the samples (the old context closing while the
+  next was made, or, at a change of task, the reset's own context made while
+  the one made ahead for another page and the old one were still open): the
+  peaks of 236-246. Of it, ~135 MiB are pages of the Chromium binary itself
+  (220 MB; its code and read-only data, of which a renderer has ~85 MiB
+  resident and the browser ~80, shared and so split among them), about the
+  same whatever the number of processes; the heaps of all processes together
+  are 55-85 MiB. (Those pages are shared with any other Chromium on the
+  machine, which then takes its share of them: another session's browser
+  running meanwhile lowers these figures.)
+  Kept: (1) the GPU thread and the network service in the browser process
+  (--in-process-gpu, NetworkServiceInProcess2) and no unsandboxed zygote
+  (--no-unsandboxed-zygote), together -18 to -20 MiB
+  (each process's own heap and copy of relocated data; alone
+  --in-process-gpu saves ~4, with --no-unsandboxed-zygote ~10); the
+  --enable-features repeats Playwright's own list, since Chromium keeps only
+  the last of a repeated switch (launch.py, and a test). (2) Closing before
+  making (`ahead`): the old contexts close before the next one is made, and
+  one made ahead that does not fit the reset's task closes before the reset
+  makes its own, so one slot never has more than two renderers. Visible
+  reset on click-button at K = 1 (40 episodes, 3 runs each way, in turns):
+  54-60 ms median against 57-61 closing meanwhile; with (1) against
+  without, 58-68 against 59-86. `--ks 1,2`, twice each way in turns, plus
+  `--ks 1` once: peak PSS at K = 1 201-220 MiB against
+  236-240 (steady median ~190 against ~210), K = 2 122-128 MiB per slot
+  sharing a browser against 137-142, 135 with a browser each against
+  161-178; `plain --rounds 3` twice each way: visible reset medians 65-121 ms
+  against 64-110 (the median of the six medians 94 against 79; the runs in
+  turns above show no difference), step overhead 76-100 against 71-99
+  (load 3-4.4), 0.169-0.175 CPU s per episode against 0.161-0.172;
+  the gym-style loop, which launches a browser at every reset, went from
+  66-76 to 69-74 episodes a minute, its reset from 240-349 ms to 266-301.
+  The main job: 70/72 in 17.9 s. Tried and not kept:
+  --enable-low-end-device-mode (within 2 MiB, with or without the above),
+  V8 --jitless (-3 MiB, and all JavaScript interpreted),
+  --disable-threaded-compositing (-6 MiB, but screenshots fail: "Unable to
+  capture screenshot"), --no-zygote with the above (renderers +17 MiB each),
+  V8 --single-threaded (within 2 MiB), --single-process (still crashes).
+  So the target is NOT met with one slot: ~190 MiB median and 201-220 peak.
+  With two renderers, the floor is the binary's ~135 MiB of mapped pages
+  plus two renderers' and the browser's heaps; even one renderer (nothing
+  made ahead, a visible reset of ~200 ms again) would be ~170-175. K = 2 and
+  more meet it by sharing those pages (122-128 MiB per slot at K = 2).
 - K scaling with a browser (node) per slot: in steady state (from the K-th
   episode's start to the last result), 95-100 %, 98-99 % and 94-98 % of the
   episodes per minute the CPU left by other sessions allows at K = 2, 4, 8,
@@ -134,7 +185,8 @@ are from one process, CPU seconds are the steadier measure):
   start-up of 0.6-1.2 s whatever K (a browser per slot: 1.2-1.9, 1.5-3.9 and
   4.8-8.9 s). Peak PSS per slot 136-146, 91-97 and 61-72 MiB at K = 2, 4, 8
   (a browser per slot: 162-177, 122-126, 93-98); with one slot it is one
-  browser, 228-241 MiB (278 once), and nothing to share. The steady CPU per
+  browser, 228-241 MiB (278 once; 201-220 since, see Memory with one slot),
+  and nothing to share. The steady CPU per
   episode is 0.36-0.42 s against 0.34-0.37 at K = 1 (one Python node and one
   driver serve every slot's calls). The default (`bench.fit`) is one browser
   for all the run's slots, as many slots as cores (2 here: with a
