@@ -71,12 +71,11 @@ class Ahead:
         viewport = self._recent[-1].viewport if self._recent else PageSpec(start="about:blank").viewport
         self._next = asyncio.get_running_loop().create_task(self._prepare(done_with, viewport, predicted))
 
-    async def take(self, spec: PageSpec) -> tuple[Environment | None, list[Environment]]:
-        """The prepared environment if it can serve `spec` (None if not, or if making it failed),
-        and the environments the caller must hand back to `prepare` to close: none, since one
-        that cannot serve `spec` is closed here, before the caller makes its own."""
+    async def take(self, spec: PageSpec) -> Environment | None:
+        """The prepared environment if it can serve `spec`; None if not (it is closed here,
+        before the caller makes its own), or if making it failed."""
         if self._next is None:
-            return None, []
+            return None
         # Shielded: a reset that is given up on leaves the preparation to the next one.
         try:
             env = await asyncio.shield(self._next)
@@ -84,12 +83,10 @@ class Ahead:
             logger.debug("the environment prepared ahead failed: %s", exc)
             env = None
         self._next = None
-        if env is None:
-            return None, []
-        if env.holds(spec.page):
-            return env, []
+        if env is None or env.holds(spec.page):
+            return env
         await _close(env)
-        return None, []
+        return None
 
     async def aclose(self) -> None:
         """Stop preparing; close what was prepared."""

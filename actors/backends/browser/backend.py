@@ -107,10 +107,9 @@ class BrowserBackend:
         except ValueError as exc:
             raise Refused(f"task {task.task_id}: {exc}") from None
         site = self._site(spec)
-        env, done_with = await self._ahead.take(spec)
-        if self._env is not None:
-            done_with.append(self._env)
-            self._env = None
+        env = await self._ahead.take(spec)
+        done_with = [] if self._env is None else [self._env]
+        self._env = None
         try:
             self._check()  # a preparation that failed because the browser died
             if env is None:
