@@ -43,20 +43,20 @@ from actors.runner import CrewFactory, EpisodeRunner
 from actors.summarizer import Judge, Summarizer
 from bench import plugins
 from bench.config import ConfigError, RunConfig, build, public
-from bench.fit import fitting_concurrency, fitting_slots_per_browser, shares_browsers
+from bench.fit import connected_concurrency, fitting_concurrency, fitting_slots_per_browser, shares_browsers
 from bench.llm import LLMRoles
 from bench.metrics import run_metrics
 from bench.report import write_report
 from bench.suites.base import Suite
 from bench.summary import left_out, summarize
-from protocols import EpisodeResult, Flush, Task
+from protocols import EpisodeResult, Flush, ProtocolError, Task
 from runtime.actor import spawn
 from runtime.capacity import Capacity
 from runtime.errors import describe
 from runtime.events import EventBus
 from runtime.host import run_local_host
-from runtime.remote import connect_node, run_local_node
-from runtime.seats import SharedNodes
+from runtime.remote import run_local_node
+from runtime.seats import RemoteNode, SharedNodes, greet_nodes, seat_slots
 
 __all__ = ["ConfigError", "Run", "RunPlan", "execute", "load_run", "plan", "run", "run_sync"]
 
@@ -102,6 +102,8 @@ class RunPlan:
     placements: dict[str, Any] | None = None
     """Where `--vm ray` placed the run's VMs: the most placed and waiting at once, and the
     most on each host (run.json)."""
+    nodes: list[RemoteNode] = field(default_factory=list)
+    """The `--connect` nodes and their seats, once `execute` asked them."""
 
     @property
     def pending(self) -> list[Task]:
@@ -122,7 +124,10 @@ def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | None = N
     agent_factory, agent_label = plugins.agent_factory(loaded.default_agent if agent is None else agent, llm)
     summarizer_factory, summarizer_label = plugins.summarizer_factory(
         loaded.default_summarizer if summarizer is None else summarizer, llm)
-    concurrency, why = (config.concurrency, "") if config.concurrency else fitting_concurrency(loaded, config)
+    if config.concurrency or config.connect:  # --connect: the nodes' seats decide, once `execute` asked them
+        concurrency, why = config.concurrency, ""
+    else:
+        concurrency, why = fitting_concurrency(loaded, config)
     slots, slots_why = _slots_per_browser(loaded, config, concurrency, name_of)
     config = msgspec.structs.replace(config, agent=agent_label, summarizer=summarizer_label, concurrency=concurrency,
                                      slots_per_browser=slots)
@@ -157,7 +162,8 @@ def _slots_per_browser(suite: Suite, config: RunConfig, concurrency: int,
         return None, ""
     if given is not None and given > 1 and (config.connect or config.vm == "ray"):
         where = "--connect nodes" if config.connect else "nodes Ray places"
-        raise ConfigError(f"{name_of('slots_per_browser')}: {where} host one VM each; "
+        how = " (one a seat, started with --seats N)" if config.connect else ""
+        raise ConfigError(f"{name_of('slots_per_browser')}: {where} host one VM each{how}; "
                           f"browsers are shared only by the node processes a run starts itself")
     if not shares_browsers(suite, config):
         return 1, ""
@@ -171,6 +177,8 @@ async def execute(plan: RunPlan, *, on_event: Callable[[Any], Any] | None = None
     `on_event` gets every live event (StepTaken, EpisodeFinished, ...), `on_result`
     each finished episode's result; `say` the lines a person watching wants (the viewer's
     URL; logged at INFO unless the caller shows them itself)."""
+    if plan.config.connect:
+        await _greet_connected(plan)
     out, config = plan.out, plan.config
     started = datetime.datetime.now(datetime.timezone.utc)
     _write_json(out / RUN_INFO, _run_info(plan, started, None))
@@ -268,12 +276,12 @@ def _runner(plan: RunPlan, outlets: Outlets, on_result: Callable[[EpisodeResult]
 
 @asynccontextmanager
 async def _vm_slots(plan: RunPlan, placements: Any) -> AsyncIterator[Any]:
-    """How each worker gets its VM: running nodes by URL, a node Ray places, a seat on a node
-    process whose browser several slots share, a node process each, or in-process (never for a
-    suite whose backend must live in its own process)."""
+    """How each worker gets its VM: a seat of a running node named by URL, a node Ray places, a
+    seat on a node process whose browser several slots share, a node process each, or in-process
+    (never for a suite whose backend must live in its own process)."""
     suite, config = plan.suite, plan.config
     if config.connect:
-        yield [functools.partial(connect_node, url, _token(config)) for url in config.connect]
+        yield seat_slots(plan.nodes, _token(config))[: config.concurrency]
         return
     if config.vm == "ray":
         from runtime.ray_nodes import run_ray_node
@@ -291,6 +299,16 @@ async def _vm_slots(plan: RunPlan, placements: Any) -> AsyncIterator[Any]:
             yield node
         return
     yield functools.partial(run_local_host, build_actors)
+
+
+async def _greet_connected(plan: RunPlan) -> None:
+    """Ask the `--connect` nodes their seats and set the run's concurrency from them."""
+    try:
+        plan.nodes = await greet_nodes(plan.config.connect, _token(plan.config))
+    except (ProtocolError, ValueError) as exc:
+        raise ConfigError(f"--connect: {exc}") from None
+    concurrency, plan.concurrency_chosen = connected_concurrency(plan.nodes, plan.config.concurrency)
+    plan.config = msgspec.structs.replace(plan.config, concurrency=concurrency)
 
 
 def _require_ray() -> None:

@@ -115,8 +115,9 @@ class RunConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
         "Ray cluster for --vm ray: HOST:PORT, auto (a running cluster) or local (default: a running "
         "cluster if there is one, else a local Ray started and stopped by the run, on 127.0.0.1)")] | None = None
     connect: Annotated[list[str], option(
-        "use a running node (python -m runtime.node) at ws://HOST:PORT as one VM; repeat for more; "
-        "the run's concurrency is then the number of nodes")] = []
+        "use a running node (python -m runtime.node) at ws://HOST:PORT: one VM, or one per seat of a node "
+        "started with --seats N; repeat for more; the run's concurrency is then their seats in all, "
+        "or --concurrency if fewer")] = []
     token: Annotated[str, option("token for --connect nodes (default: $TROUPE_NODE_TOKEN)", secret=True)] | None = None
     viewer: Annotated[str, option("serve a live web viewer (page and step-event websocket) on HOST:PORT")] | None = None
     viewer_token: Annotated[str, option("token the viewer requires, if any (default: $TROUPE_VIEWER_TOKEN)",

@@ -18,17 +18,25 @@ bench.perf.browser measured one browser for K slots at 136-146, 91-97 and
 93-98), and one start-up instead of K, which made K = 8 faster than K = 1
 (1.04-1.41x) instead of slower (0.45-0.72x). The memory bound then counts one
 browser and a context's worth per slot.
+
+Nodes someone else started (`--connect`) run on their own machines: this
+one's cores and memory say nothing about them. A run on them has a slot per
+seat of the nodes (`runtime.seats.greet_nodes` asks them), fewer if
+`--concurrency` says so; it is known only once the nodes answered, when the
+run starts.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 from bench.config import RunConfig
 from bench.suites.base import Suite
+from runtime.seats import RemoteNode
 
-__all__ = ["MOST", "SLOT_MEMORY_BYTES", "VM_MEMORY_BYTES", "fitting_concurrency", "fitting_slots_per_browser",
-           "shares_browsers"]
+__all__ = ["MOST", "SLOT_MEMORY_BYTES", "VM_MEMORY_BYTES", "connected_concurrency", "fitting_concurrency",
+           "fitting_slots_per_browser", "shares_browsers"]
 
 MOST = 8
 VM_MEMORY_BYTES = 400 * 2**20
@@ -44,9 +52,8 @@ def shares_browsers(suite: Suite, config: RunConfig) -> bool:
 
 
 def fitting_concurrency(suite: Suite, config: RunConfig) -> tuple[int, str]:
-    """The concurrency, and why (a line for the person running it)."""
-    if config.connect:
-        return len(config.connect), "one episode per --connect node"
+    """The concurrency, and why (a line for the person running it); not for `--connect` (see
+    `connected_concurrency`)."""
     if suite.vms_at_most is not None:
         return suite.vms_at_most, f"a {suite.name} run has {suite.vms_at_most} VM(s) at most"
     if suite.vm_cpus <= 0:
@@ -64,6 +71,18 @@ def fitting_concurrency(suite: Suite, config: RunConfig) -> tuple[int, str]:
     chosen = min(MOST, by_cores, by_memory)
     return chosen, (f"what this machine fits: {cores} cores for VMs of {suite.vm_cpus:g} CPU, "
                     f"memory for {by_memory}, at most {MOST}")
+
+
+def connected_concurrency(nodes: Sequence[RemoteNode], given: int | None) -> tuple[int, str]:
+    """The concurrency of a run on `--connect` nodes: their seats, or `given` if fewer; and why."""
+    seats = sum(node.seats for node in nodes)
+    found = ", ".join(f"{node.url} {node.seats}" + (f" (could not be asked: {node.problem})" if node.problem else "")
+                      for node in nodes)
+    if given is None:
+        return seats, f"a VM slot per seat of the --connect nodes: {found}"
+    if given < seats:
+        return given, f"--concurrency {given} of the {seats} seats of the --connect nodes: {found}"
+    return seats, f"--concurrency {given}, but the --connect nodes have {seats} seat(s): {found}"
 
 
 def fitting_slots_per_browser(concurrency: int) -> tuple[int, str]:

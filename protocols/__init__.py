@@ -13,8 +13,8 @@ from protocols.codec import WIRE_VERSION, Envelope, decode, encode, to_json
 from protocols.errors import ProtocolError, TroupeError
 from protocols.messages import (
     Ack, Act, Acted, Analyze, Analyzed, Decide, Decision, EpisodeFinished, EpisodeStarted, Evaluate,
-    EventsDropped, Failure, Flush, Inspect, Inspected, Message, Observe, Observed, Reset, StepSummarized,
-    StepTaken, Summarize, Summarized, TaskAdopted, Usage, Verdict,
+    EventsDropped, Failure, Flush, Hello, Inspect, Inspected, Message, Observe, Observed, Reset, StepSummarized,
+    StepTaken, Summarize, Summarized, TaskAdopted, Usage, Verdict, Welcome,
 )
 from protocols.observations import CaptureTimings, Observation, Viewport
 from protocols.records import (
@@ -29,8 +29,9 @@ __all__ = [
     "Move", "Point", "RightClick", "Scroll", "Target", "TypeText", "Wait",
     # messages
     "Ack", "Act", "Acted", "Analyze", "Analyzed", "Decide", "Decision", "EpisodeFinished", "EpisodeStarted",
-    "Evaluate", "EventsDropped", "Failure", "Flush", "Inspect", "Inspected", "Message", "Observe", "Observed",
-    "Reset", "StepSummarized", "StepTaken", "Summarize", "Summarized", "TaskAdopted", "Usage", "Verdict",
+    "Evaluate", "EventsDropped", "Failure", "Flush", "Hello", "Inspect", "Inspected", "Message", "Observe",
+    "Observed", "Reset", "StepSummarized", "StepTaken", "Summarize", "Summarized", "TaskAdopted", "Usage",
+    "Verdict", "Welcome",
     # observations, records, tasks, UI trees
     "CaptureTimings", "Observation", "Viewport",
     "ChangeSummary", "EpisodeAnalysis", "EpisodeResult", "EpisodeTimings", "ErrorKind", "StepRecord", "StepTimings",

@@ -40,6 +40,28 @@ class Flush(_Message, frozen=True, kw_only=True, tag="flush"):
     (mailboxes are FIFO), so an owner can stop it without losing writes."""
 
 
+# --- a node, to whoever connects -------------------------------------------------
+
+MAX_SEATS = 1024
+"""The most seats a node may have: more than one machine's VMs, and a bound a broken
+node's hello cannot make a run go past (a worker and a connection per seat)."""
+
+
+class Hello(_Message, frozen=True, kw_only=True, tag="hello"):
+    """The first ask on a connection to a node, answered by the node itself (never
+    one of its actors, whatever the envelope's `to`) with a `Welcome`."""
+
+
+class Welcome(_Message, frozen=True, kw_only=True, tag="welcome"):
+    """What a node hosts. `seats`: the VM slots it serves, each with its actors
+    named per seat (`vm@0`, `observer@0`, ...); None for a node without seats,
+    whose actors go by their own names (one VM). `node` is drawn at random when
+    the node starts, so two URLs that reach the same node are seen to."""
+
+    seats: Annotated[int, msgspec.Meta(ge=1, le=MAX_SEATS)] | None = None
+    node: str = ""
+
+
 # --- VMController --------------------------------------------------------------
 
 
@@ -220,6 +242,7 @@ class EventsDropped(_Message, frozen=True, kw_only=True, tag="events_dropped"):
 
 Message = (
     Ack | Failure | Flush
+    | Hello | Welcome
     | Reset | Act | Acted | Inspect | Inspected
     | Observe | Observed
     | Decide | Decision

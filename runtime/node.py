@@ -18,6 +18,11 @@ or desktop is a crashed node, and the supervisor restarts the whole thing.
 
 With `--seats N` the app is called as `build(seats=N)` and hosts N copies of
 its actors, named per seat (`runtime.seats`): N VM slots in one process.
+
+A client learns what the node hosts by asking it `Hello` first: the node
+itself answers `Welcome`, with its seats (None without `--seats`) and an id
+drawn when it started. A client also speaks to nodes older than `Hello`:
+those close the connection on it with 1008 (`runtime.remote`).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import importlib
 import inspect
 import json
 import os
+import secrets
 import signal
 import sys
 import traceback
@@ -38,7 +44,7 @@ import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
 from protocols.codec import MESSAGE_TYPES, Envelope, decode, encode
-from protocols.messages import Ack
+from protocols.messages import MAX_SEATS, Ack, Hello, Welcome
 from runtime.actor import Actor, Ref, run_actor
 from runtime.errors import ActorError, ConnectionClosed, NodeCrashed, ProtocolError, UnknownActor, describe, to_failure
 from runtime.lifeline import die_with_parent
@@ -49,8 +55,9 @@ __all__ = ["load_app", "main", "serve_node"]
 
 
 class _Node:
-    def __init__(self) -> None:
+    def __init__(self, seats: int | None) -> None:
         self.refs: dict[str, Ref] = {}
+        self.welcome = Welcome(seats=seats, node=secrets.token_hex(8))
         # Why connections are closed when the node stops; a crash replaces it.
         self.closing = (1001, "node shutting down")
 
@@ -86,6 +93,10 @@ class _Node:
             except ProtocolError as exc:
                 await ws.close(POLICY_VIOLATION, str(exc))
                 return
+            if isinstance(message, Hello):
+                if envelope.kind == "ask":
+                    await _send(ws, encode("reply", self.welcome, id=envelope.id, to=envelope.to))
+                continue
             if envelope.kind == "ask":
                 asks.start_soon(self._answer, ws, envelope, message)
                 continue
@@ -128,12 +139,17 @@ async def serve_node(
     host: str = "127.0.0.1",
     port: int = 0,
     token: str | None,
+    seats: int | None = None,
     max_size: int = DEFAULT_MAX_SIZE,
     max_buffered: int | None = None,
     handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
     task_status: TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
     """Run `actors` and serve them until cancelled; report the bound port.
+
+    `seats` is what the node tells a client's `Hello`: how many VM slots
+    `actors` are (1 to MAX_SEATS, each seat's named by
+    `runtime.seats.seat_name`), or None.
 
     `max_size` bounds one incoming message, `max_buffered` the bytes of all
     connections' unfinished messages together (default: twice `max_size`),
@@ -147,7 +163,7 @@ async def serve_node(
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
         raise ValueError(f"two hosted actors share a name: {', '.join(duplicates)}")
-    node = _Node()
+    node = _Node(seats)
     async with anyio.create_task_group() as tg:
         for actor in actors:
             node.refs[actor.name] = await tg.start(node.host, actor)
@@ -188,14 +204,14 @@ def _parse_listen(value: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-async def _run(build: Callable[[], Sequence[Actor]], host: str, port: int, token: str, bounds: dict[str, Any]) -> None:
+async def _run(build: Callable[[], Sequence[Actor]], host: str, port: int, token: str, options: dict[str, Any]) -> None:
     actors = list(build())
     for actor in actors:
         if not isinstance(actor, Actor):
             raise TypeError(f"the app returned {actor!r}, which is not a runtime.actor.Actor")
     async with anyio.create_task_group() as tg:
         tg.start_soon(_stop_on_signal, tg.cancel_scope)
-        bound = await tg.start(partial(serve_node, actors, host=host, port=port, token=token, **bounds))
+        bound = await tg.start(partial(serve_node, actors, host=host, port=port, token=token, **options))
         print(json.dumps({"listening": f"{host}:{bound}"}), flush=True)
 
 
@@ -229,8 +245,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.max_buffered is not None and args.max_buffered <= 0:
         parser.error(f"--max-buffered must be a positive number of bytes, got {args.max_buffered}")
-    if args.seats is not None and args.seats < 1:
-        parser.error(f"--seats must be at least 1, got {args.seats}")
+    if args.seats is not None and not 1 <= args.seats <= MAX_SEATS:
+        parser.error(f"--seats must be from 1 to {MAX_SEATS}, got {args.seats}")
     if not 0 < args.handshake_timeout <= 3600:
         parser.error(f"--handshake-timeout must be in (0, 3600] seconds, got {args.handshake_timeout}")
     token = args.token or os.environ.get(TOKEN_ENV)
@@ -243,8 +259,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     host, port = args.listen
     die_with_parent()  # a node started by run_local_node ends with its starter, even a SIGKILLed one
     try:
-        bounds = {"max_size": args.max_size, "max_buffered": args.max_buffered, "handshake_timeout": args.handshake_timeout}
-        anyio.run(_run, build, host, port, token, bounds, backend=args.backend)
+        options = {"seats": args.seats, "max_size": args.max_size, "max_buffered": args.max_buffered,
+                   "handshake_timeout": args.handshake_timeout}
+        anyio.run(_run, build, host, port, token, options, backend=args.backend)
     except BaseException as exc:  # noqa: BLE001 - the process reports and exits
         # The traceback first, the one-line summaries last: whoever keeps only
         # the tail of stderr (run_local_node does) still gets them.

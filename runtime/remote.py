@@ -10,6 +10,15 @@ When the connection drops, every ask still waiting fails at once with
 `connect_node` and `run_local_node` are supervisor child start functions:
 they report the connection through `task_status`, then keep running for as
 long as the node lives and raise `NodeDied` (saying why) when it does not.
+
+Both greet the node before they report it: the first ask on a connection is
+`Hello`, and the node's `Welcome` (`NodeConnection.welcome`) says how many
+seats it has. A node older than `Hello` cannot decode it and closes the
+connection with 1008 (the only bytes it got were the hello, so that is all
+the close can be about): this side connects again without a hello and takes
+it for what such a node is, one without seats. A Welcome that does not
+decode (a seat count below 1 or past `MAX_SEATS`) is refused naming the
+field: the node is not used.
 """
 
 from __future__ import annotations
@@ -24,21 +33,21 @@ import signal
 import subprocess
 import sys
 from collections import deque
-from typing import Any
+from typing import Any, Callable
 
 import anyio
 from anyio.abc import ByteReceiveStream, Process, TaskGroup, TaskStatus
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from protocols.codec import MESSAGE_TYPES, decode, encode
-from protocols.messages import Failure
+from protocols.messages import Failure, Hello, Welcome
 from runtime.errors import (
     ActorCrashed, ActorStopped, CallTimeout, ConnectionClosed, HandshakeError, NodeDied, ProtocolError, from_failure,
 )
 from runtime.lifeline import lifeline_env
 from runtime.websocket import ABNORMAL_CLOSURE, POLICY_VIOLATION, WebSocket, connect
 
-__all__ = ["TOKEN_ENV", "NodeConnection", "RemoteRef", "connect_node", "run_local_node"]
+__all__ = ["CANNOT_OPEN", "TOKEN_ENV", "NodeConnection", "RemoteRef", "connect_node", "open_connection", "run_local_node"]
 
 TOKEN_ENV = "TROUPE_NODE_TOKEN"
 """Where a node finds its token: the environment, so that `ps` does not show it."""
@@ -61,11 +70,13 @@ class _Pending:
 
 
 class NodeConnection:
-    """A live connection to a node; `ref(name)` reaches one of its actors."""
+    """A live connection to a node; `ref(name)` reaches one of its actors. `welcome`
+    is what the node said it hosts (`Welcome()`, no seats, for a node older than `Hello`)."""
 
-    def __init__(self, ws: WebSocket, url: str, *, pid: int | None = None) -> None:
+    def __init__(self, ws: WebSocket, url: str, *, pid: int | None = None, welcome: Welcome = Welcome()) -> None:
         self.url = url
         self.pid = pid
+        self.welcome = welcome
         self._ws = ws
         self._ids = itertools.count(1)
         self._pending: dict[int, _Pending] = {}
@@ -184,18 +195,66 @@ class RemoteRef:
         return f"RemoteRef({self.name!r} at {self._connection.url})"
 
 
+# --- opening a connection ----------------------------------------------------------
+
+_GREETING_TIMEOUT = 10.0
+"""Seconds a node has to answer `Hello` (its websocket handshake has the same)."""
+
+CANNOT_OPEN = (OSError, TimeoutError, HandshakeError, ConnectionClosed, ProtocolError)
+"""What `open_connection` raises when there is no node to use at the URL."""
+
+
+async def open_connection(url: str, token: str, *, pid: int | None = None) -> NodeConnection:
+    """Connect to the node at `url` and greet it (see the module's docstring); raises one of CANNOT_OPEN."""
+    ws = await connect(url, token=token)
+    try:
+        welcome = await _greet(ws)
+    except BaseException:
+        await ws.abort(1000, "closed by the supervisor")
+        raise
+    if welcome is None:
+        ws = await connect(url, token=token)
+        welcome = Welcome()
+    return NodeConnection(ws, url, pid=pid, welcome=welcome)
+
+
+async def _greet(ws: WebSocket) -> Welcome | None:
+    """The node's Welcome, or None for a node older than `Hello` (it closed the connection)."""
+    with anyio.fail_after(_GREETING_TIMEOUT):
+        await ws.send(encode("ask", Hello()))
+        try:
+            data = await ws.receive()
+        except ConnectionClosed as closed:
+            if closed.code == POLICY_VIOLATION:
+                return None
+            raise
+    try:
+        _, welcome = decode(data)
+    except ProtocolError as exc:
+        raise ProtocolError(f"it answered Hello with what this side cannot use: {exc}") from None
+    if not isinstance(welcome, Welcome):
+        raise ProtocolError(f"it answered Hello with a {type(welcome).__name__}, not a Welcome")
+    return welcome
+
+
 # --- supervisor child start functions -----------------------------------------------
 
 
-async def connect_node(url: str, token: str, *, task_status: TaskStatus[NodeConnection] = anyio.TASK_STATUS_IGNORED) -> None:
-    """Connect to a running node, report the connection, and raise NodeDied when it ends."""
+async def connect_node(
+    url: str,
+    token: str,
+    *,
+    host: Callable[[NodeConnection], Any] | None = None,
+    task_status: TaskStatus[Any] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """Connect to a running node, report the connection (or what `host` makes of it: one
+    seat's actors, `runtime.seats`), and raise NodeDied when it ends."""
     try:
-        ws = await connect(url, token=token)
-    except (OSError, TimeoutError, HandshakeError) as exc:
+        connection = await open_connection(url, token)
+    except CANNOT_OPEN as exc:
         raise NodeDied(f"cannot connect to node at {url}: {exc}") from exc
-    connection = NodeConnection(ws, url)
     try:
-        task_status.started(connection)
+        task_status.started(connection if host is None else host(connection))
         closed = await connection.run()
     finally:
         await connection.aclose()
@@ -342,13 +401,11 @@ async def _run(
         watch.problem = f"it did not report listening within {ready_timeout:g} s"
         return
     tg.start_soon(_discard, stdout)  # actors may print; the pipe must never fill
-    url = f"ws://{address}"
     try:
-        ws = await connect(url, token=token)
-    except (OSError, TimeoutError, HandshakeError) as exc:
+        connection = await open_connection(f"ws://{address}", token, pid=process.pid)
+    except CANNOT_OPEN as exc:
         watch.problem = f"could not connect to it: {exc}"
         return
-    connection = NodeConnection(ws, url, pid=process.pid)
     try:
         task_status.started(connection)
         read_done = anyio.Event()

@@ -25,21 +25,51 @@ A seat is a VM: one slot incarnation has it, and nobody after it.
 
 The nodes run in the task group `SharedNodes` owns (`async with`); leaving it
 stops whatever still runs.
+
+A node someone else started (`--connect URL`) serves a slot per seat too:
+`greet_nodes` asks each node its seats (its `Welcome`), and `seat_slots`
+gives a VMSlot per seat (`connect_seat`), taking the nodes' seats in turn so
+that a run with fewer slots than seats spreads them over the nodes. The run
+can neither start nor stop such a node, so a slot is its own connection to
+its own seat:
+
+- A slot's restart is a new connection to the same seat; the seat's actors
+  are not restarted. The episode's first message is `Reset`, which gives the
+  seat's environment a fresh start (a new context, a new world) as it does
+  between any two episodes, and a seat's mailbox takes it only after what
+  the slot's last incarnation still had in flight. A seat whose actor is
+  stuck in a call that never returns stays stuck: the restarted slot's calls
+  time out too, its restart intensity is exceeded and its episodes are
+  recorded as environment errors, as for a VM that cannot be revived.
+- When the node dies or closes the connection, every slot on it raises
+  `NodeDied` (from `connect_node`); their restarts find no node to connect
+  to until someone starts it again, and their episodes are retried, then
+  recorded as environment errors, as with a node each.
+- Two slots never share a seat: each seat goes to one slot, and
+  `greet_nodes` refuses a node named twice (the same URL, or two URLs whose
+  nodes gave the same id).
+- A node without seats is one VM: its seat 0 is the node's own actors. A
+  node that could not be asked (not up yet, a refused token) gets one slot,
+  seat 0, which fails as it would have before seats until the node answers.
+  A slot whose seat the node no longer has (started again with fewer
+  `--seats`) fails with `NodeDied` saying so.
 """
 
 from __future__ import annotations
 
+import functools
 from contextlib import AsyncExitStack
-from typing import Any, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable, Sequence
 
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
 from runtime.actor import Ref
-from runtime.errors import NodeDied, describe, first_error
-from runtime.remote import NodeConnection
+from runtime.errors import NodeDied, ProtocolError, describe, first_error
+from runtime.remote import CANNOT_OPEN, NodeConnection, connect_node, open_connection
 
-__all__ = ["SeatHost", "SharedNodes", "seat_name"]
+__all__ = ["RemoteNode", "SeatHost", "SharedNodes", "connect_seat", "greet_nodes", "seat_name", "seat_slots"]
 
 NodeStart = Callable[..., Awaitable[None]]
 """A supervisor child start function of a node that takes `seats=` (`functools.partial(run_local_node, app)`)."""
@@ -160,3 +190,75 @@ class SharedNodes:
 
     async def _start_seated(self, *, task_status: TaskStatus[NodeConnection]) -> None:
         await self.start(seats=self.seats, task_status=task_status)
+
+
+# --- nodes someone else started ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RemoteNode:
+    """A running node as a run found it: `seats` VM slots (1 for a node without seats),
+    `problem` why it could not be asked (then it is given one slot, seat 0)."""
+
+    url: str
+    seats: int = 1
+    problem: str = ""
+
+
+async def greet_nodes(urls: Sequence[str], token: str) -> list[RemoteNode]:
+    """Ask each node at `urls` (at once) how many seats it has.
+
+    Raises ValueError for a node named twice, ProtocolError (naming the URL)
+    for one whose Welcome is nonsense: using either would put two slots on a seat,
+    or a slot on a seat that is not there."""
+    repeated = sorted({url for url in urls if urls.count(url) > 1})
+    if repeated:
+        raise ValueError(f"{', '.join(repeated)} named more than once: two slots would share each seat")
+    found: dict[str, RemoteNode] = {}
+    reached: dict[str, str] = {}
+    """The first URL that reached each node, by the node's id."""
+
+    async def greet(url: str) -> None:
+        try:
+            connection = await open_connection(url, token)
+        except ProtocolError as exc:
+            raise ProtocolError(f"node at {url}: {exc}") from None
+        except CANNOT_OPEN as exc:
+            found[url] = RemoteNode(url, problem=describe(exc))
+            return
+        await connection.aclose()
+        welcome = connection.welcome
+        if welcome.node and (other := reached.setdefault(welcome.node, url)) != url:
+            raise ValueError(f"{other} and {url} reach the same node: two slots would share each seat")
+        found[url] = RemoteNode(url, seats=welcome.seats or 1)
+
+    try:
+        async with anyio.create_task_group() as tg:
+            for url in urls:
+                tg.start_soon(greet, url)
+    except BaseExceptionGroup as group:
+        raise first_error(group) from None
+    return [found[url] for url in urls]
+
+
+def seat_slots(nodes: Sequence[RemoteNode], token: str) -> list[functools.partial]:
+    """A VMSlot (`connect_seat`) per seat of `nodes`: every node's seat 0 first, then every seat 1, ..."""
+    return [functools.partial(connect_seat, node.url, token, seat)
+            for seat in range(max((node.seats for node in nodes), default=0))
+            for node in nodes if seat < node.seats]
+
+
+async def connect_seat(url: str, token: str, seat: int, *, task_status: TaskStatus[Any] = anyio.TASK_STATUS_IGNORED) -> None:
+    """A VMSlot on seat `seat` of the running node at `url` (the node itself for seat 0 of a
+    node without seats): `connect_node`, reporting the seat's host."""
+    await connect_node(url, token, host=functools.partial(_seat_of, seat), task_status=task_status)
+
+
+def _seat_of(seat: int, connection: NodeConnection) -> SeatHost | NodeConnection:
+    seats = connection.welcome.seats
+    if seats is None and seat == 0:
+        return connection
+    if seats is not None and seat < seats:
+        return SeatHost(connection, seat)
+    raise NodeDied(f"node at {connection.url} has {seats or 'no'} seat(s) now: seat {seat} is gone "
+                   f"(was it started again with fewer --seats?)")

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import anyio
 
+from actors.backends.sim.vm import SimVM
+from actors.observer import Observer
+from actors.vm_controller import VMController
 from protocols import Acted, Inspect, Inspected, Observation, Observe, Observed
 from runtime.actor import Actor
 from runtime.errors import Refused
@@ -81,6 +84,24 @@ def build():
 def build_seated(seats: int):
     """A `vm` per seat (`python -m runtime.node --seats N`)."""
     return [Named(seat_name("vm", seat)) for seat in range(seats)]
+
+
+class SeatVM(SimVM):
+    """A simulated VM that names its seat as the screen's app, so a run's steps say where they ran."""
+
+    def __init__(self, seat: str) -> None:
+        super().__init__()
+        self.seat = seat
+
+    async def details(self) -> dict:
+        return {**await super().details(), "app_name": self.seat}
+
+
+def build_sim(seats: int):
+    """Simulated VMs, a seat each (`python -m runtime.node --seats N`)."""
+    vms = [SeatVM(seat_name("sim", seat)) for seat in range(seats)]
+    return [actor for seat, vm in enumerate(vms)
+            for actor in (VMController(vm, seat_name("vm", seat)), Observer(vm, name=seat_name("observer", seat)))]
 
 
 def build_broken(seats: int | None = None):

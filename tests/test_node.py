@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocols import (
-    Ack, Act, Acted, Click, Inspect, Inspected, Observation, Observe, Observed, Point, ProtocolError,
-    decode, encode,
+    Ack, Act, Acted, Click, Hello, Inspect, Inspected, Observation, Observe, Observed, Point, ProtocolError,
+    Welcome, decode, encode,
 )
 from runtime.errors import ActorCrashed, ActorStopped, CallTimeout, RequestRefused
 from runtime.node import serve_node
@@ -180,6 +180,32 @@ async def test_a_dropped_connection_fails_pending_asks_at_once_and_connect_node_
     assert "slow: connection lost: 1001 node shutting down" in str(caught[0])
     died = group.value.exceptions[0]
     assert isinstance(died, NodeDied) and died.close_code == 1001
+
+
+async def test_a_node_answers_hello_itself_with_its_seats_and_an_id_of_its_own():
+    async with node_in_process() as (tg, url):
+        reply, welcome = await ask_raw(url, Hello(), to="")
+        assert reply.kind == "reply" and welcome.seats is None and len(welcome.node) == 16
+        assert (await tg.start(connect_node, url, TOKEN)).welcome == welcome
+        port = await tg.start(partial(serve_node, node_apps.build_seated(2), token=TOKEN, seats=2))
+        seated = (await tg.start(connect_node, f"ws://127.0.0.1:{port}", TOKEN)).welcome
+        assert seated.seats == 2 and seated.node != welcome.node
+
+
+async def test_a_node_older_than_hello_is_taken_for_one_without_seats(monkeypatch):
+    """Such a node's codec has no `hello`: it closes the connection on it with 1008, as for any unknown message."""
+
+    def older_decode(data):
+        envelope_, message = decode(data)
+        if isinstance(message, Hello):
+            raise ProtocolError("invalid message: Invalid value 'hello' - at `$.msg`")
+        return envelope_, message
+
+    monkeypatch.setattr("runtime.node.decode", older_decode)
+    async with node_in_process() as (tg, url):
+        node = await tg.start(connect_node, url, TOKEN)
+        assert node.welcome == Welcome()
+        assert await node.ref("echo").ask(Inspect(spec={"a": 1}), timeout=5) == Inspect(spec={"a": 1})
 
 
 async def test_wrong_token_means_connect_node_fails_with_node_died():

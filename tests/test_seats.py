@@ -1,25 +1,41 @@
 """Several VM slots on one node process (`runtime.seats`), with real node processes, from asyncio
 and trio: each slot reaches its own seat; a node takes as many slots as it has seats; a node that
 dies ends every slot on it and their restarts share a fresh one; a slot restarted while its node
-lives gets a fresh node and leaves the others on the old one alone; nodes are stopped and reaped."""
+lives gets a fresh node and leaves the others on the old one alone; nodes are stopped and reaped.
+
+A node someone else started with seats (`--connect`) serves a run a slot per seat: all at once,
+never two on a seat, and a node killed mid-run leaves every episode exactly one result."""
 
 import functools
+import json
 import os
 import signal
+import subprocess
+import sys
+from collections import Counter
+from contextlib import asynccontextmanager
+from pathlib import Path
 
 import anyio
+import msgspec
 import pytest
 
-from protocols import Inspect
-from runtime.errors import NodeDied
+from bench.api import ConfigError, execute, plan
+from protocols import EpisodeStarted, ErrorKind, Inspect, StepTaken, decode
+from runtime.errors import NodeDied, ProtocolError
 from runtime.node import main as node_main
-from runtime.remote import run_local_node
-from runtime.seats import SharedNodes
+from runtime.node import serve_node
+from runtime.remote import TOKEN_ENV, run_local_node
+from runtime.seats import RemoteNode, SharedNodes, connect_seat, greet_nodes, seat_slots
 from runtime.supervisor import ChildSpec, Supervisor
+from runtime.websocket import serve
+from tests import node_apps
 from tests.faults import descendants
 
 pytestmark = pytest.mark.anyio
 SEATED = functools.partial(run_local_node, "tests.node_apps:build_seated")
+ROOT = Path(__file__).resolve().parents[1]
+TOKEN = "seats-token"
 
 
 async def seat_of(host) -> str:
@@ -114,7 +130,8 @@ async def test_seats_are_handed_out_only_inside_async_with():
 
 
 @pytest.mark.parametrize(("app", "seats", "message"), [
-    ("tests.node_apps:build_seated", "0", "--seats must be at least 1, got 0"),
+    ("tests.node_apps:build_seated", "0", "--seats must be from 1 to 1024, got 0"),
+    ("tests.node_apps:build_seated", "1025", "--seats must be from 1 to 1024, got 1025"),
     ("tests.node_apps:build", "2", "tests.node_apps:build takes no `seats` argument: it cannot host several VM slots"),
 ])
 def test_a_node_needs_a_seat_at_least_and_an_app_that_takes_seats(app, seats, message, capsys):
@@ -123,3 +140,155 @@ def test_a_node_needs_a_seat_at_least_and_an_app_that_takes_seats(app, seats, me
     assert exited.value.code == 2 and message in capsys.readouterr().err
     with pytest.raises(ValueError, match="^a node has at least one seat, got 0$"):
         SharedNodes(SEATED, seats=0)
+
+
+# --- nodes someone else started (--connect) ------------------------------------------------
+
+
+@pytest.fixture
+def sim_node():
+    """`python -m runtime.node --seats 3` with simulated VMs, started by hand as a user would on
+    another host (here 127.0.0.1); yields its URL and process."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "runtime.node", "--listen", "127.0.0.1:0", "--app", "tests.node_apps:build_sim",
+         "--seats", "3"],
+        cwd=ROOT, stdout=subprocess.PIPE, env={**os.environ, TOKEN_ENV: TOKEN},
+    )
+    try:
+        yield "ws://" + json.loads(process.stdout.readline())["listening"], process
+    finally:
+        process.kill()
+        process.wait()
+
+
+async def run_connected(url: str, out: Path, on_event, **options):
+    """A bench.api run of 6 sim episodes on the node at `url`; the run and the lines it said."""
+    said: list[str] = []
+    checked = plan("sim", {"connect": [url], "token": TOKEN, "episodes": 6, "scale": 0.05, "out": out, **options})
+    return await execute(checked, on_event=on_event, say=said.append), said
+
+
+def one_result_each(run) -> Counter:
+    return Counter(line.result.task_id for line in run.results)
+
+
+def most_at_once(events: list) -> int:
+    """The most episodes between their start and their last step at one time."""
+    last_step = {event.record.episode_id: i for i, event in enumerate(events) if isinstance(event, StepTaken)}
+    ends = sorted(last_step.values())
+    starts = [i for i, event in enumerate(events) if isinstance(event, EpisodeStarted)]
+    return max(sum(start <= at for start in starts) - sum(end < at for end in ends) for at in starts)
+
+
+async def test_a_run_on_a_node_with_three_seats_has_a_slot_on_each_all_at_once(sim_node, tmp_path):
+    url, _ = sim_node
+    events: list = []
+    run, said = await run_connected(url, tmp_path / "run", events.append)
+    assert f"concurrency 3: a VM slot per seat of the --connect nodes: {url} 3" in said
+    assert one_result_each(run) == Counter({f"sim-0-{index:04d}": 1 for index in range(6)})
+    assert all(line.result.success for line in run.results), [line.result.reason for line in run.results]
+    assert most_at_once(events) == 3
+    # Each seat served its own slot: its episodes' steps come one episode after the other.
+    seat_runs = [(event.before.app_name, event.record.episode_id) for event in events if isinstance(event, StepTaken)]
+    by_seat = {seat: [episode for s, episode in seat_runs if s == seat] for seat, _ in seat_runs}
+    assert sorted(by_seat) == ["sim@0", "sim@1", "sim@2"]
+    for episodes in by_seat.values():
+        in_turn = [episode for i, episode in enumerate(episodes) if i == 0 or episodes[i - 1] != episode]
+        assert len(in_turn) == len(set(in_turn)), f"two slots shared a seat: {in_turn}"
+    recorded = (tmp_path / "run" / "run.json").read_text()
+    assert json.loads(recorded)["config"]["concurrency"] == 3 and TOKEN not in recorded
+
+
+async def test_a_smaller_concurrency_takes_that_many_seats(sim_node, tmp_path):
+    url, _ = sim_node
+    seats: set[str] = set()
+    run, said = await run_connected(url, tmp_path / "run", lambda event: isinstance(event, StepTaken) and seats.add(
+        event.before.app_name), concurrency=2)
+    assert f"concurrency 2: --concurrency 2 of the 3 seats of the --connect nodes: {url} 3" in said
+    assert seats == {"sim@0", "sim@1"} and len(one_result_each(run)) == 6
+
+
+async def test_a_node_killed_mid_run_leaves_every_episode_exactly_one_result(sim_node, tmp_path):
+    url, process = sim_node
+
+    def kill_at_the_first_step(event) -> None:
+        if isinstance(event, StepTaken) and process.returncode is None:
+            process.kill()
+            process.wait()
+
+    run, _ = await run_connected(url, tmp_path / "run", kill_at_the_first_step)
+    assert process.returncode == -signal.SIGKILL
+    assert one_result_each(run) == Counter({f"sim-0-{index:04d}": 1 for index in range(6)})
+    failed = [line.result for line in run.results if not line.result.success]
+    assert failed and all(result.error_kind is ErrorKind.ENVIRONMENT for result in failed), failed
+    assert all(url in result.reason or "connection lost" in result.reason for result in failed), failed
+
+
+@asynccontextmanager
+async def seated_node(seats: int = 2):
+    """A node with `seats` seats served from this process, and its URL."""
+    async with anyio.create_task_group() as tg:
+        port = await tg.start(functools.partial(serve_node, node_apps.build_seated(seats), token=TOKEN, seats=seats))
+        yield f"ws://127.0.0.1:{port}"
+        tg.cancel_scope.cancel()
+
+
+async def test_greeting_nodes_says_their_seats_and_why_one_could_not_be_asked():
+    async with seated_node(2) as url, anyio.create_task_group() as tg:
+        seatless = await tg.start(functools.partial(serve_node, node_apps.build(), token=TOKEN))
+        nobody = "ws://127.0.0.1:9"
+        nodes = await greet_nodes([url, f"ws://127.0.0.1:{seatless}", nobody], TOKEN)
+        assert nodes[:2] == [RemoteNode(url, seats=2), RemoteNode(f"ws://127.0.0.1:{seatless}", seats=1)]
+        assert nodes[2] == RemoteNode(nobody, problem="OSError: All connection attempts failed")
+        (refused,) = await greet_nodes([url], "wrong")
+        assert refused.seats == 1 and "HTTP 401" in refused.problem and "invalid token" in refused.problem
+        assert [slot.args for slot in seat_slots([*nodes[:2], RemoteNode(nobody, seats=3)], TOKEN)] == [
+            (url, TOKEN, 0), (f"ws://127.0.0.1:{seatless}", TOKEN, 0), (nobody, TOKEN, 0),
+            (url, TOKEN, 1), (nobody, TOKEN, 1), (nobody, TOKEN, 2)]
+        tg.cancel_scope.cancel()
+
+
+async def test_a_seat_slot_reaches_its_own_seat_and_fails_saying_so_for_a_seat_the_node_lacks():
+    async with seated_node(2) as url, anyio.create_task_group() as tg:
+        assert await seat_of(await tg.start(connect_seat, url, TOKEN, 1)) == "vm@1"
+        with pytest.raises(NodeDied, match=r"has 2 seat\(s\) now: seat 2 is gone \(was it started again with fewer"):
+            await connect_seat(url, TOKEN, 2)
+        tg.cancel_scope.cancel()
+
+
+async def test_a_node_named_twice_is_refused_as_two_slots_would_share_its_seats():
+    async with seated_node(2) as url:
+        with pytest.raises(ValueError, match="named more than once: two slots would share each seat"):
+            await greet_nodes([url, url], TOKEN)
+        also = url.replace("127.0.0.1", "localhost")
+        with pytest.raises(ValueError, match=f"^{url} and {also} reach the same node"):
+            await greet_nodes([url, also], TOKEN)
+
+
+async def fake_node(welcome: dict, *, task_status=anyio.TASK_STATUS_IGNORED) -> None:
+    """A node that answers Hello with `welcome`, whatever it holds."""
+
+    async def handle(ws) -> None:
+        envelope, _ = decode(await ws.receive())
+        await ws.send(msgspec.msgpack.encode([1, "reply", envelope.id, envelope.to, {"msg": "welcome", **welcome}]))
+        await ws.receive()
+
+    await serve(handle, token=TOKEN, task_status=task_status)
+
+
+@pytest.mark.parametrize(("welcome", "wrong"), [
+    ({"seats": 0}, "Expected `int` >= 1 - at `$.seats`"),
+    ({"seats": -3}, "Expected `int` >= 1 - at `$.seats`"),
+    ({"seats": 10**6}, "Expected `int` <= 1024 - at `$.seats`"),
+    ({"seats": "three"}, "Expected `int | null`, got `str` - at `$.seats`"),
+])
+async def test_a_node_that_says_a_nonsensical_seat_count_is_refused_naming_it(welcome, wrong, tmp_path):
+    async with anyio.create_task_group() as tg:
+        url = f"ws://127.0.0.1:{await tg.start(fake_node, welcome)}"
+        with pytest.raises(ProtocolError, match=f"^node at {url}: it answered Hello with what this side cannot use"):
+            await greet_nodes([url], TOKEN)
+        with pytest.raises(ConfigError) as refused:
+            await run_connected(url, tmp_path / "run", None)
+        assert str(refused.value).startswith(f"--connect: node at {url}") and wrong in str(refused.value)
+        assert not (tmp_path / "run").exists()  # refused before anything was written
+        tg.cancel_scope.cancel()
