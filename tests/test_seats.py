@@ -21,6 +21,7 @@ import msgspec
 import pytest
 
 from bench.api import ConfigError, execute, plan
+from bench.fit import connected_concurrency
 from protocols import EpisodeStarted, ErrorKind, Inspect, StepTaken, decode
 from runtime.errors import NodeDied, ProtocolError
 from runtime.node import main as node_main
@@ -222,6 +223,28 @@ async def test_a_node_killed_mid_run_leaves_every_episode_exactly_one_result(sim
     failed = [line.result for line in run.results if not line.result.success]
     assert failed and all(result.error_kind is ErrorKind.ENVIRONMENT for result in failed), failed
     assert all(url in result.reason or "connection lost" in result.reason for result in failed), failed
+
+
+def test_a_connected_run_has_a_slot_per_seat_or_fewer_if_told_and_says_which():
+    nodes = [RemoteNode("ws://a:1", seats=3), RemoteNode("ws://b:1", problem="OSError: refused")]
+    found = "ws://a:1 3, ws://b:1 1 (could not be asked: OSError: refused)"
+    assert connected_concurrency(nodes, None) == (4, f"a VM slot per seat of the --connect nodes: {found}")
+    assert connected_concurrency(nodes, 2) == (2, f"--concurrency 2 of the 4 seats of the --connect nodes: {found}")
+    assert connected_concurrency(nodes, 9) == (4, f"--concurrency 9, but the --connect nodes have 4 seat(s): {found}")
+
+
+@pytest.mark.parametrize(("where", "token", "why"), [
+    ("nowhere", TOKEN, "All connection attempts failed"),
+    ("the node", "wrong", "invalid token"),
+])
+async def test_a_node_that_cannot_be_asked_gets_one_slot_whose_episodes_say_why(where, token, why, sim_node, tmp_path):
+    url = "ws://127.0.0.1:9" if where == "nowhere" else sim_node[0]
+    run, said = await run_connected(url, tmp_path / "run", None, token=token, episodes=2)
+    assert [line for line in said if line.startswith(f"concurrency 1: a VM slot per seat of the --connect nodes: "
+                                                     f"{url} 1 (could not be asked: ") and why in line]
+    assert len(one_result_each(run)) == 2
+    for line in run.results:
+        assert line.result.error_kind is ErrorKind.ENVIRONMENT and url in line.result.reason and why in line.result.reason
 
 
 @asynccontextmanager
