@@ -233,11 +233,23 @@ async def run_actor(
         task_status.started(LocalRef(actor.name, mailbox))
         await _serve(actor, mailbox)
     finally:
-        for letter in mailbox.close():
-            letter.fail(ActorCrashed(actor.name, "stopped before handling the request"))
-        if type(actor).on_stop is not Actor.on_stop:  # two cancel scopes are a cost worth skipping for nothing
-            with anyio.CancelScope(shield=True), anyio.move_on_after(actor.shutdown_timeout):
-                await actor.on_stop()
+        await _wind_down(actor, mailbox)
+
+
+async def _run_started(actor: Actor, mailbox: _Mailbox) -> None:
+    """`run_actor` for an actor whose start there is nothing to wait for (see `spawn`)."""
+    try:
+        await _serve(actor, mailbox)
+    finally:
+        await _wind_down(actor, mailbox)
+
+
+async def _wind_down(actor: Actor, mailbox: _Mailbox) -> None:
+    for letter in mailbox.close():
+        letter.fail(ActorCrashed(actor.name, "stopped before handling the request"))
+    if type(actor).on_stop is not Actor.on_stop:  # two cancel scopes are a cost worth skipping for nothing
+        with anyio.CancelScope(shield=True), anyio.move_on_after(actor.shutdown_timeout):
+            await actor.on_stop()
 
 
 async def _serve(actor: Actor, mailbox: _Mailbox) -> None:
@@ -257,5 +269,13 @@ async def _serve(actor: Actor, mailbox: _Mailbox) -> None:
 
 
 async def spawn(task_group: TaskGroup, actor: Actor) -> LocalRef:
-    """Start `actor` in `task_group` (its owner) and return its ref once started."""
+    """Start `actor` in `task_group` (its owner) and return its ref once started.
+
+    An actor without an `on_start` has nothing to do, or to fail, before it is
+    started: its mailbox is made here and its loop runs as a plain task (a
+    `TaskGroup.start`, which waits for the task to report, costs twice as much)."""
+    if type(actor).on_start is Actor.on_start:
+        mailbox = _Mailbox(actor.name, actor.mailbox_size)
+        task_group.start_soon(_run_started, actor, mailbox)
+        return LocalRef(actor.name, mailbox)
     return await task_group.start(run_actor, actor)

@@ -211,3 +211,21 @@ async def test_a_host_closes_its_actors_only_when_every_one_is_idle():
             host = await tg.start(run_local_host, lambda: [Echo()])
             await anyio.sleep(0)
             assert host.close_if_idle()
+
+
+class FailsToStart(Echo):
+    async def on_start(self):
+        raise LookupError("no backend")
+
+
+async def test_spawn_raises_an_on_start_failure_in_the_caller_and_an_actor_without_one_serves_at_once():
+    async with anyio.create_task_group() as tg:
+        with pytest.raises(LookupError, match="no backend"):
+            await spawn(tg, FailsToStart())
+        echo = Echo()
+        ref = await spawn(tg, echo)
+        await ref.tell("before its task ran")
+        assert await ref.ask("then") == ("echo", "then")
+        assert echo.told == ["before its task ran", "then"]
+        tg.cancel_scope.cancel()
+    assert echo.stopped
