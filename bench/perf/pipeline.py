@@ -60,23 +60,53 @@ asyncio, 0.84-1.0 on trio, against 0.06 for the sequential loop.
   loop pass (~115 deliveries per episode); it now stops them (~27).
 - Per-step dict churn: the Decide history was rebuilt with every summary
   merged in at each step; it is kept up to date as summaries arrive.
+- Stopping actors (2026-11-23, second pass): a supervisor cancelled every
+  child it stopped, and delivering a cancellation to an idle task costs
+  ~50-60 us on either loop, five times per episode. An idle actor (waiting
+  for a letter) is now ended by closing its mailbox (`close_if_idle`, and a
+  `LocalHost` of idle actors likewise); only a busy one is cancelled. An
+  idle supervisor's `stop` is a message to its deciding task instead of a
+  cancellation, its mail a deque with the loop's wake-up instead of an anyio
+  memory stream, and the deciding task waits for a child to start and to
+  end on wake-ups with a deadline instead of anyio events and a cancel scope.
+  A 3-actor supervisor's start and stop: 380 -> 257 us on asyncio, 500 ->
+  379 on trio. `spawn` of an actor without `on_start` starts a plain task
+  instead of `TaskGroup.start` (which costs twice as much).
+- The Observer's tree time limit was an anyio cancel scope at every step; it
+  is now a deadline of the loop's heap checked once the screenshot is taken
+  (`alongside(..., limit=)`): a sim capture 51 -> 41 us on asyncio. trio's
+  clock is read from the run's clock object, and the Observer looks its
+  clock up once (each lookup of the running asyncio loop is a getpid call).
+- The simulated work itself (also the sequential loop's): a seeded generator
+  was made at every agent and judge step (~6.5 us each) though most steps
+  draw nothing, the instruction was parsed at every step, a plain frame was
+  an RGB image: 0.096 -> 0.072 ms per step. Runtime instructions per step
+  -10% (callgrind, 300 episodes).
 - Not measured: drawing the simulated screen. The tasks ask for plain frames
   (`screens: plain`, one colour per screen state, tens of us) because a drawn
   frame costs ~3 ms of CPU, ten times the whole per-step target.
 - Not the cost: msgspec (in-process messages are never encoded; validating
   a policy's Decision is ~2 us), the event bus and the ResultSink (none in
   this run; publish with no subscriber is a counter), logging (nothing on
-  the hot path logs).
+  the hot path logs), the garbage collector (under its tuned thresholds
+  there are almost no cycles to collect; disabling it changed asyncio by
+  ~1%, trio by up to ~9% in noisy runs), the Python version (3.12: the same
+  figures within noise).
 
-What is left (2026-11-23, both loops): 0.35-0.36 ms per step on asyncio
-and 0.46-0.49 on trio, of which the sequential loop's own work (the
-simulated VM, agent and judge) is ~0.1. Of the rest, per step: four asks
-(two task wake-ups each), the Observer's side tasks and its tree time limit
-(an anyio cancel scope, ~15 us on asyncio), the step's change flag (~30 us);
-per episode (~0.9 ms on asyncio, ~2 on trio: 0.08 and 0.17 ms a step) a
-worker's two supervisors and five actors with their tasks, cancel scopes and
-events start and stop. Trio's scheduling costs about twice asyncio's per task
-switch. The 0.3 ms target is not met on either loop.
+What is left (2026-11-23, both loops, quiet machine): 0.312 ms per step on
+asyncio (best 0.309) and 0.409 on trio (best 0.396), against 0.070 for the
+sequential loop on the same work. The 0.3 ms target is not met: by 4% on
+asyncio, by a third on trio. By callgrind's instruction counts a quarter
+(asyncio) to a third (trio) of it is per episode: with 1,000 workers each
+runs one episode, and starts and stops two supervisors, five actors, a host
+and their anyio task groups, each task an anyio handle with a cancel scope
+and an event. The rest is per step: four asks (two task switches each), the
+Observer's two side tasks, the summaries' side task waking, the step's
+change flag (~30 us, ~100 us when the pixels must be decoded) and the
+deadline heap's compaction (~3%). Trio's task switch and nursery cost about
+twice asyncio's (a nursery alone ~13 us). Meeting the target on trio would
+need the supervisor and its children on the loops' own task groups instead
+of anyio's.
 """
 
 from __future__ import annotations
