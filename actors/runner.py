@@ -52,7 +52,9 @@ class VMSlot(Protocol):
     `ConfigurationError`, which stops the run. Ready-made:
     `functools.partial(run_local_host, build)` (in this process),
     `functools.partial(run_local_node, app)` (a node process),
-    `functools.partial(connect_node, url, token)` (a node already running).
+    `functools.partial(connect_node, url, token)` (a node already running),
+    `functools.partial(connect_seat, url, token, seat)` (a seat of a running node
+    started with `--seats N`; `runtime.seats.seat_slots` makes one per seat).
     """
 
     def __call__(self, *, task_status: TaskStatus[VMHost]) -> Awaitable[None]: ...

@@ -19,7 +19,7 @@ from runtime.events import EventBus, Subscription
 from runtime.host import LocalHost, run_local_host
 from runtime.limits import Limits, StepLimit, TimeLimit
 from runtime.remote import NodeConnection, RemoteRef, connect_node, run_local_node
-from runtime.seats import SeatHost, SharedNodes, seat_name
+from runtime.seats import RemoteNode, SeatHost, SharedNodes, connect_seat, greet_nodes, seat_name, seat_slots
 from runtime.supervisor import ChildSpec, Intensity, Restart, Strategy, SupervisedRef, Supervisor, actor_child
 from runtime.websocket import WebSocket, connect, serve
 
@@ -35,8 +35,8 @@ __all__ = [
     # hosting actors: in this process, in a node process, over a websocket
     "LocalHost", "NodeConnection", "RemoteRef", "WebSocket", "connect", "connect_node", "run_local_host",
     "run_local_node", "serve",
-    # several VM slots on one node process
-    "SeatHost", "SharedNodes", "seat_name",
+    # several VM slots on one node process: one the run starts, or one already running (--connect)
+    "SeatHost", "SharedNodes", "seat_name", "RemoteNode", "connect_seat", "greet_nodes", "seat_slots",
     # errors
     "ActorCrashed", "ActorError", "ActorStopped", "CallTimeout", "ConnectionClosed", "HandshakeError",
     "LimitExceeded", "NodeCrashed", "NodeDied", "ProtocolError", "Refused", "RequestRefused",

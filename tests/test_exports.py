@@ -35,7 +35,7 @@ PUBLIC = {
         "EventBus", "Subscription",
         "LocalHost", "NodeConnection", "RemoteRef", "WebSocket", "connect", "connect_node", "run_local_host",
         "run_local_node", "serve",
-        "SeatHost", "SharedNodes", "seat_name",
+        "SeatHost", "SharedNodes", "seat_name", "RemoteNode", "connect_seat", "greet_nodes", "seat_slots",
         "ActorCrashed", "ActorError", "ActorStopped", "CallTimeout", "ConnectionClosed", "HandshakeError",
         "LimitExceeded", "NodeCrashed", "NodeDied", "ProtocolError", "Refused", "RequestRefused",
         "RestartIntensityExceeded", "StepLimitExceeded", "TimeLimitExceeded", "TroupeError", "UnknownActor",
