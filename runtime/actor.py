@@ -227,29 +227,20 @@ async def run_actor(
     task_status: TaskStatus[LocalRef] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
     """Run `actor` until cancelled or crashed; report its ref once it has started."""
-    mailbox = _Mailbox(actor.name, actor.mailbox_size)
+    await _run(actor, _Mailbox(actor.name, actor.mailbox_size), task_status)
+
+
+async def _run(actor: Actor, mailbox: _Mailbox, task_status: TaskStatus[LocalRef]) -> None:
     try:
         await actor.on_start()
         task_status.started(LocalRef(actor.name, mailbox))
         await _serve(actor, mailbox)
     finally:
-        await _wind_down(actor, mailbox)
-
-
-async def _run_started(actor: Actor, mailbox: _Mailbox) -> None:
-    """`run_actor` for an actor whose start there is nothing to wait for (see `spawn`)."""
-    try:
-        await _serve(actor, mailbox)
-    finally:
-        await _wind_down(actor, mailbox)
-
-
-async def _wind_down(actor: Actor, mailbox: _Mailbox) -> None:
-    for letter in mailbox.close():
-        letter.fail(ActorCrashed(actor.name, "stopped before handling the request"))
-    if type(actor).on_stop is not Actor.on_stop:  # two cancel scopes are a cost worth skipping for nothing
-        with anyio.CancelScope(shield=True), anyio.move_on_after(actor.shutdown_timeout):
-            await actor.on_stop()
+        for letter in mailbox.close():
+            letter.fail(ActorCrashed(actor.name, "stopped before handling the request"))
+        if type(actor).on_stop is not Actor.on_stop:  # two cancel scopes are a cost worth skipping for nothing
+            with anyio.CancelScope(shield=True), anyio.move_on_after(actor.shutdown_timeout):
+                await actor.on_stop()
 
 
 async def _serve(actor: Actor, mailbox: _Mailbox) -> None:
@@ -276,6 +267,6 @@ async def spawn(task_group: TaskGroup, actor: Actor) -> LocalRef:
     `TaskGroup.start`, which waits for the task to report, costs twice as much)."""
     if type(actor).on_start is Actor.on_start:
         mailbox = _Mailbox(actor.name, actor.mailbox_size)
-        task_group.start_soon(_run_started, actor, mailbox)
+        task_group.start_soon(_run, actor, mailbox, anyio.TASK_STATUS_IGNORED)
         return LocalRef(actor.name, mailbox)
     return await task_group.start(run_actor, actor)
