@@ -5,12 +5,11 @@ anyio finds the running loop again on every call: on asyncio through
 time (a microsecond or more on a busy VM). Looked up once here, the clock is
 the loop's own function and a wake-up the loop's own primitive.
 
-`alongside` runs a side task in the loop's own task group (asyncio.TaskGroup,
-a trio nursery), under a time limit that is a deadline of the loop's heap:
-anyio's task group builds a handle, a cancel scope and an event for every
-task, about three times the cost, and a cancel scope per time limit adds to
-it; for an Observer's captures at every step that was a tenth of the
-runtime's CPU per step.
+`alongside` runs side tasks in the loop's own task group (asyncio.TaskGroup,
+a trio nursery), one of them under a time limit: anyio's task group builds a
+handle, a cancel scope and an event for every task, about three times the
+cost, and an anyio cancel scope per time limit adds to it; for an Observer's
+captures at every step that was a tenth of the runtime's CPU per step.
 
 Every ask waits twice: the actor for the letter, the caller for the reply.
 Each of those waits has exactly one waiter, and the caller's has a deadline.
@@ -276,12 +275,13 @@ async def alongside(main: Callable[[], Awaitable[T]], limited: Callable[[], Awai
                     *others: Callable[[], Awaitable[object]], limit: float = math.inf) -> tuple[T, bool]:
     """`main()`'s result, `limited()` and `others` having run as tasks meanwhile, and whether
     `limited` finished: one still running `limit` seconds after the start is cancelled (False),
-    not before `main` is done (on trio, not before `others` are either: this waits for them anyway).
+    not before `main` is done.
 
     All have ended when this returns. As from any task group, errors come as an
-    ExceptionGroup, the first one cancelling the rest. The limit is a deadline of the
-    loop's one heap (`_Deadlines`), not a cancel scope: the Observer's tree runs under one
-    at every step."""
+    ExceptionGroup, the first one cancelling the rest. The Observer's tree runs under
+    such a limit at every step: on asyncio it is a deadline of the loop's one heap
+    (`_Deadlines`), not a cancel scope; on trio, trio's own cancel scope (anyio's
+    wrapper around it cost more)."""
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:  # no asyncio loop: anyio's other backend
@@ -306,48 +306,20 @@ async def alongside(main: Callable[[], Awaitable[T]], limited: Callable[[], Awai
 
 async def _trio_alongside(trio: ModuleType, main: Callable[[], Awaitable[T]], limited: Callable[[], Awaitable[object]],
                           others: tuple[Callable[[], Awaitable[object]], ...], limit: float) -> tuple[T, bool]:
-    """Without a cancel scope for `limited` (one costs more than the rest here): past its
-    limit, once only it runs, the nursery's is cancelled."""
-    make_wakeup = wakeup_factory()
     deadline = trio.current_time() + limit
-    running = 1 + len(others)
-    limited_ended = False
-    changed: Wakeup | None = None  # main waits for a side task to end
-
-    def ended() -> None:
-        nonlocal running, changed
-        running -= 1
-        if changed is not None:
-            changed.set()
-            changed = None
+    scope = trio.CancelScope()  # given its deadline once main is done
+    finished = True
 
     async def run_limited() -> None:
-        nonlocal limited_ended
-        try:
+        nonlocal finished
+        with scope:
             await limited()
-        finally:
-            limited_ended = True
-            ended()
-
-    async def run_other(other: Callable[[], Awaitable[object]]) -> None:
-        try:
-            await other()
-        finally:
-            ended()
+        finished = not scope.cancelled_caught
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(run_limited)
         for other in others:
-            nursery.start_soon(run_other, other)
+            nursery.start_soon(other)
         result = await main()
-        while not limited_ended and limit != math.inf:
-            changed = make_wakeup()
-            if not await changed.wait(deadline):
-                break
-        finished = limited_ended or limit == math.inf
-        if not finished:
-            while running > 1:  # the others still run: main waits for them anyway
-                changed = make_wakeup()
-                await changed.wait()
-            nursery.cancel_scope.cancel()
+        scope.deadline = deadline
     return result, finished
