@@ -26,6 +26,7 @@ from protocols import Analyze, Analyzed, EpisodeFinished, EpisodeResult, ErrorKi
 from runtime.actor import Actor, Ref
 from runtime.limits import Limits
 from runtime.errors import ActorError, ActorStopped, first_error
+from runtime.loop import start, task_group
 from runtime.supervisor import ChildSpec, Intensity, RestartIntensityExceeded, Supervisor, actor_child
 
 from actors import agent, evaluator, observer, summarizer, vm_controller
@@ -114,10 +115,10 @@ class EpisodeRunner:
     async def _worker(self, index: int, vm_slot: VMSlot, queue) -> None:
         children = self.crew.children()
         crew_supervisor = Supervisor(children, name=f"crew-{index}")
-        async with queue, anyio.create_task_group() as tg:
-            await tg.start(crew_supervisor.run)
+        async with queue, task_group() as tg:
+            await start(tg, crew_supervisor.run)
             refs = {child.id: crew_supervisor.ref(child.id) for child in children}
-            async with anyio.create_task_group() as finishing:
+            async with task_group() as finishing:
                 worker = _Worker(self, index, vm_slot, refs, finishing)
                 await worker.serve(queue)
             await crew_supervisor.stop()  # rather than cancelling tg: no cancellation to deliver through it
@@ -205,8 +206,8 @@ class _Worker:
                 intensity=self.runner.vm_intensity, name=f"vm-slot-{self.index}",
             )
             try:
-                async with anyio.create_task_group() as tg:
-                    await tg.start(slot.run)
+                async with task_group() as tg:
+                    await start(tg, slot.run)
                     await self._serve_slot(queue, slot)
                     await slot.stop()
                 return

@@ -15,10 +15,10 @@ from typing import Any, Protocol
 
 import anyio
 import anyio.lowlevel
-from anyio.abc import TaskGroup, TaskStatus
+from anyio.abc import TaskStatus
 
 from runtime.errors import ActorCrashed, ActorStopped, CallTimeout, Refused, RequestRefused, describe
-from runtime.loop import Wakeup, loop_clock, wakeup_factory
+from runtime.loop import TaskGroup, Wakeup, loop_clock, start, wakeup_factory
 
 __all__ = ["Actor", "LocalRef", "Ref", "run_actor", "spawn"]
 
@@ -269,4 +269,4 @@ async def spawn(task_group: TaskGroup, actor: Actor) -> LocalRef:
         mailbox = _Mailbox(actor.name, actor.mailbox_size)
         task_group.start_soon(_run, actor, mailbox, anyio.TASK_STATUS_IGNORED)
         return LocalRef(actor.name, mailbox)
-    return await task_group.start(run_actor, actor)
+    return await start(task_group, run_actor, actor)

@@ -13,6 +13,7 @@ import anyio
 from anyio.abc import TaskStatus
 
 from runtime.actor import Actor, LocalRef, spawn
+from runtime.loop import task_group
 
 __all__ = ["LocalHost", "run_local_host"]
 
@@ -42,7 +43,7 @@ async def run_local_host(
     task_status: TaskStatus[LocalHost] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
     """Spawn `build()`'s actors, report the host, and run until one of them crashes."""
-    async with anyio.create_task_group() as tg:
+    async with task_group() as tg:
         refs = {}
         for actor in build():
             refs[actor.name] = await spawn(tg, actor)

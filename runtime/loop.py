@@ -1,14 +1,17 @@
-"""The running event loop's own primitives for the actor hot path: wake-ups, the clock, a task group.
+"""The running event loop's own primitives for the actor hot path: wake-ups, the clock, task groups.
 
 anyio finds the running loop again on every call: on asyncio through
 `get_running_loop()`, which in CPython 3.11 makes a getpid system call each
 time (a microsecond or more on a busy VM). Looked up once here, the clock is
 the loop's own function and a wake-up the loop's own primitive.
 
-`alongside` runs side tasks in the loop's own task group (asyncio.TaskGroup,
-a trio nursery), one of them under a time limit: anyio's task group builds a
-handle, a cancel scope and an event for every task, about three times the
-cost, and an anyio cancel scope per time limit adds to it; for an Observer's
+`task_group()` is the loop's own task group (asyncio.TaskGroup, a trio
+nursery) and `start` its `TaskGroup.start`: since anyio 4.14 anyio's task
+group builds a handle, a cancel scope and an event for every task, and its
+`start` opens a nursery of its own on trio. With 1,000 concurrent episodes
+each worker starts two supervisors and nine tasks, and anyio's way cost
+twice the loop's own (bench/perf/pipeline's notes). `alongside` runs side
+tasks in such a group, one of them under a time limit: for an Observer's
 captures at every step that was a tenth of the runtime's CPU per step.
 
 Every ask waits twice: the actor for the letter, the caller for the reply.
@@ -36,9 +39,9 @@ import itertools
 import math
 import time
 from types import ModuleType
-from typing import Any, Awaitable, Callable, Protocol, TypeVar
+from typing import Any, AsyncContextManager, Awaitable, Callable, Protocol, TypeVar
 
-__all__ = ["Wakeup", "alongside", "loop_clock", "wakeup_factory"]
+__all__ = ["TaskGroup", "Wakeup", "alongside", "loop_clock", "start", "task_group", "wakeup_factory"]
 
 T = TypeVar("T")
 
@@ -269,6 +272,100 @@ def _trio_deadlines(trio: ModuleType) -> _TrioDeadlines:
         deadlines = _TrioDeadlines(trio)
         _TRIO_DEADLINES.set(deadlines)
         return deadlines
+
+
+class TaskGroup(Protocol):
+    """What the runtime asks of a task group: anyio's, or the loop's own (`task_group`)."""
+
+    def start_soon(self, func: Callable[..., Awaitable[object]], *args: object, name: object = None) -> None: ...
+
+
+def task_group() -> AsyncContextManager[TaskGroup]:
+    """The running loop's own task group: a trio nursery, or asyncio.TaskGroup given a `start_soon`.
+
+    As anyio's, it waits for its tasks, and the first error cancels the rest
+    and comes out in an ExceptionGroup. Unlike anyio's on asyncio, that
+    cancellation is asyncio's own `Task.cancel()`, which an anyio shield
+    does not hold back: a task that must finish its cleanup whatever happens
+    around it shields that cleanup itself (as `run_actor` does), or runs in an
+    anyio task group."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # no asyncio loop: anyio's other backend
+        import trio
+
+        return trio.open_nursery()
+    return _AsyncioTaskGroup()
+
+
+class _AsyncioTaskGroup:
+    __slots__ = ("_group",)
+
+    def __init__(self) -> None:
+        self._group = asyncio.TaskGroup()
+
+    async def __aenter__(self) -> _AsyncioTaskGroup:
+        await self._group.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> bool | None:
+        return await self._group.__aexit__(*exc_info)
+
+    def start_soon(self, func: Callable[..., Awaitable[object]], *args: object, name: object = None) -> None:
+        self._group.create_task(func(*args), name=None if name is None else str(name))
+
+
+async def start(group: TaskGroup, func: Callable[..., Awaitable[object]], *args: object, name: object = None) -> Any:
+    """Run `func(*args, task_status=...)` as a task of `group`; return the value it passes to
+    `task_status.started()`, once it has.
+
+    anyio's `TaskGroup.start`, for any task group, as a task and a wake-up. As
+    from anyio's, an exception the task raises before it has started is raised
+    here, not in the group; so is its returning without having started."""
+    status = _Starting(wakeup_factory()())
+    group.start_soon(_report_start, func, args, status, name=name or getattr(func, "__qualname__", None))
+    return await status.result()
+
+
+class _Starting:
+    """The `task_status` that `start` hands its task."""
+
+    __slots__ = ("_wakeup", "_value", "_error", "has_started")
+
+    def __init__(self, wakeup: Wakeup) -> None:
+        self._wakeup = wakeup
+        self._value: Any = None
+        self._error: Exception | None = None
+        self.has_started = False
+
+    def started(self, value: Any = None) -> None:
+        if self.has_started:
+            raise RuntimeError("called 'started' twice on the same task status")
+        self.has_started = True
+        self._value = value
+        self._wakeup.set()
+
+    def failed(self, error: Exception) -> None:
+        self._error = error
+        self._wakeup.set()
+
+    async def result(self) -> Any:
+        await self._wakeup.wait()
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
+async def _report_start(func: Callable[..., Awaitable[object]], args: tuple[object, ...], status: _Starting) -> None:
+    try:
+        await func(*args, task_status=status)
+    except Exception as exc:
+        if status.has_started:
+            raise
+        status.failed(exc)  # the starter raises it; cancellations and the like stay the group's
+        return
+    if not status.has_started:
+        status.failed(RuntimeError(f"{getattr(func, '__qualname__', func)} returned without calling task_status.started()"))
 
 
 async def alongside(main: Callable[[], Awaitable[T]], limited: Callable[[], Awaitable[object]],

@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
 import anyio
-from anyio.abc import TaskGroup, TaskStatus
+from anyio.abc import TaskStatus
 
 from runtime.actor import Actor, LocalRef, Ref, run_actor
 from runtime.backoff import Backoff
 from runtime.errors import ActorStopped, CallTimeout, RestartIntensityExceeded, describe
-from runtime.loop import Wakeup, loop_clock, wakeup_factory
+from runtime.loop import TaskGroup, Wakeup, loop_clock, task_group, wakeup_factory
 
 __all__ = ["ChildSpec", "Intensity", "Restart", "Strategy", "SupervisedRef", "Supervisor", "actor_child"]
 
@@ -249,7 +249,7 @@ class Supervisor:
 
     _tg: TaskGroup
     _scope: anyio.CancelScope
-    _finished: anyio.Event
+    _finished: list[Wakeup]  # of those waiting in `stop` for `run` to end
     _mail: _Mail
     _wakeup: Callable[[], Wakeup]  # the running loop's, looked up once a run
     _clock: Callable[[], float]
@@ -294,7 +294,7 @@ class Supervisor:
         self._begin()
         escalation = None
         try:
-            async with anyio.create_task_group() as self._tg:
+            async with task_group() as self._tg:
                 with self._scope:
                     try:
                         await self._start_in_order(self._children)
@@ -321,7 +321,9 @@ class Supervisor:
                 self._mail.put(_STOP)
             else:
                 self._scope.cancel()
-            await self._finished.wait()
+            finished = self._wakeup()
+            self._finished.append(finished)
+            await finished.wait()
 
     async def handle(self, child_id: str) -> Any:
         """The current incarnation's started value, waiting while the child is (re)starting."""
@@ -363,7 +365,7 @@ class Supervisor:
         self._running = True
         self._stopped = False
         self._scope = anyio.CancelScope()
-        self._finished = anyio.Event()
+        self._finished = []
         self._wakeup = wakeup_factory()
         self._clock = loop_clock()
         self._mail = _Mail(self._wakeup)
@@ -378,7 +380,8 @@ class Supervisor:
         for message in self._mail.close():  # nobody will decide on these any more
             if isinstance(message, _RestartRequest):
                 message.done.set()
-        self._finished.set()
+        for finished in self._finished:
+            finished.set()
         self._notify()
 
     async def _supervise(self) -> None:
@@ -510,7 +513,9 @@ class Supervisor:
         `Actor.shutdown_timeout` (which `actor_child` sets to the spec's). Past
         the timeout the supervisor logs it and goes on stopping or restarting
         the others; the overdue task stays in the supervisor's task group, so
-        `run` returns only once it has finished, and nothing is left behind.
+        `run` returns only once it has finished, and nothing is left behind
+        (if the supervisor itself was cancelled from outside, asyncio's task
+        group cancels that task once more on the way out: `runtime.loop.task_group`).
         """
         incarnation = child.current
         if incarnation is None:
@@ -540,12 +545,9 @@ class Supervisor:
 
     async def _live(self, child_id: str) -> _Incarnation:
         """The child's running incarnation, once there is one (also waits for `run` to start)."""
-        while True:
-            changed = self._changed_event()
-            incarnation = self._live_now(child_id)
-            if incarnation is not None:
-                return incarnation
-            await changed.wait()
+        while (incarnation := self._live_now(child_id)) is None:
+            await self._changed_event().wait()
+        return incarnation
 
     def _live_now(self, child_id: str) -> _Incarnation | None:
         """The child's running incarnation, None while there is none yet; raises if there will be none."""

@@ -1,4 +1,4 @@
-"""The running loop's own primitives (runtime.loop): wake-ups with deadlines, the clock, side tasks."""
+"""The running loop's own primitives (runtime.loop): wake-ups with deadlines, the clock, task groups, side tasks."""
 
 import asyncio
 import gc
@@ -7,7 +7,7 @@ import weakref
 import anyio
 import pytest
 
-from runtime.loop import alongside, loop_clock, wakeup_factory
+from runtime.loop import alongside, loop_clock, start, task_group, wakeup_factory
 
 pytestmark = pytest.mark.anyio
 
@@ -179,6 +179,100 @@ async def test_cancelling_the_caller_stops_both():
     with anyio.move_on_after(0.05) as scope:
         await alongside(lambda: hangs("main"), lambda: hangs("tree"), lambda: hangs("details"), limit=5)
     assert scope.cancelled_caught and sorted(stopped) == ["details", "main", "tree"]
+
+
+async def test_the_loops_task_group_waits_for_its_tasks_and_the_first_error_cancels_the_rest():
+    done = []
+
+    async def finish(seconds):
+        await anyio.sleep(seconds)
+        done.append(seconds)
+
+    async with task_group() as group:
+        group.start_soon(finish, 0.02)
+        group.start_soon(finish, 0.01, name="named")
+    assert done == [0.01, 0.02]
+
+    cancelled = []
+
+    async def wait_forever():
+        try:
+            await anyio.sleep_forever()
+        finally:
+            cancelled.append(True)
+
+    async def fail():
+        raise ValueError("the first error")
+
+    with pytest.raises(ExceptionGroup) as caught:
+        async with task_group() as group:
+            group.start_soon(wait_forever)
+            await anyio.sleep(0.01)
+            group.start_soon(fail)
+    assert [type(e) for e in caught.value.exceptions] == [ValueError]
+    assert cancelled == [True]
+
+
+@pytest.mark.parametrize("make_group", [task_group, anyio.create_task_group], ids=["loop", "anyio"])
+async def test_start_returns_what_the_task_reported_while_it_runs_on(make_group):
+    ran_on = anyio.Event()
+
+    async def serve(greeting, *, task_status):
+        task_status.started(greeting + " started")
+        await anyio.sleep(0.01)
+        ran_on.set()
+
+    async with make_group() as group:
+        assert await start(group, serve, "it") == "it started"
+        assert not ran_on.is_set()
+    assert ran_on.is_set()
+
+
+@pytest.mark.parametrize("make_group", [task_group, anyio.create_task_group], ids=["loop", "anyio"])
+async def test_an_error_before_started_is_raised_by_start_and_leaves_the_group_running(make_group):
+    async def broken(*, task_status):
+        await anyio.sleep(0)
+        raise OSError("no display :99")
+
+    async def forgetful(*, task_status):
+        await anyio.sleep(0)
+
+    others_done = []
+
+    async def other():
+        await anyio.sleep(0.02)
+        others_done.append(True)
+
+    async with make_group() as group:
+        group.start_soon(other)
+        with pytest.raises(OSError, match="no display :99"):
+            await start(group, broken)
+        with pytest.raises(RuntimeError, match="forgetful returned without calling task_status.started"):
+            await start(group, forgetful)
+    assert others_done == [True]
+
+
+async def test_an_error_after_started_is_the_groups_and_started_twice_is_refused():
+    async def crash_later(*, task_status):
+        task_status.started()
+        await anyio.sleep(0)
+        raise KeyError("after the start")
+
+    with pytest.raises(ExceptionGroup) as caught:
+        async with task_group() as group:
+            await start(group, crash_later)
+            await anyio.sleep(1)
+    assert [type(e) for e in caught.value.exceptions] == [KeyError]
+
+    async def twice(*, task_status):
+        task_status.started(1)
+        task_status.started(2)
+
+    with pytest.raises(ExceptionGroup) as caught:
+        async with task_group() as group:
+            assert await start(group, twice) == 1
+    [error] = caught.value.exceptions
+    assert isinstance(error, RuntimeError) and "called 'started' twice" in str(error)
 
 
 def test_finished_asyncio_loops_are_not_kept_alive_by_their_deadlines():

@@ -75,18 +75,19 @@ class SimVM:
     async def screenshot(self) -> tuple[bytes, Viewport]:
         world = self.world
         await self._spend(self._config.latencies.screenshot.sample(self._rng, self._config.scale))
-        key = (world.fingerprint(), self._config.screens, self._config.screenshot_bytes)  # tasks may differ in both
+        fingerprint = world.fingerprint()
+        key = (fingerprint, self._config.screens, self._config.screenshot_bytes)  # tasks may differ in both
         png = self._screenshots.get(key)
         if png is None:
             if len(self._screenshots) >= _FRAMES_KEPT:
                 del self._screenshots[next(iter(self._screenshots))]  # the oldest
-            png = self._screenshots[key] = self._picture(world)
+            png = self._screenshots[key] = self._picture(world, fingerprint)
         return png, VIEWPORT
 
-    def _picture(self, world: World) -> bytes:
+    def _picture(self, world: World, fingerprint: bytes) -> bytes:
         pad_to = self._config.screenshot_bytes
         if self._config.screens == "plain":
-            return solid_png(*_PLAIN_SIZE, world.color(), pad_to=pad_to)
+            return solid_png(*_PLAIN_SIZE, tuple(fingerprint[:3]), pad_to=pad_to)  # one colour per screen state
         return draw_png(world, pad_to=pad_to)
 
     async def tree(self) -> UIElement | None:
