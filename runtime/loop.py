@@ -41,6 +41,8 @@ import time
 from types import ModuleType
 from typing import Any, AsyncContextManager, Awaitable, Callable, Protocol, TypeVar
 
+import anyio
+
 __all__ = ["TaskGroup", "Wakeup", "alongside", "loop_clock", "start", "task_group", "wakeup_factory"]
 
 T = TypeVar("T")
@@ -299,20 +301,48 @@ def task_group() -> AsyncContextManager[TaskGroup]:
 
 
 class _AsyncioTaskGroup:
-    __slots__ = ("_group",)
+    """asyncio.TaskGroup given `start_soon`, that waits for its tasks itself before asyncio's exit does.
+
+    A cancelled anyio scope around a task cancels it again at every pass of the
+    loop while it waits (anyio's cancellation is level-triggered); asyncio's
+    exit takes each of those for a new cancellation and waits again, which spun
+    a core for as long as a task's shielded cleanup ran. Here the first
+    cancellation is handed to asyncio's exit, which cancels the tasks once, and
+    the wait for them is shielded, as anyio's own task group does."""
+
+    __slots__ = ("_group", "_running", "_all_done")
 
     def __init__(self) -> None:
         self._group = asyncio.TaskGroup()
+        self._running = 0
+        self._all_done: asyncio.Future[None] | None = None
 
     async def __aenter__(self) -> _AsyncioTaskGroup:
         await self._group.__aenter__()
         return self
 
-    async def __aexit__(self, *exc_info: Any) -> bool | None:
-        return await self._group.__aexit__(*exc_info)
-
     def start_soon(self, func: Callable[..., Awaitable[object]], *args: object, name: object = None) -> None:
-        self._group.create_task(func(*args), name=None if name is None else str(name))
+        task = self._group.create_task(func(*args), name=None if name is None else str(name))
+        self._running += 1
+        task.add_done_callback(self._one_done)
+
+    def _one_done(self, _task: asyncio.Task[object]) -> None:
+        self._running -= 1
+        if not self._running and self._all_done is not None and not self._all_done.done():
+            self._all_done.set_result(None)
+
+    async def __aexit__(self, et: type[BaseException] | None, exc: BaseException | None, tb: Any) -> bool | None:
+        if et is None:
+            try:
+                while self._running:
+                    self._all_done = asyncio.get_running_loop().create_future()
+                    await self._all_done
+            except asyncio.CancelledError as cancelled:
+                et, exc, tb = type(cancelled), cancelled, cancelled.__traceback__
+        if et is None:
+            return await self._group.__aexit__(None, None, None)  # nothing to wait for: its errors, if any
+        with anyio.CancelScope(shield=True):
+            return await self._group.__aexit__(et, exc, tb)
 
 
 async def start(group: TaskGroup, func: Callable[..., Awaitable[object]], *args: object, name: object = None) -> Any:

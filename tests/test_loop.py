@@ -2,6 +2,7 @@
 
 import asyncio
 import gc
+import time
 import weakref
 
 import anyio
@@ -211,6 +212,37 @@ async def test_the_loops_task_group_waits_for_its_tasks_and_the_first_error_canc
             group.start_soon(fail)
     assert [type(e) for e in caught.value.exceptions] == [ValueError]
     assert cancelled == [True]
+
+
+@pytest.mark.parametrize("cancelled_in", ["body", "exit"])
+async def test_a_cancelled_task_group_waits_for_shielded_cleanup_without_spinning(cancelled_in):
+    """A cancelled anyio scope around the group cancels its waiting task again at every pass
+    of the loop; the group must take the first cancellation and wait, not spin a core."""
+    cleaned = []
+
+    async def clean_up_slowly():
+        try:
+            await anyio.sleep_forever()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await anyio.sleep(0.4)
+                cleaned.append(True)
+
+    cpu = time.process_time()
+    with anyio.CancelScope() as outer:
+        async with anyio.create_task_group() as canceller:
+            canceller.start_soon(_cancel_after, outer, 0.05)
+            async with task_group() as group:
+                group.start_soon(clean_up_slowly)
+                if cancelled_in == "body":
+                    await anyio.sleep_forever()
+    assert outer.cancelled_caught and cleaned == [True]
+    assert time.process_time() - cpu < 0.2  # spinning took all of the 0.4 s cleanup
+
+
+async def _cancel_after(scope, seconds):
+    await anyio.sleep(seconds)
+    scope.cancel()
 
 
 @pytest.mark.parametrize("make_group", [task_group, anyio.create_task_group], ids=["loop", "anyio"])
