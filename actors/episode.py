@@ -33,7 +33,7 @@ from runtime.actor import Ref
 from runtime.errors import ActorError, CallTimeout, LimitExceeded, TroupeError
 from runtime.events import EventBus
 from runtime.limits import Limits, StepLimit
-from runtime.loop import Wakeup, loop_clock, wakeup_factory
+from runtime.loop import TaskGroup, Wakeup, loop_clock, task_group, wakeup_factory
 
 from actors.screen_change import screen_changed
 
@@ -116,18 +116,19 @@ class _Episode:
         reset_done = self.now()
 
         failure: EnvironmentFailure | None = None
-        async with anyio.create_task_group() as group:
-            summaries = _InTurn(group)
-            try:
-                with self.limits.time.enforce():
-                    observation = await self._steps(observation, summaries)
-            except (LimitExceeded, AgentFailed) as exc:
-                self.ended_by = str(exc)
-            except EnvironmentFailure as exc:
-                failure = exc  # raised bare below, not wrapped in the summaries' group
-                group.cancel_scope.cancel()
-            finally:
-                summaries.close()
+        with anyio.CancelScope() as summarizing:
+            async with task_group() as group:
+                summaries = _InTurn(group)
+                try:
+                    with self.limits.time.enforce():
+                        observation = await self._steps(observation, summaries)
+                except (LimitExceeded, AgentFailed) as exc:
+                    self.ended_by = str(exc)
+                except EnvironmentFailure as exc:
+                    failure = exc  # raised bare below, not wrapped in the summaries' group
+                    summarizing.cancel()
+                finally:
+                    summaries.close()
         if failure is not None:
             raise failure
         steps_done = self.now()
@@ -280,7 +281,7 @@ class _InTurn:
     ends, as before; it now waits for its turn here instead of in the
     Summarizer's mailbox."""
 
-    def __init__(self, group: anyio.abc.TaskGroup) -> None:
+    def __init__(self, group: TaskGroup) -> None:
         self._group = group
         self._calls: deque[Callable[[], Awaitable[None]]] = deque()
         self._wakeup: Wakeup | None = None

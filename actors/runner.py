@@ -104,10 +104,10 @@ class EpisodeRunner:
             send.send_nowait(task)
         send.close()
         stop = _RunStop()
-        async with receive, anyio.create_task_group() as tg:
-            stop.scope = tg.cancel_scope
-            for index, slot in enumerate(slots[: max(1, len(tasks))]):
-                tg.start_soon(self._worker, index, stop.guard(slot), receive.clone())
+        with stop.scope:
+            async with receive, task_group() as tg:
+                for index, slot in enumerate(slots[: max(1, len(tasks))]):
+                    tg.start_soon(self._worker, index, stop.guard(slot), receive.clone())
         if stop.error is not None:
             raise stop.error
         return self.results
@@ -152,7 +152,7 @@ class _RunStop:
     """Stops the whole run on the first ConfigurationError any slot raises, and keeps it for `run` to raise."""
 
     def __init__(self) -> None:
-        self.scope: anyio.CancelScope | None = None
+        self.scope = anyio.CancelScope()  # around the workers
         self.error: ConfigurationError | None = None
 
     def guard(self, slot: VMSlot) -> VMSlot:
@@ -168,7 +168,6 @@ class _RunStop:
         return start
 
     def _stop(self, error: ConfigurationError) -> None:
-        assert self.scope is not None
         if self.error is None:
             self.error = error
         self.scope.cancel()
