@@ -93,20 +93,37 @@ asyncio, 0.84-1.0 on trio, against 0.06 for the sequential loop.
   ~1%, trio by up to ~9% in noisy runs), the Python version (3.12: the same
   figures within noise).
 
-What is left (2026-11-23, both loops, quiet machine): 0.312 ms per step on
-asyncio (best 0.309) and 0.409 on trio (best 0.396), against 0.070 for the
-sequential loop on the same work. The 0.3 ms target is not met: by 4% on
-asyncio, by a third on trio. By callgrind's instruction counts a quarter
-(asyncio) to a third (trio) of it is per episode: with 1,000 workers each
-runs one episode, and starts and stops two supervisors, five actors, a host
-and their anyio task groups, each task an anyio handle with a cancel scope
-and an event. The rest is per step: four asks (two task switches each), the
-Observer's two side tasks, the summaries' side task waking, the step's
-change flag (~30 us, ~100 us when the pixels must be decoded) and the
-deadline heap's compaction (~3%). Trio's task switch and nursery cost about
-twice asyncio's (a nursery alone ~13 us). Meeting the target on trio would
-need the supervisor and its children on the loops' own task groups instead
-of anyio's.
+- The per-episode structure (2026-11-24): with 1,000 workers each starts and
+  stops two supervisors, five actors and a host for its one episode, and
+  anyio's task group (since 4.14) wraps every task in a handle with a cancel
+  scope and an event, and its `start` opens a nursery of its own on trio
+  (an anyio task ~41 us on asyncio and ~61 on trio against ~9 and ~21 in the
+  loop's own group, 1,000 at once). Supervisors, hosts, the runner's workers
+  and an episode's summaries now run in the loop's own task group
+  (`runtime.loop.task_group`, `start`); a supervisor's `stop` waits on a
+  wake-up, not an anyio Event. A worker's start and stop (its crew and VM
+  slot supervisors, 1,000 workers at once, CPU per worker) 857 -> 494 us on
+  asyncio, 1,337 -> 723 on trio; instructions per step -14% and -12%
+  (callgrind, 300 episodes). The simulated screen's fingerprint is encoded
+  by msgspec instead of `repr` and computed once per screenshot (the
+  sequential loop: 0.071 -> 0.055 ms per step).
+
+What is left (2026-11-24, quiet machine, two runs of 7 rounds): 0.272-0.287
+ms per step on asyncio (best 0.263-0.279): the 0.3 ms target is met. Trio:
+0.354 (best 0.340-0.343), 1.18x the target, not met. The sequential loop on the same work: 0.055. By callgrind
+(300 episodes, instructions per step; the same code with a part replaced):
+the Observer's concurrency is 17% of trio's instructions (capturing the
+three parts one after another instead: 1.64M -> 1.36M), 10% of asyncio's
+(1.29M -> 1.16M): a trio nursery, two task spawns and a cancel scope per
+step; the step's change flag is 9% (1.64M -> 1.49M). A fifth of the rest is
+per episode (the worker's start and stop, reset and evaluation), and ~15
+task switches per step (four asks, the Observer's side tasks, the summaries'
+side task waking) cost about half again as much on trio as on asyncio; the
+garbage collector takes 6% (asyncio) to 9% (trio) of the CPU, sweeping the
+live objects of 1,000 concurrent episodes. Meeting 0.3 on trio would need
+the Observer's side captures in tasks that live as long as the Observer
+(woken per step, a deadline for the tree) instead of a nursery and two new
+tasks per step.
 """
 
 from __future__ import annotations
