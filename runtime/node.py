@@ -13,6 +13,11 @@ goes on serving everyone else.
 
 A hosted actor that crashes takes the node down with it: a crashed browser
 or desktop is a crashed node, and the supervisor restarts the whole thing.
+An actor left busy with an ask whose connection closed (a VM slot gave up on
+a call that hangs and starts again: on a node someone else started, the run
+cannot restart the node) is interrupted and run again, the same instance
+(`_Hosted`): otherwise a `--connect` seat would stay stuck for the rest of
+the run.
 
     python -m runtime.node --listen 127.0.0.1:0 --token TOKEN --app pkg.mod:build [--seats N]
 
@@ -31,13 +36,15 @@ import argparse
 import importlib
 import inspect
 import json
+import math
 import os
 import secrets
 import signal
 import sys
 import traceback
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import anyio
@@ -45,8 +52,8 @@ from anyio.abc import TaskGroup, TaskStatus
 
 from protocols.codec import MESSAGE_TYPES, Envelope, decode, encode
 from protocols.messages import MAX_SEATS, Ack, Hello, Welcome
-from runtime.actor import Actor, Ref, run_actor
-from runtime.errors import ActorError, ConnectionClosed, NodeCrashed, ProtocolError, UnknownActor, describe, to_failure
+from runtime.actor import Actor, LocalRef, Ref, run_actor
+from runtime.errors import ActorError, ActorStopped, ConnectionClosed, NodeCrashed, ProtocolError, UnknownActor, describe, to_failure
 from runtime.lifeline import die_with_parent
 from runtime.remote import TOKEN_ENV
 from runtime.websocket import DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_SIZE, POLICY_VIOLATION, WebSocket, serve
@@ -54,33 +61,95 @@ from runtime.websocket import DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_SIZE, POLIC
 __all__ = ["load_app", "main", "serve_node"]
 
 
+class _Hosted:
+    """A hosted actor, as a Ref to whichever run of it serves now.
+
+    `interrupt` cancels a busy actor's run: the letter it was handling and those
+    queued fail, its `on_stop` runs, and it is run again (`on_start`, a fresh
+    mailbox); asks that come meanwhile wait for the new run. Its state is the
+    same instance's, so whatever the next asker sends first should give it a
+    fresh start: a VM slot's episode begins with `Reset`."""
+
+    def __init__(self, actor: Actor) -> None:
+        self.name = actor.name
+        self.actor = actor
+        self.ref: LocalRef | None = None
+        self.serving = anyio.Event()
+        self.scope = anyio.CancelScope()
+        self.interruptions = 0
+
+    def started(self, ref: LocalRef) -> None:
+        self.ref = ref
+        self.serving.set()
+
+    def interrupt(self) -> bool:
+        """Run the actor again if it is busy; False if it waits for a letter (nothing to interrupt)."""
+        if self.ref is None or self.ref.idle:
+            return False
+        self.ref = None
+        self.serving = anyio.Event()
+        self.scope.cancel()
+        self.interruptions += 1
+        return True
+
+    async def ask(self, message: Any, timeout: float = math.inf) -> Any:
+        return await self._call(lambda ref: ref.ask(message, timeout))
+
+    async def tell(self, message: Any) -> None:
+        await self._call(lambda ref: ref.tell(message))
+
+    async def _call(self, call: Callable[[LocalRef], Awaitable[Any]]) -> Any:
+        while True:
+            serving = self.serving
+            await serving.wait()
+            try:
+                return await call(self.ref)
+            except ActorStopped:
+                if self.serving is serving:
+                    raise  # not run again: it really stopped
+            # interrupted before the letter got in: to the next run
+
+
 class _Node:
     def __init__(self, seats: int | None) -> None:
         self.refs: dict[str, Ref] = {}
+        self.hosted: dict[str, _Hosted] = {}
         self.welcome = Welcome(seats=seats, node=secrets.token_hex(8))
         # Why connections are closed when the node stops; a crash replaces it.
         self.closing = (1001, "node shutting down")
 
     async def host(self, actor: Actor, *, task_status: TaskStatus[Ref] = anyio.TASK_STATUS_IGNORED) -> None:
-        try:
-            await run_actor(actor, task_status=task_status)
-        except Exception as exc:
-            reason = f"hosted actor {actor.name!r} crashed: {describe(exc)}"
-            self.closing = (1011, reason)
-            raise NodeCrashed(reason) from exc
+        """Run `actor`, and again whenever it is interrupted; report it (a `_Hosted`) once first started."""
+        hosted = self.hosted[actor.name] = _Hosted(actor)
+        report = task_status
+        while True:
+            hosted.scope = anyio.CancelScope()
+            with hosted.scope:
+                try:
+                    await run_actor(actor, task_status=_Started(hosted, report))
+                except Exception as exc:
+                    reason = f"hosted actor {actor.name!r} crashed: {describe(exc)}"
+                    self.closing = (1011, reason)
+                    raise NodeCrashed(reason) from exc
+            if not hosted.scope.cancelled_caught:
+                return
+            report = anyio.TASK_STATUS_IGNORED
 
     async def handle(self, ws: WebSocket) -> None:
+        waiting: Counter[str] = Counter()  # this connection's asks in flight, by actor
         try:
             async with anyio.create_task_group() as asks:
                 try:
-                    await self._read(ws, asks)
+                    await self._read(ws, asks, waiting)
                 finally:
                     asks.cancel_scope.cancel()  # nobody is left to read the answers
+                    for name in +waiting:  # their actors may be stuck on them
+                        self.hosted[name].interrupt()
         finally:
             if ws.close_code is None:
                 await ws.abort(*self.closing)
 
-    async def _read(self, ws: WebSocket, asks: TaskGroup) -> None:
+    async def _read(self, ws: WebSocket, asks: TaskGroup, waiting: Counter[str]) -> None:
         while True:
             try:
                 data = await ws.receive()
@@ -98,7 +167,7 @@ class _Node:
                     await _send(ws, encode("reply", self.welcome, id=envelope.id, to=envelope.to))
                 continue
             if envelope.kind == "ask":
-                asks.start_soon(self._answer, ws, envelope, message)
+                asks.start_soon(self._answer, ws, envelope, message, waiting)
                 continue
             try:
                 await self._ref(envelope.to).tell(message)
@@ -106,7 +175,8 @@ class _Node:
                 # A tell has no one waiting for it; id 0 marks the error as unsolicited.
                 await _send(ws, encode("error", to_failure(exc), id=0, to=envelope.to))
 
-    async def _answer(self, ws: WebSocket, envelope: Envelope, message: Any) -> None:
+    async def _answer(self, ws: WebSocket, envelope: Envelope, message: Any, waiting: Counter[str]) -> None:
+        waiting[envelope.to] += 1
         try:
             reply = await self._ref(envelope.to).ask(message)
             if reply is None:
@@ -116,6 +186,8 @@ class _Node:
             data = encode("reply", reply, id=envelope.id, to=envelope.to)
         except Exception as exc:  # noqa: BLE001 - every failure goes back to the asker
             data = encode("error", to_failure(exc), id=envelope.id, to=envelope.to)
+        finally:
+            waiting[envelope.to] -= 1
         await _send(ws, data)
 
     def _ref(self, name: str) -> Ref:
@@ -124,6 +196,19 @@ class _Node:
         except KeyError:
             hosted = ", ".join(sorted(self.refs)) or "nothing"
             raise UnknownActor(f"no actor named {name!r} on this node; it hosts: {hosted}") from None
+
+
+class _Started:
+    """The task_status of one run of a hosted actor: each run makes it the one that serves;
+    the first also reports it to whoever started the node."""
+
+    def __init__(self, hosted: _Hosted, report: TaskStatus[Ref]) -> None:
+        self._hosted = hosted
+        self._report = report
+
+    def started(self, ref: LocalRef) -> None:
+        self._hosted.started(ref)
+        self._report.started(self._hosted)
 
 
 async def _send(ws: WebSocket, data: bytes) -> None:

@@ -37,10 +37,13 @@ its own seat:
   are not restarted. The episode's first message is `Reset`, which gives the
   seat's environment a fresh start (a new context, a new world) as it does
   between any two episodes, and a seat's mailbox takes it only after what
-  the slot's last incarnation still had in flight. A seat whose actor is
-  stuck in a call that never returns stays stuck: the restarted slot's calls
-  time out too, its restart intensity is exceeded and its episodes are
-  recorded as environment errors, as for a VM that cannot be revived.
+  the slot's last incarnation still had in flight. A seat's actor stuck in a
+  call that never returns is run again by the node (`runtime.node`) once the
+  connection that asked it closes, which the slot's restart does: its
+  `on_stop` and `on_start` run, and the restarted slot's `Reset` finds it
+  serving. A call that cannot be cancelled (a thread that never returns)
+  keeps the seat stuck: the slot's calls time out, its restart intensity is
+  exceeded and its episodes are recorded as environment errors.
 - When the node dies or closes the connection, every slot on it raises
   `NodeDied` (from `connect_node`); their restarts find no node to connect
   to until someone starts it again, and their episodes are retried, then

@@ -68,6 +68,20 @@ class Keeper(Actor):
         raise Refused(f"keeper does not handle {type(message).__name__}")
 
 
+class Lifecycle(Slow):
+    """`Slow`, counting its starts and stops: a node runs it again when it is stuck on an abandoned ask."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.starts = self.stops = 0
+
+    async def on_start(self) -> None:
+        self.starts += 1
+
+    async def on_stop(self) -> None:
+        self.stops += 1
+
+
 class Named(Actor):
     """`Inspect` returns its name: which seat's actor a host reached."""
 

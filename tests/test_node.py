@@ -152,6 +152,31 @@ async def test_ask_timeout_is_a_call_timeout():
         assert slow._connection._pending == {}
 
 
+async def test_an_actor_stuck_on_an_ask_whose_connection_closed_is_run_again_and_serves_the_next_asker():
+    actor = node_apps.Lifecycle()
+
+    async def ask_and_leave(url, step, timeout):
+        async with anyio.create_task_group() as connection:
+            node = await connection.start(connect_node, url, TOKEN)
+            try:
+                return await node.ref("slow").ask(Observe(step=step, tree_timeout=1), timeout=timeout)
+            except CallTimeout as exc:
+                return exc
+            finally:
+                connection.cancel_scope.cancel()  # the asker goes away: its connection closes
+
+    async with anyio.create_task_group() as tg:
+        url = f"ws://127.0.0.1:{await tg.start(partial(serve_node, [actor], token=TOKEN))}"
+        assert await ask_and_leave(url, 0, 2) == Ack()
+        await anyio.sleep(0.1)
+        assert (actor.starts, actor.stops) == (1, 0)  # idle when its asker left: nothing to interrupt
+        assert isinstance(await ask_and_leave(url, node_apps.NEVER, 0.2), CallTimeout)
+        with anyio.fail_after(5):
+            assert await ask_and_leave(url, 1, 5) == Ack()  # the stuck run was cancelled, not waited for
+        assert (actor.starts, actor.stops) == (2, 1)
+        tg.cancel_scope.cancel()
+
+
 async def test_a_dropped_connection_fails_pending_asks_at_once_and_connect_node_raises_node_died():
     caught = []
     with pytest.raises(BaseExceptionGroup) as group:

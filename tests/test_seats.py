@@ -4,7 +4,8 @@ dies ends every slot on it and their restarts share a fresh one; a slot restarte
 lives gets a fresh node and leaves the others on the old one alone; nodes are stopped and reaped.
 
 A node someone else started with seats (`--connect`) serves a run a slot per seat: all at once,
-never two on a seat, and a node killed mid-run leaves every episode exactly one result."""
+never two on a seat, a node killed mid-run leaves every episode exactly one result, and a seat
+whose VM hangs in a call serves the slot's next attempt."""
 
 import functools
 import json
@@ -20,10 +21,17 @@ import anyio
 import msgspec
 import pytest
 
+from actors.agent import Agent
+from actors.evaluator import Evaluator
+from actors.runner import CrewFactory, EpisodeRunner
 from bench.api import ConfigError, execute, plan
 from bench.fit import connected_concurrency
+from bench.suites.sim.agent import SimPolicy
+from bench.suites.sim.checker import SimChecker
+from bench.suites.sim.suite import sim_tasks
 from protocols import EpisodeStarted, ErrorKind, Inspect, StepTaken, decode
 from runtime.errors import NodeDied, ProtocolError
+from runtime.limits import Limits
 from runtime.node import main as node_main
 from runtime.node import serve_node
 from runtime.remote import TOKEN_ENV, run_local_node
@@ -223,6 +231,22 @@ async def test_a_node_killed_mid_run_leaves_every_episode_exactly_one_result(sim
     failed = [line.result for line in run.results if not line.result.success]
     assert failed and all(result.error_kind is ErrorKind.ENVIRONMENT for result in failed), failed
     assert all(url in result.reason or "connection lost" in result.reason for result in failed), failed
+
+
+async def test_a_seat_whose_vm_hangs_in_a_call_serves_the_slots_next_attempt(sim_node):
+    """The run cannot restart a node it did not start: the node itself runs an actor again
+    once the connection of the ask it is stuck on closes (the slot restarting)."""
+    url, process = sim_node
+    hang_once = {"scale": 0.0, "faults": [{"kind": "hang", "step": 2, "attempts": [1]}]}
+    runner = EpisodeRunner(
+        crew=CrewFactory(agent=lambda: Agent(SimPolicy()), evaluator=lambda: Evaluator(SimChecker())),
+        vm_slot=functools.partial(connect_seat, url, TOKEN, 1), limits=Limits(call_seconds=1.0),
+    )
+    with anyio.fail_after(30):
+        results = await runner.run(sim_tasks(2, seed=3, sim=hang_once, goals=(3, 3)))
+    assert [(r.attempt, r.success, r.error_kind) for r in results] == [(2, True, ErrorKind.NONE)] * 2, \
+        [r.reason for r in results]
+    assert process.poll() is None  # the node lived on; only the seat's actor ran again
 
 
 def test_a_connected_run_has_a_slot_per_seat_or_fewer_if_told_and_says_which():
