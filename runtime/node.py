@@ -101,7 +101,8 @@ class _Hosted:
     async def _call(self, call: Callable[[LocalRef], Awaitable[Any]]) -> Any:
         while True:
             serving = self.serving
-            await serving.wait()
+            if not serving.is_set():  # an Event's wait checkpoints even when set: a round per ask
+                await serving.wait()
             try:
                 return await call(self.ref)
             except ActorStopped:
