@@ -72,25 +72,21 @@ class _Hosted:
 
     def __init__(self, actor: Actor) -> None:
         self.name = actor.name
-        self.actor = actor
         self.ref: LocalRef | None = None
         self.serving = anyio.Event()
         self.scope = anyio.CancelScope()
-        self.interruptions = 0
 
     def started(self, ref: LocalRef) -> None:
         self.ref = ref
         self.serving.set()
 
-    def interrupt(self) -> bool:
-        """Run the actor again if it is busy; False if it waits for a letter (nothing to interrupt)."""
+    def interrupt(self) -> None:
+        """Run the actor again if it is busy (one waiting for a letter has nothing to interrupt)."""
         if self.ref is None or self.ref.idle:
-            return False
+            return
         self.ref = None
         self.serving = anyio.Event()
         self.scope.cancel()
-        self.interruptions += 1
-        return True
 
     async def ask(self, message: Any, timeout: float = math.inf) -> Any:
         return await self._call(lambda ref: ref.ask(message, timeout))
