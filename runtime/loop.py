@@ -360,13 +360,14 @@ async def start(group: TaskGroup, func: Callable[..., Awaitable[object]], *args:
 class _Starting:
     """The `task_status` that `start` hands its task."""
 
-    __slots__ = ("_wakeup", "_value", "_error", "has_started")
+    __slots__ = ("_wakeup", "_value", "_error", "has_started", "abandoned")
 
     def __init__(self, wakeup: Wakeup) -> None:
         self._wakeup = wakeup
         self._value: Any = None
         self._error: Exception | None = None
         self.has_started = False
+        self.abandoned = False  # the starter was cancelled while it waited: nobody will raise an error here
 
     def started(self, value: Any = None) -> None:
         if self.has_started:
@@ -380,7 +381,11 @@ class _Starting:
         self._wakeup.set()
 
     async def result(self) -> Any:
-        await self._wakeup.wait()
+        try:
+            await self._wakeup.wait()
+        except BaseException:
+            self.abandoned = True
+            raise
         if self._error is not None:
             raise self._error
         return self._value
@@ -390,11 +395,11 @@ async def _report_start(func: Callable[..., Awaitable[object]], args: tuple[obje
     try:
         await func(*args, task_status=status)
     except Exception as exc:
-        if status.has_started:
-            raise
+        if status.has_started or status.abandoned:
+            raise  # the group's, as any task's
         status.failed(exc)  # the starter raises it; cancellations and the like stay the group's
         return
-    if not status.has_started:
+    if not status.has_started and not status.abandoned:
         status.failed(RuntimeError(f"{getattr(func, '__qualname__', func)} returned without calling task_status.started()"))
 
 

@@ -284,6 +284,19 @@ async def test_an_error_before_started_is_raised_by_start_and_leaves_the_group_r
     assert others_done == [True]
 
 
+async def test_an_error_before_started_is_the_groups_once_the_starter_was_cancelled():
+    async def slow_to_fail(*, task_status):
+        await anyio.sleep(0.05)
+        raise OSError("failed with nobody waiting")
+
+    with pytest.raises(ExceptionGroup) as caught:
+        async with task_group() as group:
+            with anyio.move_on_after(0.01):
+                await start(group, slow_to_fail)
+    [error] = caught.value.exceptions
+    assert isinstance(error, OSError) and "nobody waiting" in str(error)
+
+
 async def test_an_error_after_started_is_the_groups_and_started_twice_is_refused():
     async def crash_later(*, task_status):
         task_status.started()
