@@ -52,7 +52,7 @@ from anyio.abc import TaskGroup, TaskStatus
 
 from protocols.codec import MESSAGE_TYPES, Envelope, decode, encode
 from protocols.messages import MAX_SEATS, Ack, Hello, Welcome
-from runtime.actor import Actor, LocalRef, Ref, run_actor
+from runtime.actor import Actor, LocalRef, run_actor
 from runtime.errors import ActorError, ActorStopped, ConnectionClosed, NodeCrashed, ProtocolError, UnknownActor, describe, to_failure
 from runtime.lifeline import die_with_parent
 from runtime.remote import TOKEN_ENV
@@ -109,14 +109,13 @@ class _Hosted:
 
 class _Node:
     def __init__(self, seats: int | None) -> None:
-        self.refs: dict[str, Ref] = {}
         self.hosted: dict[str, _Hosted] = {}
         self.welcome = Welcome(seats=seats, node=secrets.token_hex(8))
         # Why connections are closed when the node stops; a crash replaces it.
         self.closing = (1001, "node shutting down")
 
-    async def host(self, actor: Actor, *, task_status: TaskStatus[Ref] = anyio.TASK_STATUS_IGNORED) -> None:
-        """Run `actor`, and again whenever it is interrupted; report it (a `_Hosted`) once first started."""
+    async def host(self, actor: Actor, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Run `actor`, and again whenever it is interrupted; report once it first started."""
         hosted = self.hosted[actor.name] = _Hosted(actor)
         report = task_status
         while True:
@@ -187,25 +186,25 @@ class _Node:
             waiting[envelope.to] -= 1
         await _send(ws, data)
 
-    def _ref(self, name: str) -> Ref:
+    def _ref(self, name: str) -> _Hosted:
         try:
-            return self.refs[name]
+            return self.hosted[name]
         except KeyError:
-            hosted = ", ".join(sorted(self.refs)) or "nothing"
+            hosted = ", ".join(sorted(self.hosted)) or "nothing"
             raise UnknownActor(f"no actor named {name!r} on this node; it hosts: {hosted}") from None
 
 
 class _Started:
     """The task_status of one run of a hosted actor: each run makes it the one that serves;
-    the first also reports it to whoever started the node."""
+    the first also reports to whoever started the node."""
 
-    def __init__(self, hosted: _Hosted, report: TaskStatus[Ref]) -> None:
+    def __init__(self, hosted: _Hosted, report: TaskStatus[None]) -> None:
         self._hosted = hosted
         self._report = report
 
     def started(self, ref: LocalRef) -> None:
         self._hosted.started(ref)
-        self._report.started(self._hosted)
+        self._report.started()
 
 
 async def _send(ws: WebSocket, data: bytes) -> None:
@@ -248,7 +247,7 @@ async def serve_node(
     node = _Node(seats)
     async with anyio.create_task_group() as tg:
         for actor in actors:
-            node.refs[actor.name] = await tg.start(node.host, actor)
+            await tg.start(node.host, actor)
         bound = await tg.start(partial(serve, node.handle, host=host, port=port, token=token, max_size=max_size,
                                        max_buffered=max_buffered, handshake_timeout=handshake_timeout))
         task_status.started(bound)
