@@ -33,7 +33,7 @@ from runtime.actor import Ref
 from runtime.errors import ActorError, CallTimeout, LimitExceeded, TroupeError
 from runtime.events import EventBus
 from runtime.limits import Limits, StepLimit
-from runtime.loop import TaskGroup, Wakeup, loop_clock, task_group, wakeup_factory
+from runtime.loop import TaskGroup, Waiter, loop_clock, task_group, wakeup_factory
 
 from actors.screen_change import screen_changed
 
@@ -284,7 +284,7 @@ class _InTurn:
     def __init__(self, group: TaskGroup) -> None:
         self._group = group
         self._calls: deque[Callable[[], Awaitable[None]]] = deque()
-        self._wakeup: Wakeup | None = None
+        self._ready = Waiter(wakeup_factory())  # the task waits for a call, or for the close
         self._running = False
         self._closed = False
 
@@ -293,24 +293,17 @@ class _InTurn:
         if not self._running:
             self._running = True
             self._group.start_soon(self._run)
-        self._wake()
+        self._ready.wake()
 
     def close(self) -> None:
         """No more calls: the task ends once it has made the ones queued."""
         self._closed = True
-        self._wake()
-
-    def _wake(self) -> None:
-        if self._wakeup is not None:
-            self._wakeup.set()
-            self._wakeup = None
+        self._ready.wake()
 
     async def _run(self) -> None:
-        wakeup = wakeup_factory()
         while True:
             while self._calls:
                 await self._calls.popleft()()
             if self._closed:
                 return
-            self._wakeup = wakeup()
-            await self._wakeup.wait()
+            await self._ready.wait()

@@ -18,7 +18,7 @@ import anyio.lowlevel
 from anyio.abc import TaskStatus
 
 from runtime.errors import ActorCrashed, ActorStopped, CallTimeout, Refused, RequestRefused, describe
-from runtime.loop import TaskGroup, Wakeup, loop_clock, start, wakeup_factory
+from runtime.loop import TaskGroup, Waiter, Wakeup, loop_clock, start, wakeup_factory
 
 __all__ = ["Actor", "LocalRef", "Ref", "run_actor", "spawn"]
 
@@ -116,7 +116,7 @@ class _Mailbox:
         self.wakeup = wakeup_factory()
         self.clock = loop_clock()
         self._letters: deque[_Letter] = deque()
-        self._arrived: Wakeup | None = None  # the actor waits for a letter
+        self._arrived = Waiter(self.wakeup)  # the actor waits for a letter
         self._room: anyio.Event | None = None  # senders wait for room (any number of them)
         self._open = True
 
@@ -127,9 +127,7 @@ class _Mailbox:
         if len(self._letters) >= self.size:
             return False
         self._letters.append(letter)
-        if self._arrived is not None:
-            self._arrived.set()
-            self._arrived = None
+        self._arrived.wake()
         return True
 
     async def post(self, letter: _Letter) -> None:
@@ -146,7 +144,6 @@ class _Mailbox:
         while not self._letters:
             if not self._open:
                 return None
-            self._arrived = self.wakeup()
             await self._arrived.wait()
         letter = self._letters.popleft()
         if self._room is not None:
@@ -157,15 +154,14 @@ class _Mailbox:
     @property
     def idle(self) -> bool:
         """The actor waits for a letter and none has come."""
-        return self._arrived is not None and not self._letters and self._open
+        return self._arrived.waiting and not self._letters and self._open
 
     def close_if_idle(self) -> bool:
         """Close the mailbox if the actor waits for a letter, and wake it to end; False if it is busy."""
         if not self.idle:
             return False
         self._open = False
-        self._arrived.set()
-        self._arrived = None
+        self._arrived.wake()
         return True
 
     def close(self) -> list[_Letter]:

@@ -43,7 +43,7 @@ from typing import Any, AsyncContextManager, Awaitable, Callable, Protocol, Type
 
 import anyio
 
-__all__ = ["TaskGroup", "Wakeup", "alongside", "loop_clock", "start", "task_group", "wakeup_factory"]
+__all__ = ["TaskGroup", "Waiter", "Wakeup", "alongside", "loop_clock", "start", "task_group", "wakeup_factory"]
 
 T = TypeVar("T")
 
@@ -56,6 +56,38 @@ class Wakeup(Protocol):
         """Wait until `set` (True) or until the loop's clock reaches `deadline` (False).
 
         Only one task may wait, once."""
+
+
+class Waiter:
+    """Where one task at a time waits to be woken: `wait` makes a fresh wake-up and waits
+    on it, `wake` sets the one waited on, if any, and forgets it.
+
+    An actor waits so for a letter, a supervisor's deciding task for mail and for a
+    child to start or end, an episode's summaries task for the next request."""
+
+    __slots__ = ("_make", "_wakeup")
+
+    def __init__(self, make: Callable[[], Wakeup]) -> None:
+        self._make = make
+        self._wakeup: Wakeup | None = None
+
+    @property
+    def waiting(self) -> bool:
+        """A task has waited here and not been woken since."""
+        return self._wakeup is not None
+
+    def wake(self) -> None:
+        wakeup = self._wakeup
+        if wakeup is not None:
+            self._wakeup = None
+            wakeup.set()
+
+    def wait(self, deadline: float = math.inf) -> Awaitable[bool]:
+        """Await it: until `wake` (True) or until the loop's clock reaches `deadline` (False).
+
+        The wake-up's own wait, not a coroutine around it: a frame less on every ask's two waits."""
+        self._wakeup = wakeup = self._make()
+        return wakeup.wait(deadline)
 
 
 class _AsyncioWakeup:

@@ -30,7 +30,7 @@ from anyio.abc import TaskStatus
 from runtime.actor import Actor, LocalRef, Ref, run_actor
 from runtime.backoff import Backoff
 from runtime.errors import ActorStopped, CallTimeout, RestartIntensityExceeded, describe
-from runtime.loop import TaskGroup, Wakeup, loop_clock, task_group, wakeup_factory
+from runtime.loop import TaskGroup, Waiter, Wakeup, loop_clock, task_group, wakeup_factory
 
 __all__ = ["ChildSpec", "Intensity", "Restart", "Strategy", "SupervisedRef", "Supervisor", "actor_child"]
 
@@ -116,14 +116,14 @@ class _Incarnation:
     (bench/perf/pipeline starts and stops five per episode).
     """
 
-    def __init__(self, child: _Child, notify: Callable[[], None]) -> None:
+    def __init__(self, child: _Child, notify: Callable[[], None], wakeup: Callable[[], Wakeup]) -> None:
         self.child = child
         self.scope = anyio.CancelScope(shield=True)
         self.has_started = False
         self.ended = False  # its task is over, cleanup included
         self.handle: Any = None
         self.error: Exception | None = None
-        self.decider: Wakeup | None = None  # the deciding task waits for it to start or end
+        self.decider = Waiter(wakeup)  # the deciding task waits for it to start or end
         self._done: anyio.Event | None = None  # made for others who wait for the end
         self._notify = notify
 
@@ -131,12 +131,12 @@ class _Incarnation:
         """The child is ready; `value` is what `Supervisor.handle` returns for it."""
         self.handle = value
         self.has_started = True
-        self._wake_decider()
+        self.decider.wake()
         self._notify()
 
     def end(self) -> None:
         self.ended = True
-        self._wake_decider()
+        self.decider.wake()
         if self._done is not None:
             self._done.set()
 
@@ -145,11 +145,6 @@ class _Incarnation:
             if self._done is None:
                 self._done = anyio.Event()
             await self._done.wait()
-
-    def _wake_decider(self) -> None:
-        if self.decider is not None:
-            self.decider.set()
-            self.decider = None
 
     @property
     def live(self) -> bool:
@@ -189,14 +184,13 @@ class _Mail:
 
     def __init__(self, wakeup: Callable[[], Wakeup]) -> None:
         self._messages: deque[_Incarnation | _RestartRequest | _Stop] = deque()
-        self._wakeup = wakeup
-        self._arrived: Wakeup | None = None  # the deciding task waits for mail
+        self._arrived = Waiter(wakeup)  # the deciding task waits for mail
         self._open = True
 
     @property
     def awaited(self) -> bool:
         """The deciding task waits for mail and none has come."""
-        return self._arrived is not None and not self._messages
+        return self._arrived.waiting and not self._messages
 
     def put(self, message: _Incarnation | _RestartRequest | _Stop) -> None:
         """Queue `message`; after `close`, a restart request is answered at once (nobody will decide on it)."""
@@ -205,13 +199,10 @@ class _Mail:
                 message.done.set()
             return
         self._messages.append(message)
-        if self._arrived is not None:
-            self._arrived.set()
-            self._arrived = None
+        self._arrived.wake()
 
     async def get(self) -> _Incarnation | _RestartRequest | _Stop:
         while not self._messages:
-            self._arrived = self._wakeup()
             await self._arrived.wait()
         return self._messages.popleft()
 
@@ -421,10 +412,9 @@ class Supervisor:
 
     async def _start(self, child: _Child) -> None:
         """Start one incarnation and wait until it is ready; failing to start is a crash."""
-        incarnation = _Incarnation(child, self._notify)
+        incarnation = _Incarnation(child, self._notify, self._wakeup)
         child.current = incarnation
         self._tg.start_soon(self._run_child, incarnation, name=f"{self.name}/{child.spec.id}")
-        incarnation.decider = self._wakeup()
         await incarnation.decider.wait()
         if not incarnation.has_started:
             child.current = None
@@ -524,7 +514,6 @@ class Supervisor:
             incarnation.scope.cancel()
         ended = incarnation.ended
         if not ended:
-            incarnation.decider = self._wakeup()
             ended = await incarnation.decider.wait(self._clock() + child.spec.shutdown_timeout)
         child.current = None  # only now: if the wait above is cancelled, the final stop waits again
         if not ended:

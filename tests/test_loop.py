@@ -8,7 +8,7 @@ import weakref
 import anyio
 import pytest
 
-from runtime.loop import alongside, loop_clock, start, task_group, wakeup_factory
+from runtime.loop import Waiter, alongside, loop_clock, start, task_group, wakeup_factory
 
 pytestmark = pytest.mark.anyio
 
@@ -39,6 +39,24 @@ async def test_a_wakeup_wakes_its_waiter_and_a_second_set_does_nothing():
     already = wakeup_factory()()
     already.set()
     assert await already.wait() is True
+
+
+async def test_a_waiter_wakes_only_the_task_that_waits_there_now():
+    waiter = Waiter(wakeup_factory())
+    waiter.wake()  # nobody waits: nothing is kept for a later wait
+    assert not waiter.waiting
+    assert await waiter.wait(anyio.current_time() + 0.02) is False
+    got = []
+
+    async def wait():
+        got.append(await waiter.wait(anyio.current_time() + 5))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(wait)
+        await anyio.sleep(0.01)
+        assert waiter.waiting and got == []
+        waiter.wake()
+    assert got == [True] and not waiter.waiting
 
 
 async def test_a_wait_past_its_deadline_says_so_and_a_late_set_is_harmless():
