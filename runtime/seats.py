@@ -34,7 +34,7 @@ can neither start nor stop such a node, so a slot is its own connection to
 its own seat:
 
 - A slot's restart is a new connection to the same seat; the seat's actors
-  are not restarted. The episode's first message is `Reset`, which gives the
+  are not restarted unless one is stuck (below). The episode's first message is `Reset`, which gives the
   seat's environment a fresh start (a new context, a new world) as it does
   between any two episodes, and a seat's mailbox takes it only after what
   the slot's last incarnation still had in flight. A seat's actor stuck in a
