@@ -84,7 +84,9 @@ async def test_agent_call_timeout_ends_the_episode_with_the_call_limit_reason():
 
 
 async def test_hanging_vm_is_an_environment_failure():
-    (task,) = sim_tasks(1, seed=3, sim={"scale": 0.001, "faults": [{"kind": "hang", "step": 1}]})
+    # Plain frames: the first drawn one (~14 ms, fonts loaded) once held the reset's Observe past the
+    # 0.1 s call limit on a loaded CI machine, before the Act this test is about.
+    (task,) = sim_tasks(1, seed=3, sim={"scale": 0.001, "screens": "plain", "faults": [{"kind": "hang", "step": 1}]})
     async with anyio.create_task_group() as tg:
         crew = await crew_in(tg)
         with pytest.raises(EnvironmentFailure, match="Act failed: vm did not answer Act within 0.1 s"):
