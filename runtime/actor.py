@@ -9,9 +9,10 @@ ends when that group is cancelled or when its handler raises.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections import deque
-from typing import Any, Protocol
+from typing import Any, AsyncContextManager, Protocol
 
 import anyio
 import anyio.lowlevel
@@ -36,6 +37,12 @@ class Actor:
 
     def __init__(self, name: str | None = None) -> None:
         self.name = name or type(self).__name__
+
+    def lifetime(self) -> AsyncContextManager[object]:
+        """What the actor holds open while it lives, entered before `on_start` and left after
+        `on_stop`: say, a task group for tasks that live as long as it (the Observer's side
+        captures). Cancelling the actor cancels what runs in there too."""
+        return contextlib.nullcontext()
 
     async def on_start(self) -> None:
         """Acquire resources before the first message is handled."""
@@ -227,6 +234,11 @@ async def run_actor(
 
 
 async def _run(actor: Actor, mailbox: _Mailbox, task_status: TaskStatus[LocalRef]) -> None:
+    async with actor.lifetime():
+        await _live(actor, mailbox, task_status)
+
+
+async def _live(actor: Actor, mailbox: _Mailbox, task_status: TaskStatus[LocalRef]) -> None:
     try:
         await actor.on_start()
         task_status.started(LocalRef(actor.name, mailbox))

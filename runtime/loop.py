@@ -10,9 +10,7 @@ nursery) and `start` its `TaskGroup.start`: since anyio 4.14 anyio's task
 group builds a handle, a cancel scope and an event for every task, and its
 `start` opens a nursery of its own on trio. With 1,000 concurrent episodes
 each worker starts two supervisors and nine tasks, and anyio's way cost
-twice the loop's own (bench/perf/pipeline's notes). `alongside` runs side
-tasks in such a group, one of them under a time limit: for an Observer's
-captures at every step that was a tenth of the runtime's CPU per step.
+twice the loop's own (bench/perf/pipeline's notes).
 
 Every ask waits twice: the actor for the letter, the caller for the reply.
 Each of those waits has exactly one waiter, and the caller's has a deadline.
@@ -39,14 +37,11 @@ import itertools
 import math
 import time
 from types import ModuleType
-from typing import Any, AsyncContextManager, Awaitable, Callable, Protocol, TypeVar
+from typing import Any, AsyncContextManager, Awaitable, Callable, Protocol
 
 import anyio
 
-__all__ = ["TaskGroup", "Waiter", "Wakeup", "alongside", "loop_clock", "start", "task_group", "wakeup_factory"]
-
-T = TypeVar("T")
-
+__all__ = ["TaskGroup", "Waiter", "Wakeup", "loop_clock", "start", "task_group", "wakeup_factory"]
 
 class Wakeup(Protocol):
     def set(self) -> None:
@@ -433,57 +428,3 @@ async def _report_start(func: Callable[..., Awaitable[object]], args: tuple[obje
         return
     if not status.has_started and not status.abandoned:
         status.failed(RuntimeError(f"{getattr(func, '__qualname__', func)} returned without calling task_status.started()"))
-
-
-async def alongside(main: Callable[[], Awaitable[T]], limited: Callable[[], Awaitable[object]],
-                    *others: Callable[[], Awaitable[object]], limit: float = math.inf) -> tuple[T, bool]:
-    """`main()`'s result, `limited()` and `others` having run as tasks meanwhile, and whether
-    `limited` finished: one still running `limit` seconds after the start is cancelled (False),
-    not before `main` is done.
-
-    All have ended when this returns. As from any task group, errors come as an
-    ExceptionGroup, the first one cancelling the rest. The Observer's tree runs under
-    such a limit at every step: on asyncio it is a deadline of the loop's one heap
-    (`_Deadlines`), not a cancel scope; on trio, trio's own cancel scope (anyio's
-    wrapper around it cost more)."""
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:  # no asyncio loop: anyio's other backend
-        import trio
-
-        return await _trio_alongside(trio, main, limited, others, limit)
-    deadline = loop.time() + limit
-    async with asyncio.TaskGroup() as group:
-        task = group.create_task(limited())
-        for other in others:
-            group.create_task(other())
-        result = await main()
-        finished = task.done()
-        if not finished and limit != math.inf:
-            ended = _asyncio_wakeup_factory(loop)()
-            task.add_done_callback(lambda _: ended.set())
-            finished = await ended.wait(deadline)
-            if not finished:
-                task.cancel()
-    return result, finished or limit == math.inf
-
-
-async def _trio_alongside(trio: ModuleType, main: Callable[[], Awaitable[T]], limited: Callable[[], Awaitable[object]],
-                          others: tuple[Callable[[], Awaitable[object]], ...], limit: float) -> tuple[T, bool]:
-    deadline = trio.current_time() + limit
-    scope = trio.CancelScope()  # given its deadline once main is done
-    finished = True
-
-    async def run_limited() -> None:
-        nonlocal finished
-        with scope:
-            await limited()
-        finished = not scope.cancelled_caught
-
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(run_limited)
-        for other in others:
-            nursery.start_soon(other)
-        result = await main()
-        scope.deadline = deadline
-    return result, finished

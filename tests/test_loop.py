@@ -1,4 +1,4 @@
-"""The running loop's own primitives (runtime.loop): wake-ups with deadlines, the clock, task groups, side tasks."""
+"""The running loop's own primitives (runtime.loop): wake-ups with deadlines, the clock, task groups."""
 
 import asyncio
 import gc
@@ -8,7 +8,7 @@ import weakref
 import anyio
 import pytest
 
-from runtime.loop import Waiter, alongside, loop_clock, start, task_group, wakeup_factory
+from runtime.loop import Waiter, loop_clock, start, task_group, wakeup_factory
 
 pytestmark = pytest.mark.anyio
 
@@ -116,88 +116,6 @@ async def test_a_cancelled_waiter_raises_as_from_any_wait_and_set_after_it_is_ha
         await wakeup.wait()
     assert scope.cancelled_caught
     wakeup.set()
-
-
-async def test_alongside_returns_mains_result_once_the_side_task_is_done():
-    done = []
-
-    async def side():
-        await anyio.sleep(0.05)
-        done.append("tree")
-
-    async def main():
-        await anyio.sleep(0.01)
-        done.append("pixels")
-        return "pixels"
-
-    async def details():
-        await anyio.sleep(0.03)
-        done.append("details")
-
-    assert await alongside(main, side, details) == ("pixels", True)
-    assert done == ["pixels", "details", "tree"]
-    assert await alongside(main, side, limit=5) == ("pixels", True)
-
-
-@pytest.mark.parametrize("main_seconds", [0.0, 0.2])
-async def test_a_side_task_past_its_limit_is_cancelled_once_main_is_done(main_seconds):
-    cancelled, details = [], []
-
-    async def hangs():
-        try:
-            await anyio.sleep_forever()
-        except anyio.get_cancelled_exc_class():
-            cancelled.append(anyio.current_time() - began)
-            raise
-
-    async def main():
-        await anyio.sleep(main_seconds)
-        return "pixels"
-
-    async def slow_details():
-        await anyio.sleep(0.1)
-        details.append("details")
-
-    began = anyio.current_time()
-    assert await alongside(main, hangs, limit=0.05) == ("pixels", False)
-    assert max(0.05, main_seconds) <= cancelled[0] < max(0.05, main_seconds) + 0.5
-    began = anyio.current_time()
-    assert await alongside(main, hangs, slow_details, limit=0.05) == ("pixels", False)
-    assert details == ["details"]  # the others are waited for, past the limit
-    assert max(0.05, main_seconds) <= cancelled[1] < max(0.1, main_seconds) + 0.5
-
-
-async def test_a_side_tasks_error_cancels_main_and_comes_as_a_group():
-    cancelled = []
-
-    async def fails():
-        await anyio.sleep(0.01)
-        raise LookupError("no tree")
-
-    async def hangs():
-        try:
-            await anyio.sleep_forever()
-        except anyio.get_cancelled_exc_class():
-            cancelled.append("main")
-            raise
-
-    with pytest.raises(ExceptionGroup) as info:
-        await alongside(hangs, fails, limit=5)
-    assert info.group_contains(LookupError, match="no tree") and cancelled == ["main"]
-
-
-async def test_cancelling_the_caller_stops_both():
-    stopped = []
-
-    async def hangs(name):
-        try:
-            await anyio.sleep_forever()
-        finally:
-            stopped.append(name)
-
-    with anyio.move_on_after(0.05) as scope:
-        await alongside(lambda: hangs("main"), lambda: hangs("tree"), lambda: hangs("details"), limit=5)
-    assert scope.cancelled_caught and sorted(stopped) == ["details", "main", "tree"]
 
 
 async def test_the_loops_task_group_waits_for_its_tasks_and_the_first_error_cancels_the_rest():
