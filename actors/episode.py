@@ -33,7 +33,7 @@ from runtime.actor import Ref
 from runtime.errors import ActorError, CallTimeout, LimitExceeded, TroupeError
 from runtime.events import EventBus
 from runtime.limits import Limits, StepLimit
-from runtime.loop import TaskGroup, Waiter, loop_clock, task_group, wakeup_factory
+from runtime.loop import TaskGroup, Waiter, cancel_scope, loop_clock, task_group, wakeup_factory
 
 from actors.screen_change import screen_changed
 
@@ -116,7 +116,7 @@ class _Episode:
         reset_done = self.now()
 
         failure: EnvironmentFailure | None = None
-        with anyio.CancelScope() as summarizing:
+        with cancel_scope() as summarizing:
             async with task_group() as group:
                 summaries = _InTurn(group)
                 try:

@@ -16,6 +16,7 @@ from typing import Iterator
 import anyio
 
 from runtime.errors import StepLimitExceeded, TimeLimitExceeded
+from runtime.loop import cancel_scope
 
 __all__ = ["Limits", "StepLimit", "TimeLimit"]
 
@@ -38,7 +39,7 @@ class TimeLimit:
     @contextmanager
     def enforce(self) -> Iterator[None]:
         """Cancel the block after `seconds` and raise TimeLimitExceeded in its place."""
-        with anyio.CancelScope(deadline=anyio.current_time() + self.seconds) as scope:
+        with cancel_scope(deadline=anyio.current_time() + self.seconds) as scope:
             yield
         if scope.cancelled_caught:
             raise TimeLimitExceeded(f"time limit of {self.seconds:g} s reached")

@@ -35,13 +35,16 @@ import functools
 import heapq
 import itertools
 import math
+import sys
 import time
 from types import ModuleType
 from typing import Any, AsyncContextManager, Awaitable, Callable, Protocol
 
 import anyio
 
-__all__ = ["TaskGroup", "Waiter", "Wakeup", "loop_clock", "start", "task_group", "wakeup_factory"]
+__all__ = [
+    "CancelScope", "TaskGroup", "Waiter", "Wakeup", "cancel_scope", "loop_clock", "start", "task_group", "wakeup_factory",
+]
 
 class Wakeup(Protocol):
     def set(self) -> None:
@@ -253,24 +256,28 @@ class _TrioDeadlines(_Deadlines):
 def loop_clock() -> Callable[[], float]:
     """The running loop's clock, the one `anyio.current_time()` reads, as a function to call
     again and again; look it up once, in that loop."""
-    try:
-        return asyncio.get_running_loop().time
-    except RuntimeError:  # no asyncio loop: anyio's other backend
-        import trio
-
-        return trio.lowlevel.current_clock().current_time  # what trio.current_time() calls; raises outside trio too
+    trio = _running_trio()
+    if trio is not None:
+        return trio.lowlevel.current_clock().current_time  # what trio.current_time() calls
+    return asyncio.get_running_loop().time
 
 
 def wakeup_factory() -> Callable[[], Wakeup]:
     """What makes wake-ups for the loop running this task; call it once, in that loop."""
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:  # no asyncio loop: anyio's other backend
-        import trio
-
-        trio.lowlevel.current_task()  # raises RuntimeError outside trio too
+    trio = _running_trio()
+    if trio is not None:
         return functools.partial(_TrioWakeup, trio, _trio_deadlines(trio))
-    return _asyncio_wakeup_factory(loop)
+    return _asyncio_wakeup_factory(asyncio.get_running_loop())
+
+
+def _running_trio() -> ModuleType | None:
+    """trio, if this thread runs it: anyio's other backend. Told by the name trio gives sniffio
+    while it runs, not by asyncio's `get_running_loop()` raising (an exception raised and
+    caught cost more than the rest of a wake-up factory's lookup: several per actor started)."""
+    sniffio = sys.modules.get("sniffio")  # trio's dependency, loaded with it
+    if sniffio is not None and sniffio.thread_local.name == "trio":
+        return sys.modules["trio"]
+    return None
 
 
 def _asyncio_wakeup_factory(loop: asyncio.AbstractEventLoop) -> Callable[[], Wakeup]:
@@ -303,6 +310,38 @@ def _trio_deadlines(trio: ModuleType) -> _TrioDeadlines:
         return deadlines
 
 
+class CancelScope(Protocol):
+    """What the runtime asks of a cancel scope: anyio's, or trio's own (`cancel_scope`)."""
+
+    deadline: float
+    shield: bool
+
+    def cancel(self) -> None: ...
+
+    @property
+    def cancel_called(self) -> bool: ...
+
+    @property
+    def cancelled_caught(self) -> bool: ...
+
+    def __enter__(self) -> CancelScope: ...
+
+    def __exit__(self, *exc_info: Any) -> bool | None: ...
+
+
+def cancel_scope(*, deadline: float = math.inf, shield: bool = False) -> CancelScope:
+    """A cancel scope of the running loop: trio's own under trio, anyio's on asyncio.
+
+    anyio's on trio is a wrapper that makes trio's scope twice over (its
+    `__new__` picks the backend's class, whose `__init__` Python then runs
+    again) after finding the backend: each supervised child and each
+    supervisor has one, so a worker's start and stop paid for ten of them."""
+    trio = _running_trio()
+    if trio is not None:
+        return trio.CancelScope(deadline=deadline, shield=shield)
+    return anyio.CancelScope(deadline=deadline, shield=shield)
+
+
 class TaskGroup(Protocol):
     """What the runtime asks of a task group: anyio's, or the loop's own (`task_group`)."""
 
@@ -318,11 +357,8 @@ def task_group() -> AsyncContextManager[TaskGroup]:
     does not hold back: a task that must finish its cleanup whatever happens
     around it shields that cleanup itself (as `run_actor` does), or runs in an
     anyio task group."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:  # no asyncio loop: anyio's other backend
-        import trio
-
+    trio = _running_trio()
+    if trio is not None:
         return trio.open_nursery()
     return _AsyncioTaskGroup()
 

@@ -24,9 +24,7 @@ from __future__ import annotations
 import math
 from typing import Awaitable, Callable
 
-import anyio
-
-from runtime.loop import TaskGroup, Waiter, wakeup_factory
+from runtime.loop import CancelScope, TaskGroup, Waiter, cancel_scope, wakeup_factory
 
 __all__ = ["SideTask"]
 
@@ -42,7 +40,7 @@ class SideTask:
         self._running = False  # from `begin` until the call has ended, however it ended
         self._ended = self._make()
         self._error: Exception | None = None
-        self._scope: anyio.CancelScope  # the one the side task runs calls in: its own, made anew once used
+        self._scope: CancelScope  # the one the side task runs calls in: its own, made anew once used
         self._closed = False
 
     @classmethod
@@ -82,7 +80,7 @@ class SideTask:
         elif self._running:  # taken: the side task runs it in its scope
             self._ended = self._make()
             self._scope.cancel()
-            with anyio.CancelScope(shield=True):
+            with cancel_scope(shield=True):
                 await self._ended.wait()
             self._error = None  # what a cancelled call raised on its way out is nobody's answer
 
@@ -93,7 +91,7 @@ class SideTask:
 
     async def _serve(self) -> None:
         while True:
-            with anyio.CancelScope() as self._scope:  # left only when `cancel` cancelled it
+            with cancel_scope() as self._scope:  # left only when `cancel` cancelled it
                 while True:
                     while self._call is None:
                         if self._closed:

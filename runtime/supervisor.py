@@ -30,7 +30,7 @@ from anyio.abc import TaskStatus
 from runtime.actor import Actor, LocalRef, Ref, run_actor
 from runtime.backoff import Backoff
 from runtime.errors import ActorStopped, CallTimeout, RestartIntensityExceeded, describe
-from runtime.loop import TaskGroup, Waiter, Wakeup, loop_clock, task_group, wakeup_factory
+from runtime.loop import CancelScope, TaskGroup, Waiter, Wakeup, cancel_scope, loop_clock, task_group, wakeup_factory
 
 __all__ = ["ChildSpec", "Intensity", "Restart", "Strategy", "SupervisedRef", "Supervisor", "actor_child"]
 
@@ -118,7 +118,7 @@ class _Incarnation:
 
     def __init__(self, child: _Child, notify: Callable[[], None], wakeup: Callable[[], Wakeup]) -> None:
         self.child = child
-        self.scope = anyio.CancelScope(shield=True)
+        self.scope = cancel_scope(shield=True)
         self.has_started = False
         self.ended = False  # its task is over, cleanup included
         self.handle: Any = None
@@ -239,7 +239,7 @@ class Supervisor:
     """
 
     _tg: TaskGroup
-    _scope: anyio.CancelScope
+    _scope: CancelScope
     _finished: list[Wakeup]  # of those waiting in `stop` for `run` to end
     _mail: _Mail
     _wakeup: Callable[[], Wakeup]  # the running loop's, looked up once a run
@@ -294,7 +294,7 @@ class Supervisor:
                     except RestartIntensityExceeded as exc:
                         escalation = exc
                     finally:
-                        with anyio.CancelScope(shield=True):
+                        with cancel_scope(shield=True):
                             for child in reversed(self._children):
                                 await self._stop(child)
         finally:
@@ -355,7 +355,7 @@ class Supervisor:
     def _begin(self) -> None:
         self._running = True
         self._stopped = False
-        self._scope = anyio.CancelScope()
+        self._scope = cancel_scope()
         self._finished = []
         self._wakeup = wakeup_factory()
         self._clock = loop_clock()
