@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Iterable
 
 from PIL import Image, ImageChops, ImageDraw
 
@@ -48,14 +47,31 @@ def _tree_difference(before: UIElement, after: UIElement, touched: BBox | None) 
     Elements are matched by node_id; an element that went and one that came in
     its place with the same role and box and text equal but for digits are one
     ticking element too (a browser replaces a text node whose text is set).
-    Runs every step, on the episode's path: the first real difference answers."""
-    old, new = list(before.walk()), list(after.walk())
-    if len(old) == len(new) and all(was.node_id == now.node_id for was, now in zip(old, new)):
-        pairs: Iterable[tuple[UIElement, UIElement]] = zip(old, new)  # the usual case: the same elements
-    else:
-        pairs = _matched(old, new)
-        if pairs is None:
-            return [], True
+    Runs every step, on the episode's path: the two trees are walked side by
+    side, a subtree equal in both (compared whole, by msgspec, in C) is passed
+    over, and the first real difference answers; only when the two differ in
+    shape are all their elements paired by node_id."""
+    ticking: list[BBox] = []
+    pairs = [(before, after)]
+    while pairs:
+        was, now = pairs.pop()
+        if was == now:
+            continue
+        if was.node_id != now.node_id or len(was.children) != len(now.children):
+            return _difference_by_id(before, after, touched)
+        if not _same(was, now):
+            if _overlaps(now.bbox, touched) or not _ticks(was, now):
+                return [], True
+            ticking.append(now.bbox)
+        pairs.extend(zip(was.children, now.children))
+    return ticking, False
+
+
+def _difference_by_id(before: UIElement, after: UIElement, touched: BBox | None) -> tuple[list[BBox], bool]:
+    """`_tree_difference` for trees of different shapes: their elements paired by node_id."""
+    pairs = _matched(list(before.walk()), list(after.walk()))
+    if pairs is None:
+        return [], True
     ticking: list[BBox] = []
     for was, now in pairs:
         if _same(was, now):

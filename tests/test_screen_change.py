@@ -61,6 +61,30 @@ def test_text_typed_into_a_field_counts_even_when_only_digits_changed():
     assert screen_changed(before, after, TypeText(text="42", target=Target(node_id="f")))
 
 
+def test_a_clock_whose_text_node_the_page_replaced_is_still_a_clock():
+    before = screen("9")
+    replaced = UIElement(node_id="clock-2", role="StaticText", name="Time left: 8 / 10sec", bbox=CLOCK)
+    after = Observation(screenshot=screen("8").screenshot, viewport=Viewport(320, 200),
+                        tree=UIElement(node_id="root", role="document", children=(replaced, before.tree.children[1])))
+    assert not screen_changed(before, after, Wait(seconds=1.3))
+
+
+def test_deep_in_the_tree_a_change_counts_and_a_ticking_clock_does_not():
+    def page(clock: str, label: str) -> Observation:
+        form = UIElement(node_id="form", role="form", children=(
+            UIElement(node_id="row", role="group", children=(
+                UIElement(node_id="ok", role="button", name=label, bbox=BUTTON),)),))
+        header = UIElement(node_id="header", role="banner", children=(
+            UIElement(node_id="clock", role="StaticText", name=f"Time left: {clock} / 10sec", bbox=CLOCK),))
+        shade = "grey" if clock.endswith("9") else "silver"
+        return Observation(screenshot=png((CLOCK, shade)), viewport=Viewport(320, 200),
+                           tree=UIElement(node_id="root", role="document", children=(header, form)))
+
+    assert not screen_changed(page("9", "OK"), page("8", "OK"), Wait(seconds=1.3))
+    assert screen_changed(page("9", "OK"), page("9", "Sent"), Wait(seconds=1.3))
+    assert screen_changed(page("9", "OK"), page("8", "Sent"), Wait(seconds=1.3))
+
+
 def test_without_trees_the_whole_screenshot_decides():
     bare = lambda data: Observation(screenshot=data, viewport=Viewport(320, 200))  # noqa: E731
     assert screen_changed(bare(png((CLOCK, "grey"))), bare(png((CLOCK, "silver"))), Wait(seconds=1))
