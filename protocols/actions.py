@@ -17,7 +17,7 @@ from protocols.ui import BBox
 Unit = Literal["px", "norm"]
 
 
-class Point(msgspec.Struct, frozen=True):
+class Point(msgspec.Struct, frozen=True, gc=False):
     """A screen position, in pixels or normalized to [0, 1] of the viewport."""
 
     x: float
@@ -36,7 +36,7 @@ class Point(msgspec.Struct, frozen=True):
         return (self.x * width, self.y * height)
 
 
-class Target(msgspec.Struct, frozen=True, omit_defaults=True):
+class Target(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     """Element grounding: which UI element the action is meant for."""
 
     node_id: str | None = None
@@ -49,7 +49,7 @@ class Target(msgspec.Struct, frozen=True, omit_defaults=True):
             raise ValueError("a target needs `node_id` or `bbox`")
 
 
-class _Action(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type"):
+class _Action(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True, tag_field="type"):
     """Base of all actions; the `type` field carries the tag."""
 
     terminal = False

@@ -17,7 +17,7 @@ from protocols.records import ChangeSummary, EpisodeAnalysis, EpisodeResult, Ste
 from protocols.tasks import Task
 
 
-class _Message(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="msg"):
+class _Message(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True, tag_field="msg"):
     pass
 
 
@@ -132,7 +132,7 @@ class Decide(_Message, frozen=True, kw_only=True, tag="decide"):
     history: tuple[StepRecord, ...] = ()
 
 
-class Usage(msgspec.Struct, frozen=True, omit_defaults=True):
+class Usage(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float = 0.0

@@ -14,7 +14,7 @@ class Viewport(msgspec.Struct, frozen=True, array_like=True):
     height: Count
 
 
-class CaptureTimings(msgspec.Struct, frozen=True, omit_defaults=True):
+class CaptureTimings(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     """Seconds each part of a capture took; `total` is wall time, not the sum,
     because screenshot and tree are captured concurrently."""
 
@@ -23,7 +23,7 @@ class CaptureTimings(msgspec.Struct, frozen=True, omit_defaults=True):
     total: Seconds = 0.0
 
 
-class Observation(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class Observation(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     """One capture. `partial` names the parts that are missing (a tree call that
     ran out of time) so a step can go on with what it has."""
 

@@ -24,7 +24,7 @@ class ErrorKind(enum.Enum):
     EVALUATION = "evaluation"
 
 
-class StepTimings(msgspec.Struct, frozen=True, omit_defaults=True):
+class StepTimings(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     """Seconds per part of one step, as the episode saw them."""
 
     agent: float = 0.0
@@ -37,7 +37,7 @@ class StepTimings(msgspec.Struct, frozen=True, omit_defaults=True):
     """Part of `act` spent waiting for the page to settle (None: the VM did not say)."""
 
 
-class ChangeSummary(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class ChangeSummary(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     """The Summarizer's judgement of one step: what changed, and was it right."""
 
     step: int
@@ -52,7 +52,7 @@ class ChangeSummary(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=Tru
     timeline can show the Summarizer overlapping the next step."""
 
 
-class StepRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class StepRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     """One step as recorded: the action, what it cost, and what went wrong.
 
     `changed` says whether the action changed the screen, a clock ticking by
@@ -75,14 +75,14 @@ class StepRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """The recorded action this step is scored against (static benchmarks)."""
 
 
-class EpisodeTimings(msgspec.Struct, frozen=True, omit_defaults=True):
+class EpisodeTimings(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     reset: float = 0.0
     steps: float = 0.0
     evaluate: float = 0.0
     total: float = 0.0
 
 
-class EpisodeResult(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class EpisodeResult(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     """The benchmark's verdict on one attempt of one task."""
 
     episode_id: str
@@ -100,7 +100,7 @@ class EpisodeResult(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=Tru
     cost: float = 0.0
 
 
-class EpisodeAnalysis(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class EpisodeAnalysis(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     """The error classifier's reading of one episode: a score per taxonomy category."""
 
     episode_id: str

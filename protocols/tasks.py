@@ -7,7 +7,7 @@ from typing import Any
 import msgspec
 
 
-class Task(msgspec.Struct, frozen=True, kw_only=True):
+class Task(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """One task of a suite.
 
     `raw_config` keeps the suite's own task file losslessly, so nothing the

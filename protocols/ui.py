@@ -30,7 +30,7 @@ class BBox(msgspec.Struct, frozen=True, array_like=True):
         return (self.x + self.width / 2, self.y + self.height / 2)
 
 
-class UIElement(msgspec.Struct, frozen=True, omit_defaults=True):
+class UIElement(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     """One node of the normalized tree; `node_id` is unique within one observation."""
 
     node_id: str

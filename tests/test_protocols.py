@@ -1,5 +1,7 @@
 """Protocol structs: every action type round-trips; nonsense is refused naming the field."""
 
+import gc
+
 import msgspec
 import pytest
 from hypothesis import given, strategies as st
@@ -114,3 +116,15 @@ def test_an_observation_from_an_older_run_folder_still_decodes_without_its_raw_t
     observation = msgspec.json.decode(old, type=p.Observation)
     assert observation.window_title == "Form"
     assert b"raw_tree" not in p.to_json(observation) and b"dom_html" not in p.to_json(observation)
+
+
+def test_what_a_run_keeps_is_never_walked_by_the_cycle_collector():
+    """Frozen and acyclic, declared gc=False: a run holds every step's observations and records."""
+    tree = p.UIElement(node_id="r", role="document", children=(p.UIElement(node_id="b", role="button", name="OK"),))
+    observation = p.Observation(screenshot=b"png", viewport=p.Viewport(10, 10), tree=tree)
+    record = p.StepRecord(episode_id="e", step=1, action=p.Click(target=p.Target(node_id="b")), reasoning="r")
+    task = p.Task(task_id="t", instruction="x", raw_config={"k": [1]})
+    _, decoded = p.decode(p.encode("reply", p.Observed(observation=observation), id=1))
+    for kept in (tree, observation, record, record.action, task, p.Observed(observation=observation), decoded,
+                 decoded.observation, decoded.observation.tree):
+        assert not gc.is_tracked(kept), type(kept).__name__
