@@ -52,7 +52,7 @@ asyncio, 0.84-1.0 on trio, against 0.06 for the sequential loop.
   real difference answers: 30 us.
 - Tasks: anyio builds a handle, a cancel scope and an event per task. The
   Observer's three captures now run in the loop's own task group
-  (runtime.loop.alongside; a sim capture ~65 -> ~32 us on asyncio), and an
+  (then `runtime.loop.alongside`, since replaced by side tasks: below; a sim capture ~65 -> ~32 us on asyncio), and an
   episode's change summaries are asked in turn by one side task instead of
   a task per step.
 - Teardown: a worker cancelled the task group around its supervisors, and
@@ -74,7 +74,7 @@ asyncio, 0.84-1.0 on trio, against 0.06 for the sequential loop.
   instead of `TaskGroup.start` (which costs twice as much).
 - The Observer's tree time limit was an anyio cancel scope at every step; it
   is now a deadline of the loop's heap checked once the screenshot is taken
-  (`alongside(..., limit=)`): a sim capture 51 -> 41 us on asyncio. trio's
+  (then `alongside(..., limit=)`): a sim capture 51 -> 41 us on asyncio. trio's
   clock is read from the run's clock object, and the Observer looks its
   clock up once (each lookup of the running asyncio loop is a getpid call).
 - The simulated work itself (also the sequential loop's): a seeded generator
@@ -108,22 +108,48 @@ asyncio, 0.84-1.0 on trio, against 0.06 for the sequential loop.
   by msgspec instead of `repr` and computed once per screenshot (the
   sequential loop: 0.071 -> 0.055 ms per step).
 
-What is left (2026-11-24, quiet machine, two runs of 7 rounds): 0.272-0.287
-ms per step on asyncio (best 0.263-0.279): the 0.3 ms target is met. Trio:
-0.354 (best 0.340-0.343), 1.18x the target, not met. The sequential loop on the same work: 0.055. By callgrind
-(300 episodes, instructions per step; the same code with a part replaced):
-the Observer's concurrency is 17% of trio's instructions (capturing the
-three parts one after another instead: 1.64M -> 1.36M), 10% of asyncio's
-(1.29M -> 1.16M): a trio nursery, two task spawns and a cancel scope per
-step; the step's change flag is 9% (1.64M -> 1.49M). A fifth of the rest is
-per episode (the worker's start and stop, reset and evaluation), and ~15
-task switches per step (four asks, the Observer's side tasks, the summaries'
-side task waking) cost about half again as much on trio as on asyncio; the
-garbage collector takes 6% (asyncio) to 9% (trio) of the CPU, sweeping the
-live objects of 1,000 concurrent episodes. Meeting 0.3 on trio would need
-the Observer's side captures in tasks that live as long as the Observer
-(woken per step, a deadline for the tree) instead of a nursery and two new
-tasks per step.
+- The Observer's side captures (2026-11-24, second pass): a trio nursery, two
+  new tasks and a cancel scope at every capture were 17% of trio's
+  instructions per step and 10% of asyncio's. The tree and the details are
+  now captured in two side tasks that live as long as the Observer
+  (`runtime.side_task`, held open by `Actor.lifetime`): a capture begins a
+  call in each and finishes it, the tree's time limit is a deadline of the
+  loop's heap, and its cancel scope is made anew only after a cancellation.
+  Instructions per step (callgrind, 300 episodes) trio 1.644M -> 1.518M,
+  asyncio 1.293M -> 1.269M.
+- Cancel scopes: anyio's on trio finds the backend and makes trio's scope
+  twice over (its `__new__` picks the backend's class, whose `__init__`
+  Python then runs again), ten times per worker; `runtime.loop.cancel_scope`
+  is trio's own under trio. The loop is told by the name trio gives sniffio
+  instead of by asyncio's `get_running_loop()` raising. A worker's start and
+  stop on trio: crew 1.696M -> 1.565M instructions, VM slot 2.027M -> 1.896M.
+- The change flag walked both trees whole at every step (15.5 us a sim
+  step); a subtree equal in both (msgspec's equality, in C) is now passed
+  over (7.6 us): instructions per step -4% on trio, -5% on asyncio.
+- The garbage collector: with 1,000 episodes in flight it walked their
+  observations and records at every collection, 11.7% of trio's CPU in a
+  round after a warm-up (gen0 0.29 s, and a gen1 pass of 0.23 s in one
+  round of three). Protocol structs are frozen and acyclic and now
+  `gc=False` (protocols' docstring): 4% (gen0 0.16 s, no gen1 pass).
+
+What is left (2026-11-24, after the second pass; the machine measured ~4%
+slower than in the first pass: the code before it gave trio 0.360-0.380
+against 0.354 then, in turns with the new code): asyncio 0.286 ms per step
+(best 0.277), met; trio 0.329 (best 0.309), 1.10x the target, not met (the
+code before the second pass: 0.36-0.38 in the same conditions). The
+sequential loop on the same work: 0.056. Instructions per step (callgrind,
+300 episodes) this pass: trio 1.644M -> 1.421M, asyncio 1.293M -> 1.205M. Where trio's rest
+goes: ~16 task switches per step (a trio round trip, wake-up and switch
+back, ~11.5 us against ~5 on asyncio, measured alone), of which three are
+the Observer's concurrency (its side captures run, it waits once) and two
+or three the change summaries (the episode's side task that asks for them
+in turn); a worker's start and stop, with 1,000 workers for 1,000
+episodes, a fifth of trio's instructions per step (two supervisors, five
+actors, the Observer's side tasks: 3.46M instructions each). The await
+chains are deep (an episode's ask waits 15 frames down) but each frame
+costs ~0.07 us a round trip. Meeting 0.3 on trio would take fewer switches
+per step (summaries asked without a side task, a reply delivered to a
+callback) or cheaper ones than trio's scheduler gives.
 """
 
 from __future__ import annotations
