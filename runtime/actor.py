@@ -234,8 +234,11 @@ async def run_actor(
 
 
 async def _run(actor: Actor, mailbox: _Mailbox, task_status: TaskStatus[LocalRef]) -> None:
-    async with actor.lifetime():
-        await _live(actor, mailbox, task_status)
+    try:
+        async with actor.lifetime():
+            await _live(actor, mailbox, task_status)
+    finally:
+        _refuse_queued(actor, mailbox)  # a lifetime that failed to open never reached _live's
 
 
 async def _live(actor: Actor, mailbox: _Mailbox, task_status: TaskStatus[LocalRef]) -> None:
@@ -244,11 +247,16 @@ async def _live(actor: Actor, mailbox: _Mailbox, task_status: TaskStatus[LocalRe
         task_status.started(LocalRef(actor.name, mailbox))
         await _serve(actor, mailbox)
     finally:
-        for letter in mailbox.close():
-            letter.fail(ActorCrashed(actor.name, "stopped before handling the request"))
+        _refuse_queued(actor, mailbox)  # before on_stop: its callers need not wait for it
         if type(actor).on_stop is not Actor.on_stop:  # two cancel scopes are a cost worth skipping for nothing
             with anyio.CancelScope(shield=True), anyio.move_on_after(actor.shutdown_timeout):
                 await actor.on_stop()
+
+
+def _refuse_queued(actor: Actor, mailbox: _Mailbox) -> None:
+    """Close the mailbox and fail the letters in it (once: a closed mailbox hands back none)."""
+    for letter in mailbox.close():
+        letter.fail(ActorCrashed(actor.name, "stopped before handling the request"))
 
 
 async def _serve(actor: Actor, mailbox: _Mailbox) -> None:

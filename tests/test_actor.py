@@ -1,3 +1,5 @@
+import contextlib
+
 import anyio
 import pytest
 
@@ -229,3 +231,52 @@ async def test_spawn_raises_an_on_start_failure_in_the_caller_and_an_actor_witho
         assert echo.told == ["before its task ran", "then"]
         tg.cancel_scope.cancel()
     assert echo.stopped
+
+
+class Companioned(Echo):
+    """An actor that holds a task group open while it lives, with a task in it."""
+
+    def __init__(self, fails_to_open: bool = False):
+        super().__init__()
+        self.fails_to_open = fails_to_open
+        self.companion_cancelled = False
+
+    @contextlib.asynccontextmanager
+    async def lifetime(self):
+        if self.fails_to_open:
+            await anyio.sleep(0.05)  # letters come meanwhile
+            raise LookupError("no display")
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._companion)
+            yield
+            group.cancel_scope.cancel()
+
+    async def _companion(self):
+        try:
+            await anyio.sleep_forever()
+        finally:
+            self.companion_cancelled = True
+
+
+async def test_an_actors_lifetime_is_open_while_it_serves_and_closed_when_it_stops():
+    async with anyio.create_task_group() as tg:
+        actor = Companioned()
+        ref = await spawn(tg, actor)
+        assert await ref.ask("hello") == ("echo", "hello")
+        assert not actor.companion_cancelled
+        assert ref.close_if_idle()
+        await anyio.sleep(0.01)
+    assert actor.companion_cancelled and actor.stopped
+
+
+async def test_a_lifetime_that_fails_to_open_fails_the_letters_sent_meanwhile():
+    async def own(*, task_status):
+        with pytest.raises(ExceptionGroup) as raised:
+            async with anyio.create_task_group() as group:
+                task_status.started(await spawn(group, Companioned(fails_to_open=True)))  # no on_start: at once
+        assert raised.group_contains(LookupError, match="no display")
+
+    async with anyio.create_task_group() as tg:
+        ref = await tg.start(own)
+        with pytest.raises(ActorCrashed, match="stopped before handling the request"):
+            await ref.ask("hello", timeout=2)
