@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any, AsyncIterator, Callable
 
-from protocols import CaptureTimings, Observation, Observe, Observed, UIElement, Viewport
+from protocols import CaptureTimings, Observation, Observe, Observed, UIElement
 from protocols.numbers import MAX_SECONDS
 from runtime.actor import Actor
 from runtime.errors import Refused, first_error
