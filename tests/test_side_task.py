@@ -9,8 +9,9 @@ from runtime.side_task import SideTask
 pytestmark = pytest.mark.anyio
 
 
-def hanging(log: list[str], ended_at: list[float]):
+def hanging(log: list[str], ended_at: list[float], began: anyio.Event):
     async def call() -> None:
+        began.set()
         try:
             await anyio.sleep_forever()
         finally:
@@ -22,20 +23,25 @@ def hanging(log: list[str], ended_at: list[float]):
 
 async def test_a_call_runs_while_the_owner_works_and_finish_waits_for_it():
     log = []
-
-    async def call() -> None:
-        await anyio.sleep(0.05)
-        log.append("side")
-
     async with task_group() as group:
         side = SideTask.in_group(group, name="tree")
         for _ in range(2):  # the same task serves call after call
+            began, owner_done = anyio.Event(), anyio.Event()
+
+            async def call() -> None:
+                began.set()
+                await owner_done.wait()
+                await anyio.sleep(0.01)
+                log.append("side")
+
             side.begin(call)
-            await anyio.sleep(0.01)
+            await began.wait()  # the owner's own work: the call runs meanwhile
             log.append("owner")
+            owner_done.set()
             assert await side.finish() is True
+            log.append("finished")
         side.close()
-    assert log == ["owner", "side"] * 2
+    assert log == ["owner", "side", "finished"] * 2
 
 
 async def test_a_call_past_its_deadline_is_cancelled_and_the_next_call_runs():
@@ -46,10 +52,12 @@ async def test_a_call_past_its_deadline_is_cancelled_and_the_next_call_runs():
 
     async with task_group() as group:
         side = SideTask.in_group(group, name="tree")
-        side.begin(hanging(log, ended_at))
-        began = anyio.current_time()
-        assert await side.finish(began + 0.05) is False
-        assert log == ["hung ended"] and 0.05 <= ended_at[0] - began < 1  # ended before finish returned
+        began = anyio.Event()
+        side.begin(hanging(log, ended_at, began))
+        await began.wait()
+        deadline = anyio.current_time() + 0.05
+        assert await side.finish(deadline) is False
+        assert log == ["hung ended"] and deadline - 0.001 <= ended_at[0] < deadline + 1  # ended before finish returned
         side.begin(quick)
         assert await side.finish(anyio.current_time() + 5) is True
         side.close()
@@ -82,12 +90,13 @@ async def test_an_owner_leaving_cancels_its_call_and_a_call_not_yet_taken_never_
 
     async with task_group() as group:
         side = SideTask.in_group(group, name="details")
-        side.begin(hanging(log, []))
-        await anyio.sleep(0.02)  # taken: it runs
+        began = anyio.Event()
+        side.begin(hanging(log, [], began))
+        await began.wait()  # taken: it runs
         await side.cancel()
         assert log == ["hung ended"]
         side.begin(never)
-        await side.cancel()  # before the side task could take it
+        await side.cancel()  # before the side task could take it: the owner has not waited since
         await anyio.sleep(0.02)
         side.close()
     assert log == ["hung ended"]
@@ -95,8 +104,10 @@ async def test_an_owner_leaving_cancels_its_call_and_a_call_not_yet_taken_never_
 
 async def test_an_owner_cancelled_while_it_waits_still_waits_for_its_call_to_end():
     log = []
+    began = anyio.Event()
 
     async def slow_to_stop() -> None:
+        began.set()
         try:
             await anyio.sleep_forever()
         finally:
@@ -106,8 +117,9 @@ async def test_an_owner_cancelled_while_it_waits_still_waits_for_its_call_to_end
 
     async with task_group() as group:
         side = SideTask.in_group(group, name="tree")
+        side.begin(slow_to_stop)
+        await began.wait()
         with anyio.move_on_after(0.02) as scope:
-            side.begin(slow_to_stop)
             try:
                 await side.finish()
             finally:
@@ -120,8 +132,10 @@ async def test_an_owner_cancelled_while_it_waits_still_waits_for_its_call_to_end
 
 async def test_a_call_that_swallows_its_cancellation_does_not_cancel_the_next_one():
     log = []
+    began = anyio.Event()
 
     async def stubborn() -> None:
+        began.set()
         try:
             await anyio.sleep_forever()
         except anyio.get_cancelled_exc_class():
@@ -134,6 +148,7 @@ async def test_a_call_that_swallows_its_cancellation_does_not_cancel_the_next_on
     async with task_group() as group:
         side = SideTask.in_group(group, name="tree")
         side.begin(stubborn)
+        await began.wait()
         assert await side.finish(anyio.current_time() + 0.02) is False
         side.begin(next_call)
         assert await side.finish() is True
