@@ -60,7 +60,7 @@ def _tree_difference(before: UIElement, after: UIElement, touched: BBox | None) 
         if was.node_id != now.node_id or len(was.children) != len(now.children):
             return _difference_by_id(before, after, touched)
         if not _same(was, now):
-            if _overlaps(now.bbox, touched) or not _ticks(was, now):
+            if not _ticks_away(was, now, touched):
                 return [], True
             ticking.append(now.bbox)
         pairs.extend(zip(was.children, now.children))
@@ -74,12 +74,10 @@ def _difference_by_id(before: UIElement, after: UIElement, touched: BBox | None)
         return [], True
     ticking: list[BBox] = []
     for was, now in pairs:
-        if _same(was, now):
-            continue
-        if not _overlaps(now.bbox, touched) and _ticks(was, now):
+        if not _same(was, now):
+            if not _ticks_away(was, now, touched):
+                return [], True
             ticking.append(now.bbox)
-            continue
-        return [], True
     return ticking, False
 
 
@@ -101,6 +99,11 @@ def _matched(old: list[UIElement], new: list[UIElement]) -> list[tuple[UIElement
 
 def _same(a: UIElement, b: UIElement) -> bool:
     return (a.role, a.name, a.text, a.bbox) == (b.role, b.name, b.text, b.bbox)
+
+
+def _ticks_away(was: UIElement, now: UIElement, touched: BBox | None) -> bool:
+    """`was` became `now` only as a clock ticks, away from where the action acted."""
+    return not _overlaps(now.bbox, touched) and _ticks(was, now)
 
 
 def _ticks(a: UIElement, b: UIElement) -> bool:

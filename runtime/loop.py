@@ -46,6 +46,7 @@ __all__ = [
     "CancelScope", "TaskGroup", "Waiter", "Wakeup", "cancel_scope", "loop_clock", "start", "task_group", "wakeup_factory",
 ]
 
+
 class Wakeup(Protocol):
     def set(self) -> None:
         """Wake the waiter (now, or as soon as it waits); later calls do nothing."""
