@@ -2,9 +2,11 @@
 
 The critical path of a step is Agent + act + observe (screenshot and tree
 captured together by the Observer). The Summarizer's judgement of step t is
-asked by a side task (one per episode, the steps' requests in turn) and runs
-while the Agent already decides step t+1; records go to the ResultSink and the event bus by `tell`/`publish`, which
-return at once.
+asked without waiting (`actors.step_summaries`, the steps' requests in turn)
+and runs while the Agent already decides step t+1; records go to the ResultSink
+and the event bus by `tell`/`publish`, which return at once. A summary is
+published when it arrives, and told to the ResultSink with the next record
+(the task it arrives in must not wait on the sink's mailbox).
 
 A failure on the VM side (crash, hang, lost node) raises
 `EnvironmentFailure`: the episode cannot be judged, and whoever runs it
@@ -14,12 +16,11 @@ ends the steps with its reason recorded, and the episode is still evaluated.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import logging
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 import anyio
 import msgspec
@@ -27,15 +28,16 @@ import msgspec
 from protocols import (
     Act, Acted, ChangeSummary, Decide, Decision, EpisodeResult, EpisodeStarted, EpisodeTimings,
     ErrorKind, Evaluate, Inspect, Inspected, Observation, Observe, Observed, Reset,
-    StepRecord, StepSummarized, StepTaken, StepTimings, Summarize, Summarized, Task, TaskAdopted, Verdict,
+    StepRecord, StepSummarized, StepTaken, StepTimings, Summarize, Task, TaskAdopted, Verdict,
 )
 from runtime.actor import Ref
 from runtime.errors import ActorError, CallTimeout, LimitExceeded, TroupeError
 from runtime.events import EventBus
 from runtime.limits import Limits, StepLimit
-from runtime.loop import TaskGroup, Waiter, cancel_scope, loop_clock, task_group, wakeup_factory
+from runtime.loop import TaskGroup, cancel_scope, loop_clock, task_group
 
 from actors.screen_change import screen_changed
+from actors.step_summaries import StepSummaries
 
 logger = logging.getLogger(__name__)
 
@@ -58,8 +60,16 @@ class Outlets:
     bus: EventBus | None = None
 
     async def emit(self, event: Any) -> None:
+        self.publish(event)
+        await self.record(event)
+
+    def publish(self, event: Any) -> None:
+        """To the event bus only: returns at once, whatever task calls it."""
         if self.bus is not None:
             self.bus.publish(event)
+
+    async def record(self, event: Any) -> None:
+        """To the ResultSink only (waits while its mailbox is full)."""
         if self.sink is not None:
             await self.sink.tell(event)
 
@@ -101,6 +111,7 @@ class _Episode:
         self.history: list[StepRecord] = []
         self.now = loop_clock()  # anyio.current_time(), without finding the loop again at each call
         self.ended_by = ""
+        self.unrecorded: deque[StepSummarized] = deque()  # published, not yet told to the ResultSink
 
     async def run(self) -> EpisodeOutcome:
         started = self.now()
@@ -118,17 +129,22 @@ class _Episode:
         failure: EnvironmentFailure | None = None
         with cancel_scope() as summarizing:
             async with task_group() as group:
-                summaries = _InTurn(group)
+                summaries = self._summaries(group)
                 try:
-                    with self.limits.time.enforce():
-                        observation = await self._steps(observation, summaries)
-                except (LimitExceeded, AgentFailed) as exc:
-                    self.ended_by = str(exc)
+                    try:
+                        with self.limits.time.enforce():
+                            observation = await self._steps(observation, summaries)
+                    except (LimitExceeded, AgentFailed) as exc:
+                        self.ended_by = str(exc)
+                    if summaries is not None:
+                        await summaries.finish()
                 except EnvironmentFailure as exc:
                     failure = exc  # raised bare below, not wrapped in the summaries' group
                     summarizing.cancel()
                 finally:
-                    summaries.close()
+                    if summaries is not None:
+                        summaries.abandon()
+        await self._record_summaries()
         if failure is not None:
             raise failure
         steps_done = self.now()
@@ -156,7 +172,7 @@ class _Episode:
         )
         return EpisodeOutcome(result=result, steps=records, final=observation)
 
-    async def _steps(self, observation: Observation, summaries: _InTurn) -> Observation:
+    async def _steps(self, observation: Observation, summaries: StepSummaries | None) -> Observation:
         step_limit = StepLimit(self.limits.max_steps)
         for step in itertools.count(1):
             step_limit.check(step - 1)
@@ -184,9 +200,8 @@ class _Episode:
                     settle=acted.settle,
                 ), **_spend(decision),
             ), after, observation)
-            if self.crew.summarizer is not None:
-                request = self._summary_request(step, decision, observation, after)
-                summaries.add(functools.partial(self._summarize, request, asked=self.now()))
+            if summaries is not None:
+                summaries.ask(self._summary_request(step, decision, observation, after))
             observation = after
             if acted.ended:
                 self.ended_by = acted.ended
@@ -223,7 +238,29 @@ class _Episode:
     async def _record(self, record: StepRecord, after: Observation, before: Observation) -> None:
         self.records.append(record)
         self.history.append(record)
+        if self.unrecorded:
+            await self._record_summaries()
         await self.crew.outlets.emit(StepTaken(record=record, screenshot=after.screenshot, before=before))
+
+    def _summaries(self, group: TaskGroup) -> StepSummaries | None:
+        if self.crew.summarizer is None:
+            return None
+        return StepSummaries(self.crew.summarizer, group, self.limits.call_seconds,
+                             episode_id=self.episode_id, answered=self._summarized)
+
+    def _summarized(self, step: int, summary: ChangeSummary) -> None:
+        """Step `step`'s summary has arrived (in the Summarizer's task): into the history, out to the bus."""
+        self.summaries[step] = summary
+        self.history[step - 1] = msgspec.structs.replace(self.history[step - 1], summary=summary)
+        event = StepSummarized(episode_id=self.episode_id, summary=summary)
+        self.crew.outlets.publish(event)
+        if self.crew.outlets.sink is not None:
+            self.unrecorded.append(event)
+
+    async def _record_summaries(self) -> None:
+        """Tell the ResultSink the summaries that arrived since the last record."""
+        while self.unrecorded:
+            await self.crew.outlets.record(self.unrecorded.popleft())
 
     def _summary_request(self, step: int, decision: Decision, before: Observation, after: Observation) -> Summarize:
         return Summarize(
@@ -231,21 +268,6 @@ class _Episode:
             reasoning=decision.reasoning, before=before, after=after,
             earlier=tuple(self.summaries[s] for s in sorted(self.summaries)),
         )
-
-    async def _summarize(self, request: Summarize, *, asked: float) -> None:
-        """Ask for one step's change summary; the call limit counts from when the step asked."""
-        assert self.crew.summarizer is not None
-        step = request.step
-        timeout = max(0.0, asked + self.limits.call_seconds - self.now())
-        try:
-            reply: Summarized = await self.crew.summarizer.ask(request, timeout=timeout)
-        except ActorError as exc:
-            logger.warning("episode %s step %d: no change summary: %s", self.episode_id, step, exc)
-            return
-        summary = msgspec.structs.replace(reply.summary, asked_at=asked, answered_at=self.now())
-        self.summaries[step] = summary
-        self.history[step - 1] = msgspec.structs.replace(self.history[step - 1], summary=summary)
-        await self.crew.outlets.emit(StepSummarized(episode_id=self.episode_id, summary=summary))
 
     async def _evaluate(self, final: Observation) -> tuple[Verdict, ErrorKind]:
         inspected: Inspected = await self._vm(self.crew.vm, Inspect(spec=self.task.evaluation_spec))
@@ -269,41 +291,3 @@ def _spend(decision: Decision) -> dict[str, Any]:
     """The step's share of tokens and cost, from the Agent's reply."""
     usage = decision.usage
     return {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens, "cost": usage.cost}
-
-
-class _InTurn:
-    """Makes calls one after another in one task of `group`, started with the first call.
-
-    For the change summaries of an episode: the Summarizer answers one request
-    at a time anyway, and a task per step (its spawn, its cancel scope) was a
-    twentieth of the runtime's CPU per step with 1,000 concurrent episodes
-    (bench/perf/pipeline). Each request is made and timestamped when its step
-    ends, as before; it now waits for its turn here instead of in the
-    Summarizer's mailbox."""
-
-    def __init__(self, group: TaskGroup) -> None:
-        self._group = group
-        self._calls: deque[Callable[[], Awaitable[None]]] = deque()
-        self._ready = Waiter(wakeup_factory())  # the task waits for a call, or for the close
-        self._running = False
-        self._closed = False
-
-    def add(self, call: Callable[[], Awaitable[None]]) -> None:
-        self._calls.append(call)
-        if not self._running:
-            self._running = True
-            self._group.start_soon(self._run)
-        self._ready.wake()
-
-    def close(self) -> None:
-        """No more calls: the task ends once it has made the ones queued."""
-        self._closed = True
-        self._ready.wake()
-
-    async def _run(self) -> None:
-        while True:
-            while self._calls:
-                await self._calls.popleft()()
-            if self._closed:
-                return
-            await self._ready.wait()

@@ -27,7 +27,7 @@ from typing import Any, Awaitable, Callable, Sequence, TypeVar
 import anyio
 from anyio.abc import TaskStatus
 
-from runtime.actor import Actor, LocalRef, Ref, run_actor
+from runtime.actor import Actor, LocalRef, Ref, Then, ask_soon, run_actor
 from runtime.backoff import Backoff
 from runtime.errors import ActorStopped, CallTimeout, RestartIntensityExceeded, describe
 from runtime.loop import CancelScope, TaskGroup, Waiter, Wakeup, cancel_scope, loop_clock, task_group, wakeup_factory
@@ -598,6 +598,15 @@ class SupervisedRef:
             return await self._deliver(lambda ref: ref.ask(message, timeout=deadline - clock()), deadline)
         except (CallTimeout, _Expired):
             raise CallTimeout(self.name, type(message).__name__, timeout) from None
+
+    def ask_soon(self, message: Any, then: Then) -> bool:
+        """`LocalRef.ask_soon` of the incarnation running now; False while there is none (the
+        child restarts, or has ended for good) or it cannot take the ask: then `ask`, which waits."""
+        try:
+            incarnation = self._supervisor._live_now(self.name)
+        except ActorStopped:
+            return False
+        return incarnation is not None and ask_soon(incarnation.handle, message, then)
 
     async def _deliver(self, call: Callable[[Ref], Awaitable[Any]], deadline: float) -> Any:
         while True:

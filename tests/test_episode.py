@@ -1,3 +1,5 @@
+import dataclasses
+
 import anyio
 import msgspec
 import pytest
@@ -12,8 +14,8 @@ from actors.backends.sim.vm import SimVM
 from actors.summarizer import Summarizer
 from actors.vm_controller import VMController
 from bench.suites.sim.suite import sim_tasks
-from protocols import ErrorKind, Viewport
-from runtime.actor import spawn
+from protocols import ErrorKind, StepSummarized, StepTaken, Viewport
+from runtime.actor import Actor, spawn
 from runtime.events import EventBus
 from runtime.limits import Limits
 
@@ -92,6 +94,57 @@ async def test_hanging_vm_is_an_environment_failure():
         with pytest.raises(EnvironmentFailure, match="Act failed: vm did not answer Act within 0.1 s"):
             await run_episode(task, crew, Limits(call_seconds=0.1), episode_id="e1")
         tg.cancel_scope.cancel()
+
+
+class Recorder(Actor):
+    """A ResultSink stand-in: keeps what it is told."""
+
+    def __init__(self) -> None:
+        super().__init__("sink")
+        self.events: list = []
+
+    async def handle(self, message):
+        self.events.append(message)
+
+
+def told(events, kind):
+    """(kind, step) of each StepTaken and StepSummarized, in order."""
+    return [(type(e).__name__, e.record.step if isinstance(e, StepTaken) else e.summary.step)
+            for e in events if isinstance(e, (StepTaken, StepSummarized)) and isinstance(e, kind)]
+
+
+async def test_the_sink_is_told_every_summary_after_its_step_and_before_the_episode_returns():
+    (task,) = sim_tasks(1, seed=3, goals=(5, 5), sim=FAST)
+    bus, recorder = EventBus(), Recorder()
+    async with anyio.create_task_group() as tg:
+        crew = dataclasses.replace(await crew_in(tg), outlets=Outlets(sink=await spawn(tg, recorder), bus=bus))
+        with bus.subscribe() as events:
+            outcome = await run_episode(task, crew, Limits(call_seconds=5), episode_id="e1")
+            bus.close()
+            published = [event async for event in events if isinstance(event, StepSummarized)]
+        await anyio.wait_all_tasks_blocked()
+        tg.cancel_scope.cancel()
+    action_steps = [r.step for r in outcome.steps if not r.action.terminal]
+    summarized = told(recorder.events, StepSummarized)
+    assert summarized == [("StepSummarized", step) for step in action_steps]
+    sequence = told(recorder.events, (StepTaken, StepSummarized))
+    assert all(sequence.index(("StepTaken", step)) < sequence.index(("StepSummarized", step)) for step in action_steps)
+    # As the steps go, not all at the end: step 1's summary has come while steps 2 and 3 ran.
+    assert sequence.index(("StepSummarized", 1)) < sequence.index(("StepTaken", 4))
+    assert [e.summary.step for e in published] == action_steps
+
+
+async def test_summaries_that_arrived_are_told_to_the_sink_when_the_vm_fails():
+    (task,) = sim_tasks(1, seed=3, goals=(5, 5),
+                        sim={"scale": 0.001, "screens": "plain", "faults": [{"kind": "hang", "step": 3}]})
+    recorder = Recorder()
+    async with anyio.create_task_group() as tg:
+        crew = dataclasses.replace(await crew_in(tg), outlets=Outlets(sink=await spawn(tg, recorder)))
+        with pytest.raises(EnvironmentFailure, match="Act failed"):
+            await run_episode(task, crew, Limits(call_seconds=0.5), episode_id="e1")
+        await anyio.wait_all_tasks_blocked()
+        tg.cancel_scope.cancel()
+    assert told(recorder.events, StepSummarized) == [("StepSummarized", 1), ("StepSummarized", 2)]
 
 
 async def test_tree_capture_past_its_limit_yields_a_partial_observation():
