@@ -132,26 +132,40 @@ asyncio, 0.84-1.0 on trio, against 0.06 for the sequential loop.
   round of three). Protocol structs are frozen and acyclic and now
   `gc=False` (protocols' docstring): 4% (gen0 0.16 s, no gen1 pass).
 
-What is left (2026-11-24, after the second pass; the machine measured ~4%
-slower than in the first pass: the code before it gave trio 0.360-0.380
-against 0.354 then, in turns with the new code): asyncio 0.286 ms per step
-(best 0.277), met; trio 0.329 (best 0.309), 1.10x the target, not met (the
-code before the second pass: 0.36-0.38 in the same conditions). The
-sequential loop on the same work: 0.056. Instructions per step (callgrind,
-300 episodes) this pass: trio 1.644M -> 1.421M, asyncio 1.293M -> 1.205M. Where trio's rest
-goes: ~16 task switches per step, of which three are the Observer's
-concurrency (its side captures run, it waits once) and two or three the
-change summaries (the episode's side task that asks for them in turn). A
-wake-up round trip measured alone costs about the same on both loops (a
-task woken, its waker yielding once: 10.6 us on trio, 9.8 on asyncio), so
-why trio's steps take ~15% more instructions than asyncio's is not pinned
-down to one part. A worker's start and stop, with 1,000 workers for 1,000
-episodes, a fifth of trio's instructions per step (two supervisors, five
-actors, the Observer's side tasks: 3.46M instructions each). The await
-chains are deep (an episode's ask waits 15 frames down) but each frame
-costs ~0.07 us a round trip. Meeting 0.3 on trio would most likely take
-fewer switches per step (summaries asked without a side task, a reply
-delivered to a callback).
+After the second pass (2026-11-24): asyncio 0.286 ms per step (best 0.277),
+trio 0.329 (best 0.309) on a machine then ~4% slower than in the first pass.
+Instructions per step (callgrind, 300 episodes): trio 1.644M -> 1.421M,
+asyncio 1.293M -> 1.205M. trio took ~16 task switches per step, three of them
+the Observer's concurrency (its side captures run, it waits once) and two or
+three the change summaries (a task of the episode's that asked for them in
+turn). A wake-up round trip measured alone costs about the same on both
+loops (a task woken, its waker yielding once: 10.6 us on trio, 9.8 on
+asyncio); what a trio switch costs beyond it is its run loop's Python (its
+scheduler, traps and outcomes were ~27% of the samples, asyncio's ~19%).
+A worker's start and stop, with 1,000 workers for 1,000 episodes, is a fifth
+of trio's instructions per step (two supervisors, five actors, the
+Observer's side tasks: 3.46M instructions each). The await chains are deep
+(an episode's ask waits 15 frames down) but each frame costs ~0.07 us a
+round trip.
+
+- The change summaries (2026-11-24, third pass): the episode's task that
+  asked for them in turn was woken at every step and parked on every
+  reply. A request is now posted with `ask_soon` and its answer handed to a
+  function in the Summarizer's own task (`actors.step_summaries`): trio
+  15.8 -> 14.0 task switches per step, instructions per step 1.415M ->
+  1.346M on trio, 1.205M -> 1.157M on asyncio. Tried first as an upper
+  bound: the summaries told and never answered, 1.311M.
+
+Now (2026-11-24, a quiet machine, load < 1; the code before the third pass,
+run in turns with it, gave trio 0.294-0.298 and asyncio 0.251-0.253 ms, so
+this machine was ~10% faster than in the second pass): asyncio 0.229-0.234 ms per
+step, trio 0.269-0.281 (`--cpu-rounds 7`: 0.234 and 0.281, best 0.229 and 0.273),
+both under the 0.3 ms target. The sequential loop on the same work: 0.053.
+Not done: the Observer's details captured in the tree's side task (one
+switch a step less, -4% instructions) would cost the browser ~1 ms a step
+(screenshot, tree and details together 30.6 ms median on four MiniWoB
+tasks; details then tree beside the screenshot 31.6; details after the
+screenshot 34.4).
 """
 
 from __future__ import annotations
