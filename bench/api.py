@@ -160,13 +160,14 @@ def _slots_per_browser(suite: Suite, config: RunConfig, concurrency: int,
             raise ConfigError(f"{name_of('slots_per_browser')}: the {suite.name} suite's VMs are not browsers "
                               f"that can share one")
         return None, ""
-    if given is not None and given > 1 and (config.connect or config.vm == "ray"):
-        where = "--connect nodes" if config.connect else "nodes Ray places"
-        how = " (one a seat, started with --seats N)" if config.connect else ""
-        raise ConfigError(f"{name_of('slots_per_browser')}: {where} host one VM each{how}; "
-                          f"browsers are shared only by the node processes a run starts itself")
+    if given is not None and given > 1 and config.connect:
+        raise ConfigError(f"{name_of('slots_per_browser')}: --connect nodes host one VM each (one a seat, started "
+                          f"with --seats N); browsers are shared only by the node processes a run starts itself")
+    if config.vm == "ray" and given is None:
+        return 1, (f"a node per VM on Ray, spread over its hosts (give {name_of('slots_per_browser')} N for nodes "
+                   f"of N VMs sharing a browser, each needing N VMs' resources on one host)")
     if not shares_browsers(suite, config):
-        return 1, ""
+        return (1 if given is None else min(given, concurrency)), ""
     return (min(given, concurrency), "") if given is not None else fitting_slots_per_browser(concurrency)
 
 
@@ -283,22 +284,22 @@ async def _vm_slots(plan: RunPlan, placements: Any) -> AsyncIterator[Any]:
     if config.connect:
         yield seat_slots(plan.nodes, _token(config))[: config.concurrency]
         return
+    build_actors = suite.vm_actors()
     if config.vm == "ray":
         from runtime.ray_nodes import run_ray_node
 
-        yield functools.partial(run_ray_node, suite.node_app, resources=suite.vm_resources,
-                                num_cpus=suite.vm_cpus, placements=placements)
-        return
-    build_actors = suite.vm_actors()
-    if config.vm == "node" or build_actors is None:
+        node = functools.partial(run_ray_node, suite.node_app, resources=suite.vm_resources,
+                                 num_cpus=suite.vm_cpus, placements=placements)
+    elif config.vm == "node" or build_actors is None:
         node = functools.partial(run_local_node, suite.node_app)
-        if (config.slots_per_browser or 1) > 1:
-            async with SharedNodes(node, seats=config.slots_per_browser) as nodes:
-                yield nodes.slot
-        else:
-            yield node
+    else:
+        yield functools.partial(run_local_host, build_actors)
         return
-    yield functools.partial(run_local_host, build_actors)
+    if (config.slots_per_browser or 1) > 1:
+        async with SharedNodes(node, seats=config.slots_per_browser) as nodes:
+            yield nodes.slot
+    else:
+        yield node
 
 
 async def _greet_connected(plan: RunPlan) -> None:

@@ -105,7 +105,8 @@ class RunConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
         "the suite's VMs takes, and its memory, at most 8)", ge=1)] | None = None
     slots_per_browser: Annotated[int, option(
         "VM slots one browser hosts, each with contexts of its own: one node process and one Chromium for that "
-        "many episodes at once (default: what this machine fits; suites whose VMs are browsers, node VMs only)",
+        "many episodes at once (default: what this machine fits, and 1 with --vm ray; suites whose VMs are "
+        "browsers, node VMs only)",
         ge=1)] | None = None
     llm_slots: Annotated[int, option("LLM calls in flight at once across the run", ge=1)] = 16
     vm: Annotated[Literal["inproc", "node", "ray"], option(

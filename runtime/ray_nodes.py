@@ -191,56 +191,61 @@ class LoopbackCluster:
 
 @dataclass(frozen=True)
 class Placement:
-    """Where Ray put one node: Ray's node id, that host's address, the worker's pid there, and the
-    node's URL once it listens (empty while its actors start)."""
+    """Where Ray put one node: Ray's node id, that host's address, the worker's pid there, the
+    node's URL once it listens (empty while its actors start), and its VM slots (seats)."""
 
     node_id: str
     host: str
     pid: int
     url: str = ""
+    seats: int = 1
 
 
 class Placements:
-    """The run's Ray-placed nodes: how many wait for resources, and where the others are.
+    """The run's Ray-placed nodes: how many VMs wait for resources, and where the others are.
 
     One object shared by all of a run's slots, for its progress line, viewer
     and run.json; `on_change(self)` is called after every change, on the
-    event loop.
+    event loop. A node with seats is that many VMs.
     """
 
     def __init__(self, on_change: Callable[[Placements], None] | None = None) -> None:
         self.on_change = on_change
-        self._pending: set[object] = set()
+        self._pending: dict[object, int] = {}  # VMs of each node waiting to be placed
         self._placed: dict[object, Placement] = {}
 
     @property
     def pending(self) -> int:
-        return len(self._pending)
+        """VMs waiting for resources."""
+        return sum(self._pending.values())
 
     @property
     def placed(self) -> list[Placement]:
         return list(self._placed.values())
 
     def by_host(self) -> dict[str, int]:
-        """Placed nodes per host address."""
-        return dict(Counter(placement.host for placement in self._placed.values()))
+        """Placed VMs per host address."""
+        counts: Counter[str] = Counter()
+        for placement in self._placed.values():
+            counts[placement.host] += placement.seats
+        return dict(counts)
 
     def snapshot(self) -> dict[str, Any]:
-        """A JSON-ready summary: {"pending": 1, "placed": 4, "hosts": {"10.0.0.5": 2, ...}}."""
-        return {"pending": self.pending, "placed": len(self._placed), "hosts": self.by_host()}
+        """A JSON-ready summary in VMs: {"pending": 1, "placed": 4, "hosts": {"10.0.0.5": 2, ...}}."""
+        return {"pending": self.pending, "placed": sum(p.seats for p in self._placed.values()), "hosts": self.by_host()}
 
-    def _wait(self, slot: object) -> None:
-        self._pending.add(slot)
+    def _wait(self, slot: object, vms: int = 1) -> None:
+        self._pending[slot] = vms
         self._changed()
 
     def _place(self, slot: object, placement: Placement) -> None:
-        self._pending.discard(slot)
+        self._pending.pop(slot, None)
         self._placed[slot] = placement
         self._changed()
 
     def _leave(self, slot: object) -> None:
         if slot in self._pending or slot in self._placed:
-            self._pending.discard(slot)
+            self._pending.pop(slot, None)
             self._placed.pop(slot, None)
             self._changed()
 
@@ -275,16 +280,17 @@ class _NodeActor:
         return Placement(node_id=ray.get_runtime_context().get_node_id(), host=ray.util.get_node_ip_address(),
                          pid=os.getpid())
 
-    async def serve(self, app: str, token: str) -> str:
-        """Host `app`'s actors until cancelled; returns how the node ended when a hosted actor crashed."""
+    async def serve(self, app: str, token: str, seats: int | None = None) -> str:
+        """Host `app`'s actors (`seats` copies of them, see runtime.seats) until cancelled; returns
+        how the node ended when a hosted actor crashed."""
         ray = _import_ray()
         crashed: list[BaseException] = []
         try:
-            actors = list(load_app(app)())
+            actors = list(load_app(app, seats)())
             try:
                 async with anyio.create_task_group() as tg:
                     self._port = await tg.start(partial(
-                        serve_node, actors, host=ray.util.get_node_ip_address(), token=token))
+                        serve_node, actors, host=ray.util.get_node_ip_address(), token=token, seats=seats))
                     self._listening_event().set()
             except* NodeCrashed as group:
                 crashed.extend(group.exceptions)
@@ -317,6 +323,7 @@ async def run_ray_node(
     *,
     resources: Mapping[str, float] | None = None,
     num_cpus: float = 1.0,
+    seats: int | None = None,
     address: str | None = None,
     placements: Placements | None = None,
     token: str | None = None,
@@ -327,8 +334,10 @@ async def run_ray_node(
 ) -> None:
     """Place a node hosting `app` (module:callable) on Ray, connect, and watch it.
 
-    The actor asks for `num_cpus` and `resources` (say {"troupe_vm": 1}) and
-    waits for them however long the cluster is full; `placements` shows it
+    The actor asks for `num_cpus` and `resources` (say {"troupe_vm": 1}), each
+    as many times as the node has `seats` (VM slots sharing its browser:
+    `runtime.seats.SharedNodes(functools.partial(run_ray_node, app, ...), seats=N)`),
+    and waits for them however long the cluster is full; `placements` shows it
     pending, then placed. `scheduling_strategy` "SPREAD" puts nodes on as many
     hosts as it can, so one host's failure costs as few episodes as possible.
     Once placed, the node must listen within `ready_timeout`. Reports the
@@ -345,16 +354,19 @@ async def run_ray_node(
     token = token or secrets.token_urlsafe(32)
     placements = placements if placements is not None else Placements()
     slot = object()
-    options = dict(num_cpus=num_cpus, resources=dict(resources or {}), scheduling_strategy=scheduling_strategy)
+    vms = seats or 1
+    options = dict(num_cpus=num_cpus * vms, resources={name: amount * vms for name, amount in (resources or {}).items()},
+                   scheduling_strategy=scheduling_strategy)
     actor = await anyio.to_thread.run_sync(lambda: _node_actor_class().options(**options).remote())
     serving = None
     try:
-        placements._wait(slot)
+        placements._wait(slot, vms)
         placement: Placement = await _result(ray, await anyio.to_thread.run_sync(actor.where.remote), app)
+        placement = replace(placement, seats=vms)
         placements._place(slot, placement)
         where = f"node {app} on Ray host {placement.host} (node {placement.node_id[:12]}, pid {placement.pid})"
         serving, listening = await anyio.to_thread.run_sync(
-            lambda: (actor.serve.remote(app, token), actor.port.remote()))
+            lambda: (actor.serve.remote(app, token, seats), actor.port.remote()))
         port = await _port(ray, listening, serving, where, ready_timeout)
         url = f"ws://{_url_host(placement.host)}:{port}"
         placements._place(slot, replace(placement, url=url))

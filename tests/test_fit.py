@@ -65,6 +65,16 @@ def test_a_waa_run_has_one_vm(tmp_path):
     assert waa.config.concurrency == 1 and "1 VM(s) at most" in waa.concurrency_chosen
 
 
+def test_nodes_ray_places_host_one_vm_unless_told_to_share_a_browser(tmp_path):
+    default = plan("miniwob", {"vm": "ray", "out": str(tmp_path / "a")})
+    assert default.config.slots_per_browser == 1
+    assert "a node per VM on Ray" in default.slots_chosen and "slots_per_browser N" in default.slots_chosen
+    shared = plan("miniwob", {"vm": "ray", "slots_per_browser": 4, "concurrency": 8, "out": str(tmp_path / "b")})
+    assert shared.config.slots_per_browser == 4 and shared.slots_chosen == ""
+    assert plan("miniwob", {"vm": "ray", "slots_per_browser": 4, "concurrency": 2,
+                            "out": str(tmp_path / "c")}).config.slots_per_browser == 2  # never more than run at once
+
+
 def test_slots_per_browser_is_refused_where_browsers_cannot_be_shared(tmp_path):
     from bench.config import ConfigError
 
@@ -73,7 +83,6 @@ def test_slots_per_browser_is_refused_where_browsers_cannot_be_shared(tmp_path):
                                                          " can share one"),
         ("miniwob", {"connect": ["ws://127.0.0.1:9"], "token": "t", "slots_per_browser": 2},
          "slots_per_browser: --connect nodes host one VM each"),
-        ("miniwob", {"vm": "ray", "slots_per_browser": 2}, "slots_per_browser: nodes Ray places host one VM each"),
         ("miniwob", {"slots_per_browser": 0}, "slots_per_browser: expected `int` >= 1"),
     ]
     for suite, options, message in cases:

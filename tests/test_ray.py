@@ -35,6 +35,7 @@ from runtime.errors import NodeDied
 from runtime.events import EventBus
 from runtime.limits import Limits
 from runtime.ray_nodes import VM_RESOURCE, LoopbackCluster, Placements, ray_session, run_ray_node
+from runtime.seats import SharedNodes
 from tests.faults import run_killing_after_first_step
 
 pytestmark = pytest.mark.anyio
@@ -60,9 +61,11 @@ class PlacementLog:
         self.states: list[tuple[int, Counter[str]]] = []  # (pending, placed per Ray node)
         self.placed_on: list[str] = []  # the Ray node of each placement, in order
         self.node_of: dict[str, str] = {}  # Ray node by node URL
+        self.snapshots: list[dict] = []
 
     def record(self, placements: Placements) -> None:
         self.states.append((placements.pending, Counter(p.node_id for p in placements.placed)))
+        self.snapshots.append(placements.snapshot())
         for placement in placements.placed:
             if placement.url and placement.url not in self.node_of:
                 self.node_of[placement.url] = placement.node_id
@@ -198,6 +201,39 @@ async def test_miniwob_episodes_run_in_chromium_inside_ray_placed_nodes(cluster)
     assert browser_mains(os.getpid()) == []  # every Chromium stopped with its node
 
 
+async def test_miniwob_slots_share_the_browser_of_a_node_ray_places(cluster):
+    log = PlacementLog()
+    tasks = [miniwob_task("click-button", seed) for seed in range(4)]
+    node = functools.partial(run_ray_node, "bench.suites.miniwob.node:build", resources={VM_RESOURCE: 1},
+                             num_cpus=1, seats=2, placements=log.placements)
+    async with SharedNodes(node, seats=2) as nodes:
+        runner = EpisodeRunner(
+            crew=CrewFactory(agent=lambda: Agent(ScriptedMiniWobAgent()), evaluator=lambda: Evaluator(MiniWobChecker())),
+            vm_slot=nodes.slot, limits=Limits(call_seconds=30), concurrency=2,
+        )
+        results = await runner.run(tasks)
+    one_result_per_task(results, tasks)
+    assert all(r.success and r.attempt == 1 for r in results), [r.reason for r in results]
+    assert nodes.started == 1  # one Ray actor, one browser, for both slots
+    # It asked Ray for two VMs' resources on one host, and counts as two VMs there.
+    assert {"pending": 2, "placed": 0, "hosts": {}} in log.snapshots
+    assert {"pending": 0, "placed": 2, "hosts": {"127.0.0.1": 2}} in log.snapshots
+    assert all(len(per_node) <= 1 for _, per_node in log.states)
+    assert browser_mains(os.getpid()) == []
+
+
+async def test_a_node_with_more_seats_than_any_host_has_vms_waits_for_such_a_host(cluster):
+    log = PlacementLog()
+    node = functools.partial(run_ray_node, SIM_APP, resources={VM_RESOURCE: 1}, num_cpus=0,
+                             seats=VMS_PER_RAYLET + 1, placements=log.placements)
+    with anyio.move_on_after(3):
+        async with anyio.create_task_group() as tg:
+            await tg.start(node)
+    assert log.snapshots[0] == {"pending": VMS_PER_RAYLET + 1, "placed": 0, "hosts": {}}
+    assert all(snapshot["placed"] == 0 for snapshot in log.snapshots)  # no raylet has that many VMs
+    assert log.placements.snapshot() == {"pending": 0, "placed": 0, "hosts": {}}
+
+
 async def test_a_node_app_that_cannot_be_loaded_is_a_node_that_died_saying_why(cluster):
     with pytest.raises(NodeDied, match=r"failed to start: ModuleNotFoundError: No module named 'no_such_module'"):
         await run_ray_node("no_such_module:build", resources={VM_RESOURCE: 1}, num_cpus=0)
@@ -258,6 +294,17 @@ async def test_bench_run_with_vm_ray_places_the_runs_vms_and_records_where(clust
     placements = json.loads((run.folder / "run.json").read_text())["placements"]
     assert 1 <= placements["most_placed"] <= 4  # never more than the run's concurrency
     assert placements["hosts"] and set(placements["hosts"]) <= {"127.0.0.1"}
+
+
+async def test_bench_run_with_vm_ray_and_slots_per_browser_places_nodes_of_that_many_vms(cluster, tmp_path):
+    import bench
+
+    run = await bench.run("miniwob", vm="ray", tasks=["click-button"], seeds=4, concurrency=2,
+                          slots_per_browser=2, out=tmp_path / "run")
+    assert len(run.results) == 4 and all(line.result.success for line in run.results), \
+        [line.result.reason for line in run.results]
+    placements = json.loads((run.folder / "run.json").read_text())["placements"]
+    assert placements["most_placed"] == 2 and placements["hosts"] == {"127.0.0.1": 2}  # one node of two VMs
 
 
 def test_vm_ray_without_the_ray_package_is_one_configuration_error(monkeypatch, tmp_path):
