@@ -17,12 +17,10 @@ ends the steps with its reason recorded, and the episode is still evaluated.
 from __future__ import annotations
 
 import itertools
-import logging
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-import anyio
 import msgspec
 
 from protocols import (
@@ -38,8 +36,6 @@ from runtime.loop import TaskGroup, cancel_scope, loop_clock, task_group
 
 from actors.screen_change import screen_changed
 from actors.step_summaries import StepSummaries
-
-logger = logging.getLogger(__name__)
 
 
 class EnvironmentFailure(TroupeError):
