@@ -46,7 +46,8 @@ SLOT_MEMORY_BYTES = 100 * 2**20
 
 
 def shares_browsers(suite: Suite, config: RunConfig) -> bool:
-    """Whether the run's VM slots can share browsers (unless told one slot per browser)."""
+    """Whether the run's VM slots share browsers unless told one slot per browser. Nodes Ray places
+    share one only when told how many slots (each node then needs that many VMs' room on one host)."""
     return (suite.shares_browser and not config.connect and config.vm != "ray"
             and config.slots_per_browser != 1)
 
