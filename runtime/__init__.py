@@ -7,7 +7,7 @@ running it does not import it twice; the plumbing troupe's own servers share
 (`runtime.tokens`, `runtime.http_server`) stays in its modules too.
 """
 
-from runtime.actor import Actor, LocalRef, Ref, run_actor, spawn
+from runtime.actor import Actor, LocalRef, Ref, ask_soon, run_actor, spawn
 from runtime.backoff import Backoff
 from runtime.capacity import Capacity
 from runtime.errors import (
@@ -25,7 +25,7 @@ from runtime.websocket import WebSocket, connect, serve
 
 __all__ = [
     # actors
-    "Actor", "LocalRef", "Ref", "run_actor", "spawn",
+    "Actor", "LocalRef", "Ref", "ask_soon", "run_actor", "spawn",
     # supervision
     "Backoff", "ChildSpec", "Intensity", "Restart", "Strategy", "SupervisedRef", "Supervisor", "actor_child",
     # limits and shared capacity

@@ -29,7 +29,7 @@ PUBLIC = {
         "WIRE_VERSION", "Envelope", "decode", "encode", "to_json", "ProtocolError", "TroupeError",
     },
     "runtime": {
-        "Actor", "LocalRef", "Ref", "run_actor", "spawn",
+        "Actor", "LocalRef", "Ref", "ask_soon", "run_actor", "spawn",
         "Backoff", "ChildSpec", "Intensity", "Restart", "Strategy", "SupervisedRef", "Supervisor", "actor_child",
         "Capacity", "Limits", "StepLimit", "TimeLimit",
         "EventBus", "Subscription",
