@@ -40,14 +40,22 @@ class Observer(Actor):
 
     @contextlib.asynccontextmanager
     async def lifetime(self) -> AsyncIterator[None]:
+        async with self._side_tasks() as self._sides:
+            try:
+                yield
+            finally:
+                self._sides = None
+
+    @contextlib.asynccontextmanager
+    async def _side_tasks(self) -> AsyncIterator[tuple[SideTask, SideTask]]:
+        """The tree's side task and the details', for as long as the block runs."""
         try:
             async with task_group() as group:
-                self._sides = sides = (SideTask.in_group(group, name=f"{self.name} tree"),
-                                       SideTask.in_group(group, name=f"{self.name} details"))
+                sides = (SideTask.in_group(group, name=f"{self.name} tree"),
+                         SideTask.in_group(group, name=f"{self.name} details"))
                 try:
-                    yield
+                    yield sides
                 finally:
-                    self._sides = None
                     for side in sides:
                         side.close()
         except ExceptionGroup as group:  # the task group's wrapping of what the Observer raised in it
@@ -63,11 +71,15 @@ class Observer(Actor):
     async def capture(self, tree_timeout: float) -> Observation:
         """The tree in a side task under its time limit, details in another; pixels meanwhile in this one.
 
-        Called on an Observer that is not running as an actor, it makes its side tasks for this capture."""
+        Called on an Observer that is not running as an actor, it makes side tasks of this
+        capture's own (so such captures may run at once)."""
         if self._sides is None:
-            async with self.lifetime():
-                return await self.capture(tree_timeout)
-        tree_side, details_side = self._sides
+            async with self._side_tasks() as sides:
+                return await self._capture(sides, tree_timeout)
+        return await self._capture(self._sides, tree_timeout)
+
+    async def _capture(self, sides: tuple[SideTask, SideTask], tree_timeout: float) -> Observation:
+        tree_side, details_side = sides
         if self._now is None:
             self._now = loop_clock()  # anyio.current_time(), without finding the loop at each call
         now = self._now

@@ -204,6 +204,20 @@ async def test_the_observer_asks_for_details_while_the_screenshot_is_taken():
     assert seen.window_title == "overlap" and seen.screenshot == b"png" and seen.partial == ()
 
 
+async def test_captures_of_an_observer_that_is_not_an_actor_may_run_at_once():
+    screen = OverlappingScreen()  # each screenshot waits for a details call: both captures are in flight at once
+    observer = Observer(screen)
+    seen = []
+
+    async def capture():
+        seen.append(await observer.capture(tree_timeout=5))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(capture)
+        tg.start_soon(capture)
+    assert [observation.window_title for observation in seen] == ["overlap", "overlap"]
+
+
 class TimeoutRecorder(Observer):
     """An Observer that notes the tree timeout each request carried."""
 
