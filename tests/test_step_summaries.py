@@ -149,13 +149,22 @@ async def summarize_steps(summarizer, steps, *, call_seconds=5.0, idle=0.0):
     return answered
 
 
-@pytest.mark.parametrize("ref_kind", ["local", "ask only"])
-async def test_summaries_are_answered_in_step_order_with_when_asked_and_answered(ref_kind):
-    judge = Judge({1: 0.05})
+async def summarize_with(judge, steps, *, wrap=lambda ref: ref, **options):
+    """`summarize_steps` with a Summarizer actor over `judge` (its ref passed through `wrap`),
+    and the seconds it took."""
     async with anyio.create_task_group() as tg:
         ref = await spawn(tg, Summarizer(judge))
-        answered = await summarize_steps(ref if ref_kind == "local" else AskOnly(ref), [1, 2, 3])
+        started = anyio.current_time()
+        answered = await summarize_steps(wrap(ref), steps, **options)
+        seconds = anyio.current_time() - started
         tg.cancel_scope.cancel()
+    return answered, seconds
+
+
+@pytest.mark.parametrize("wrap", [lambda ref: ref, AskOnly], ids=["local", "ask only"])
+async def test_summaries_are_answered_in_step_order_with_when_asked_and_answered(wrap):
+    judge = Judge({1: 0.05})
+    answered, _ = await summarize_with(judge, [1, 2, 3], wrap=wrap)
     assert [step for step, _ in answered] == [1, 2, 3] == judge.asked
     assert [summary.changes for _, summary in answered] == ["step 1", "step 2", "step 3"]
     assert all(0 < summary.asked_at <= summary.answered_at for _, summary in answered)
@@ -163,26 +172,15 @@ async def test_summaries_are_answered_in_step_order_with_when_asked_and_answered
 
 
 async def test_a_summary_later_than_the_call_limit_is_dropped_and_the_next_is_asked(caplog):
-    judge = Judge({1: 0.6})
-    async with anyio.create_task_group() as tg:
-        ref = await spawn(tg, Summarizer(judge))
-        with caplog.at_level(logging.WARNING, logger="actors.step_summaries"):
-            started = anyio.current_time()
-            answered = await summarize_steps(ref, [1, 2], call_seconds=1.0)
-            waited = anyio.current_time() - started
-        tg.cancel_scope.cancel()
+    with caplog.at_level(logging.WARNING, logger="actors.step_summaries"):
+        answered, waited = await summarize_with(Judge({1: 0.6}), [1, 2], call_seconds=1.0)
     # Step 2 waited its turn behind step 1 (0.6 s of its 1 s) and was answered in time.
     assert [step for step, _ in answered] == [1, 2]
     assert waited < 1.0
 
     judge = Judge({1: 3.0})
-    async with anyio.create_task_group() as tg:
-        ref = await spawn(tg, Summarizer(judge))
-        with caplog.at_level(logging.WARNING, logger="actors.step_summaries"):
-            started = anyio.current_time()
-            answered = await summarize_steps(ref, [1, 2], call_seconds=0.3)
-            waited = anyio.current_time() - started
-        tg.cancel_scope.cancel()
+    with caplog.at_level(logging.WARNING, logger="actors.step_summaries"):
+        answered, waited = await summarize_with(judge, [1, 2], call_seconds=0.3)
     # Step 1 passed its limit unanswered; step 2's turn came after its own limit: not asked at all.
     assert answered == []
     assert judge.asked == [1]
@@ -193,11 +191,8 @@ async def test_a_summary_later_than_the_call_limit_is_dropped_and_the_next_is_as
 
 async def test_an_answer_that_comes_past_the_call_limit_before_the_end_is_dropped(caplog):
     judge = Judge({1: 0.5})
-    async with anyio.create_task_group() as tg:
-        ref = await spawn(tg, Summarizer(judge))
-        with caplog.at_level(logging.WARNING, logger="actors.step_summaries"):
-            answered = await summarize_steps(ref, [1, 2], call_seconds=0.3, idle=0.8)
-        tg.cancel_scope.cancel()
+    with caplog.at_level(logging.WARNING, logger="actors.step_summaries"):
+        answered, _ = await summarize_with(judge, [1, 2], call_seconds=0.3, idle=0.8)
     assert answered == []  # 1 came at 0.5 s, past its 0.3; 2's turn came then, past its own
     assert judge.asked == [1]
     assert "step 1: no change summary: summarizer did not answer Summarize within 0.3 s" in caplog.text
