@@ -166,9 +166,11 @@ def _slots_per_browser(suite: Suite, config: RunConfig, concurrency: int,
     if config.vm == "ray" and given is None:
         return 1, (f"a node per VM on Ray, spread over its hosts (give {name_of('slots_per_browser')} N for nodes "
                    f"of N VMs sharing a browser, each needing N VMs' resources on one host)")
+    if given is not None:
+        return min(given, concurrency), ""
     if not shares_browsers(suite, config):
-        return (1 if given is None else min(given, concurrency)), ""
-    return (min(given, concurrency), "") if given is not None else fitting_slots_per_browser(concurrency)
+        return 1, ""
+    return fitting_slots_per_browser(concurrency)
 
 
 async def execute(plan: RunPlan, *, on_event: Callable[[Any], Any] | None = None,
