@@ -30,6 +30,8 @@ from runtime.actor import Ref, ask_soon
 from runtime.errors import ActorError, CallTimeout
 from runtime.loop import TaskGroup, Waiter, loop_clock, wakeup_factory
 
+__all__ = ["StepSummaries"]
+
 logger = logging.getLogger(__name__)
 
 
