@@ -235,7 +235,7 @@ class Supervisor:
       again only if it crashed; temporary: best effort (a viewer), never
       started again.
 
-    tests/test_supervisor.py runs each of them, rest_for_one with a real node.
+    tests/runtime/test_supervisor.py runs each of them, rest_for_one with a real node.
     """
 
     _tg: TaskGroup

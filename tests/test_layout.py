@@ -5,8 +5,8 @@ import re
 from pathlib import Path
 
 import pytest
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 ALLOWED = {
     "protocols": {"protocols"},
     "runtime": {"protocols", "runtime"},

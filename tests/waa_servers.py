@@ -12,12 +12,11 @@ import threading
 import urllib.parse
 from dataclasses import dataclass, field
 from typing import Callable
-from pathlib import Path
 
 from actors.backends.sim.png import solid_png
 from runtime.http_server import LoopbackHTTPServer, QuietHandler, send_reply
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 LINUX_TASKS = ROOT / "bench" / "waa" / "linux_tasks"
 
 

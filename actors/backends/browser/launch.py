@@ -41,7 +41,7 @@ SYSTEM_NAMES = ("chromium-headless-shell", "chromium", "chromium-browser", "goog
 #
 # Chromium keeps only the last of a repeated switch, and Playwright passes an
 # --enable-features of its own before ours: ours repeats Playwright's
-# (tests/test_browser_backend.py checks, against a browser launched with
+# (tests/actors/backends/browser/test_backend.py checks, against a browser launched with
 # Playwright's switches alone, that every feature Playwright enables still is).
 PLAYWRIGHT_FEATURES = ("CDPScreenshotNewSurface", "SkipListAccountsWithoutGaiaCookies")
 FEATURES = ("NetworkServiceInProcess2",)

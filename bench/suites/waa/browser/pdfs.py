@@ -10,7 +10,7 @@ empty PDF), so two missing files are alike (the ratio of two empty texts is 100)
 WAA extracts text with PyMuPDF; troupe with pypdf, whose text of the same
 page can differ in spacing and line breaks. Identical documents score 1 with
 either and different ones score below 1 with either, but a partial score can
-differ from WAA's (tests/test_waa_browser_metrics.py holds the cases).
+differ from WAA's (tests/suites/waa/test_browser_metrics.py holds the cases).
 """
 
 from __future__ import annotations

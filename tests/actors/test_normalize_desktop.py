@@ -1,0 +1,103 @@
+"""AT-SPI and UIA trees to UIElement trees, on trees captured from real applications
+(AT-SPI: Mousepad and galculator under Xvfb) and on the UIA fixture."""
+
+import json
+import time
+
+import pytest
+
+from actors.normalize import atspi, uia
+from actors.normalize.raw import build_tree
+from actors.llm.tree_text import render_tree
+from actors.backends.treewalk import Walk, WalkLimits, WalkStopped
+from bench.perf.trees import walk_raw, tiled as big_tree
+from tests.paths import FIXTURES
+
+
+
+def load(name):
+    return json.loads((FIXTURES / name).read_text())
+
+
+def test_mousepad_tree_keeps_what_is_showing_with_ARIA_roles():
+    tree = atspi.normalize(load("atspi-mousepad.json"))
+    elements = list(tree.walk())
+    roles = {e.role for e in elements}
+    assert {"desktop", "application", "window", "menubar", "menu", "textbox"} <= roles
+    (area,) = [e for e in elements if e.role == "textbox"]
+    assert area.text == "hello world\nsecond line\n" and area.bbox.width > 600
+    assert not any("Unix (LF)" in e.name for e in elements)  # a closed menu's items are not showing
+    assert [e.name for e in elements if e.role == "menu"] == ["File", "Edit", "Search", "View", "Document", "Help"]
+    assert len({e.node_id for e in elements}) == len(elements)
+
+
+def test_galculator_buttons_have_boxes_and_render_as_text():
+    tree = atspi.normalize(load("atspi-galculator.json"))
+    buttons = {e.name: e for e in tree.walk() if e.role == "button"}
+    assert {"=", "1", "2", "C"} <= set(buttons) and all(b.bbox for b in buttons.values())
+    text = render_tree(tree)
+    assert f'[{buttons["="].node_id}] button "="' in text and "@(" in text
+
+
+def test_uia_fixture_maps_control_types_drops_offscreen_and_keeps_raw_ids():
+    raw = load("uia-notepad.json")
+    tree = uia.normalize(raw)
+    elements = list(tree.walk())
+    assert tree.role == "window" and tree.name == "notes.txt - Notepad"
+    (document,) = [e for e in elements if e.role == "document"]
+    assert document.text == "buy milk\r\ncall mom" and document.bbox.x == 208 and document.bbox.height == 730
+    assert "Format" not in {e.name for e in elements}  # IsOffscreen
+    assert {"titlebar", "menuitem", "tab", "status", "textbox", "button"} <= {e.role for e in elements}
+    assert raw["children"][3]["node_id"] == document.node_id  # raw properties stay findable
+    assert raw["children"][3]["AutomationId"] == "RichEditBox"
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda raw: raw["children"][0].pop("ControlType"), "a UIA node needs `ControlType`"),
+    (lambda raw: raw["children"][1].update(ControlType="BogusControl"), "unknown UIA ControlType 'BogusControl'"),
+    (lambda raw: raw.update(children={"not": "a list"}), "`children` must be a list"),
+])
+def test_malformed_uia_fixture_is_refused_naming_the_problem(mutate, message):
+    raw = load("uia-notepad.json")
+    mutate(raw)
+    with pytest.raises((ValueError, TypeError), match=message):
+        uia.normalize(raw)
+
+
+def test_a_100k_node_tree_normalizes_and_renders_in_bounded_time():
+    raw = big_tree(100_000)
+    assert sum(1 for _ in walk_raw(raw)) >= 100_000
+    began = time.perf_counter()
+    tree = atspi.normalize(raw)
+    seconds = time.perf_counter() - began
+    assert sum(1 for _ in tree.walk()) > 50_000  # what is not showing is left out
+    assert seconds < 20, seconds  # generous: the machine is shared; bench/perf/trees.py prints the real figure
+    assert len(render_tree(tree, max_lines=500).splitlines()) == 501
+
+
+def test_a_very_deep_tree_does_not_recurse():
+    raw = node = {"role": "panel", "name": "top"}
+    for depth in range(20_000):
+        child = {"role": "panel", "name": f"level {depth}"}
+        node["children"] = [child]
+        node = child
+    assert build_tree(raw, lambda n: {"role": n["role"], "name": n["name"]}).find("19999").name == "level 19998"
+
+
+def test_walk_caps_width_and_depth_and_stops_at_its_deadline():
+    wide = {"id": 0, "kids": [{"id": i, "kids": []} for i in range(1, 50)]}
+    raw = Walk(WalkLimits(max_children=10)).run(wide, lambda n: {"id": n["id"]}, lambda n: n["kids"])
+    assert len(raw["children"]) == 10 and raw["truncated"]
+
+    def slow(node):
+        time.sleep(0.01)
+        return {}
+
+    endless = {"kids": []}
+    endless["kids"] = [endless, endless]
+    with pytest.raises(WalkStopped, match="ran past 0.1 s"):
+        Walk(WalkLimits(seconds=0.1, max_nodes=10**9)).run(endless, slow, lambda n: n["kids"])
+    walk = Walk()
+    walk.cancelled.set()
+    with pytest.raises(WalkStopped, match="cancelled"):
+        walk.run(endless, slow, lambda n: n["kids"])

@@ -1,0 +1,90 @@
+"""The default concurrency fits the machine and the suite, and the run says what it chose."""
+
+import os
+import re
+
+import pytest
+
+from bench.api import plan
+from bench.fit import MOST
+from tests.suites.waa.test_suite import WAA, needs_waa
+
+
+def test_browser_runs_get_a_vm_per_core_on_one_browser_and_sleeping_vms_the_most(tmp_path, monkeypatch):
+    monkeypatch.setattr(os, "cpu_count", lambda: 3)
+    browsers = plan("miniwob", {"tasks": ["click-button"], "seeds": 1, "out": str(tmp_path / "m")})
+    assert browsers.config.concurrency == 3 and "3 cores" in browsers.concurrency_chosen
+    assert browsers.config.slots_per_browser == 3 and "one browser for the run's 3 slot(s)" in browsers.slots_chosen
+    sims = plan("sim", {"episodes": 4, "out": str(tmp_path / "s")})
+    assert sims.config.concurrency == MOST and "take no CPU" in sims.concurrency_chosen
+
+
+def test_an_llm_agents_vms_are_not_bounded_by_the_cores(tmp_path, monkeypatch):
+    """An LLM agent leaves its browser idle for seconds a step: one core fits several."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    monkeypatch.setattr("bench.fit._available_memory", lambda: 8 * 2**30)
+    scripted = plan("miniwob", {"tasks": ["click-button"], "out": str(tmp_path / "scripted")})
+    assert scripted.config.concurrency == 1
+    llm = plan("miniwob", {"tasks": ["click-button"], "agent": "llm", "out": str(tmp_path / "llm")})
+    assert llm.config.concurrency == MOST and "LLM agent" in llm.concurrency_chosen
+    few_calls = plan("miniwob", {"tasks": ["click-button"], "agent": "llm", "llm_slots": 3, "out": str(tmp_path / "3")})
+    assert few_calls.config.concurrency == 3 and "3 LLM call(s)" in few_calls.concurrency_chosen
+    monkeypatch.setattr("bench.fit._available_memory", lambda: 600 * 2**20)
+    small = plan("miniwob", {"tasks": ["click-button"], "agent": "llm", "out": str(tmp_path / "small")})
+    assert small.config.concurrency == 3  # one browser (400 MiB) and two more contexts (100 each)
+
+
+def test_memory_bounds_it_counting_a_browser_and_a_context_per_slot_and_what_is_given_stands(tmp_path, monkeypatch):
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    monkeypatch.setattr("bench.fit._available_memory", lambda: 800 * 2**20)
+
+    def fitted(**options):
+        return plan("miniwob", {"tasks": ["click-button"], "out": str(tmp_path / str(len(options))), **options}).config
+
+    # One browser with a context per slot: 400 MiB for the first slot, 100 for each further one.
+    assert (fitted().concurrency, fitted().slots_per_browser) == (5, 5)
+    assert fitted(slots_per_browser=1).concurrency == 2  # a browser each: 400 MiB a slot
+    assert fitted(slots_per_browser=2).concurrency == 2  # a second browser would not fit beside the first
+    given = plan("miniwob", {"tasks": ["click-button"], "concurrency": 5, "slots_per_browser": 8,
+                             "out": str(tmp_path / "g")})
+    assert (given.config.concurrency, given.config.slots_per_browser) == (5, 5)  # never more seats than slots
+    assert given.concurrency_chosen == "" and given.slots_chosen == ""
+
+
+def test_the_cli_says_what_it_chose(tmp_path):
+    from tests.bench.test_cli import run_cli
+
+    done = run_cli("--episodes", "2", "--scale", "0.001", "--out", str(tmp_path / "run"))
+    assert done.returncode == 0, done.stderr
+    assert f"concurrency {MOST}: sim VMs take no CPU" in done.stdout
+
+
+@needs_waa
+def test_a_waa_run_has_one_vm(tmp_path):
+    waa = plan("waa", {"tasks": str(WAA), "out": str(tmp_path / "w")})
+    assert waa.config.concurrency == 1 and "1 VM(s) at most" in waa.concurrency_chosen
+
+
+def test_nodes_ray_places_host_one_vm_unless_told_to_share_a_browser(tmp_path):
+    default = plan("miniwob", {"vm": "ray", "out": str(tmp_path / "a")})
+    assert default.config.slots_per_browser == 1
+    assert "a node per VM on Ray" in default.slots_chosen and "slots_per_browser N" in default.slots_chosen
+    shared = plan("miniwob", {"vm": "ray", "slots_per_browser": 4, "concurrency": 8, "out": str(tmp_path / "b")})
+    assert shared.config.slots_per_browser == 4 and shared.slots_chosen == ""
+    assert plan("miniwob", {"vm": "ray", "slots_per_browser": 4, "concurrency": 2,
+                            "out": str(tmp_path / "c")}).config.slots_per_browser == 2  # never more than run at once
+
+
+def test_slots_per_browser_is_refused_where_browsers_cannot_be_shared(tmp_path):
+    from bench.config import ConfigError
+
+    cases = [
+        ("sim", {"episodes": 2, "slots_per_browser": 2}, "slots_per_browser: the sim suite's VMs are not browsers that"
+                                                         " can share one"),
+        ("miniwob", {"connect": ["ws://127.0.0.1:9"], "token": "t", "slots_per_browser": 2},
+         "slots_per_browser: --connect nodes host one VM each"),
+        ("miniwob", {"slots_per_browser": 0}, "slots_per_browser: expected `int` >= 1"),
+    ]
+    for suite, options, message in cases:
+        with pytest.raises(ConfigError, match=f"^{re.escape(message)}"):
+            plan(suite, {**options, "out": str(tmp_path / "x")})

@@ -1,0 +1,81 @@
+"""`python -m bench.supervisor --agent llm --summarizer llm --analysis llm` against a local server."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from actors.llm import analysis as classifier_prompt
+from actors.run_folder import read_results
+from tests.fake_llm import FakeLLM, by_role, form_filler
+from bench.api import plan
+from bench.config import ConfigError
+from tests.llm_crew import CLASSIFICATION, SUMMARY, role_requests
+from tests.paths import ROOT
+
+
+KEY = "sk-test-secret-0123456789"
+
+
+def llm_run_command(server, out: Path, *extra: str, key: str = KEY):
+    """The CLI with every LLM role on `server`; `extra` flags come last and win."""
+    args = ["--agent", "llm", "--summarizer", "llm", "--analysis", "llm", "--llm-base-url", server.url,
+            "--llm-model", "fake-model", "--llm-api-key-env", "TEST_LLM_KEY", "--llm-retries", "0",
+            "--out", str(out), *extra]
+    return subprocess.run([sys.executable, "-m", "bench.supervisor", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "TEST_LLM_KEY": key, "COLUMNS": "200"})
+
+
+def llm_run(server, out: Path, backend: str, key: str = KEY, *extra: str):
+    return llm_run_command(server, out, "--suite", "sim", "--episodes", "4", "--concurrency", "2", "--max-steps", "3",
+                           "--scale", "0.001", "--backend", backend, *extra, key=key)
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_an_llm_run_writes_summaries_and_analysis_to_the_run_folder_and_never_the_key(tmp_path, backend):
+    roles = by_role(agent=form_filler, summarizer=lambda body: SUMMARY, classifier=lambda body: CLASSIFICATION)
+    with FakeLLM(roles, api_key=KEY) as server:
+        run = llm_run(server, tmp_path / "run", backend)
+    assert run.returncode == 0, run.stderr
+    lines = read_results(tmp_path / "run")
+    failed = [line for line in lines if not line.result.success]
+    assert len(lines) == 4 and failed and len(failed) < 4  # 3 steps: only the shortest tasks fit
+    assert all(line.categories == {"success": 1.0} for line in lines if line.result.success)
+    assert all(line.summary == "gave up before submitting" and line.analysis == "stopped early"
+               and "step limit reached" in line.signals for line in failed)
+    assert len(role_requests(server, classifier_prompt)) == len(failed)
+
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())["taxonomy"]
+    assert summary["categories"] == {"navigation_planning": len(failed), "success": 4 - len(failed)}
+    assert sorted(summary["episodes"]["navigation_planning"]) == sorted(line.result.episode_id for line in failed)
+    assert sum(sum(counts.values()) for counts in summary["domains"].values()) == 4
+
+    steps = "".join(p.read_text() for p in (tmp_path / "run").rglob("steps.jsonl"))
+    assert "the field shows the text" in steps
+    for path in (tmp_path / "run").rglob("*"):
+        assert not path.is_file() or KEY.encode() not in path.read_bytes(), path
+
+
+def test_a_wrong_key_ends_every_episode_with_an_agent_error_that_says_so(tmp_path):
+    with FakeLLM(by_role(agent=form_filler), api_key=KEY) as server:
+        run = llm_run(server, tmp_path / "run", "asyncio", "sk-wrong", "--summarizer", "none", "--analysis", "signals")
+    assert run.returncode == 0, run.stderr
+    for line in read_results(tmp_path / "run"):
+        assert line.result.error_kind.value == "agent"
+        assert "HTTP 401 (check the API key): Incorrect API key provided." in line.result.reason
+
+
+def test_a_malformed_llm_config_stops_the_run_with_the_field_named(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_MODEL", raising=False)
+    config = tmp_path / "llm.toml"
+    config.write_text('[llm]\nmodel = "m"\ntimeout = "soon"\n')
+    out = str(tmp_path / "out")
+    with pytest.raises(ConfigError, match=r"Expected `float \| null`, got `str` - at `\$.timeout`"):
+        plan("sim", {"llm_config": str(config), "out": out}, agent="llm")
+    with pytest.raises(ConfigError, match="no LLM model given"):
+        plan("sim", {"llm_base_url": "http://x/v1", "out": out}, agent="llm")
+    assert plan("sim", {"out": out}, summarizer="sim").config.analysis == "signals"  # no LLM role: nothing to check
+    assert not Path(out).exists()

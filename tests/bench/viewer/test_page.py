@@ -1,0 +1,146 @@
+"""The live viewer page in a real headless Chromium, watching a real supervisor process:
+cards for running episodes, updates as steps arrive, the actor timeline, and reconnecting
+after the supervisor is killed and started again on the same port."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+from tests.chromium import chromium_page
+from tests.bench.viewer.test_runs import artifacts
+from tests.paths import ROOT
+
+TOKEN = "v13w"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def supervisor(out, port, *flags):
+    return subprocess.Popen(
+        [sys.executable, "-m", "bench.supervisor", "--suite", "sim", "--episodes", "24", "--concurrency", "3",
+         "--scale", "0.15", "--agent-error-rate", "0", "--out", str(out), "--viewer", f"127.0.0.1:{port}", "--viewer-token", TOKEN,
+         *flags],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def wait_until_serving(url, process):
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the supervisor exited before serving the viewer"
+        try:
+            with urllib.request.urlopen(url, timeout=1) as response:
+                return response.read()
+        except (urllib.error.URLError, ConnectionError):
+            time.sleep(0.05)
+    raise AssertionError(f"nothing served at {url}")
+
+
+STEP_COUNTS = ("() => Object.fromEntries([...document.querySelectorAll('.card')].map("
+               "c => [c.dataset.task, parseInt(c.querySelector('.steps').textContent.slice(5))]))")
+
+OVERLAP = """() => {
+  const box = (row, step) => document.querySelector(`.tl-bar[data-row=${row}][data-step="${step}"]`)
+                                     ?.getBoundingClientRect();
+  for (let t = 1; t < 20; t++) {
+    const judge = box("summarizer", t), next = box("agent", t + 1);
+    if (judge && next && judge.left < next.right && next.left < judge.right) return true;
+  }
+  return false;
+}"""
+
+
+def test_the_page_shows_live_cards_updates_and_reconnects_after_a_restart(tmp_path):
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/?token={TOKEN}"
+    process = supervisor(tmp_path / "run", port)  # 24 episodes: far more than the test watches
+    try:
+        wait_until_serving(url, process)
+        with chromium_page() as page:
+            page.goto(url)
+            page.wait_for_selector(".card[data-status=running]", timeout=15000)
+            assert page.text_content("#status") == "live"
+            first = page.evaluate(STEP_COUNTS)  # some card then takes a step more
+            page.wait_for_function(f"first => Object.entries(({STEP_COUNTS})()).some(([t, n]) => n > (first[t] ?? 0))",
+                                   arg=first, timeout=15000)
+
+            running = page.locator(".card[data-status=running]").filter(has_text="last action:").first
+            running.wait_for(timeout=10000)
+            task = running.get_attribute("data-task")
+            card = page.locator(f".card[data-task='{task}']")
+            assert card.locator(".task").text_content().startswith("sim-0-")
+            assert card.locator(".action").text_content().startswith("last action: ")
+            page.wait_for_function("() => [...document.querySelectorAll('.card img')].some("
+                                   "i => i.src.includes('/shot/') && i.complete && i.naturalWidth > 0)",
+                                   timeout=10000)
+            card.click()
+            page.wait_for_selector("#episode:not([hidden])")
+            assert page.text_content("#episode .column h2").startswith(task)
+            page.wait_for_function(OVERLAP, timeout=15000)  # the Summarizer of step t runs under the Agent of t+1
+            assert page.locator("#episode .steps-table tr").count() >= 2  # the head and a step
+            shown = int(page.text_content("#episode-step").split()[1])
+            page.keyboard.press("ArrowLeft")
+            page.wait_for_function(f"() => document.querySelector('#episode-step').textContent"
+                                   f".startsWith('step {shown - 1} ')")
+            assert page.locator("#episode .thumb.current .n").text_content() == str(shown - 1)
+            shots = artifacts(tmp_path)
+            page.screenshot(path=str(shots / "viewer-live-episode.png"))
+            assert (shots / "viewer-live-episode.png").stat().st_size > 10_000
+            page.keyboard.press("Escape")
+            assert page.locator("#episode").is_hidden()
+            page.select_option("#f-status", "running")
+            assert set(page.eval_on_selector_all(".card", "cs => cs.map(c => c.dataset.status)")) == {"running"}
+            page.screenshot(path=str(shots / "viewer-live-run.png"))
+            page.select_option("#f-status", "")
+
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait()
+            page.wait_for_function("() => document.querySelector('#status').textContent.includes('reconnecting')",
+                                   timeout=10000)
+
+            process = supervisor(tmp_path / "run", port)  # the same command resumes, on the same port
+            page.wait_for_function("() => document.querySelector('#status').textContent === 'live'", timeout=30000)
+            page.wait_for_selector(".card[data-status=running]", timeout=15000)
+            page.screenshot(path=str(shots / "viewer-live-after-restart.png"))
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_the_page_is_refused_without_the_token(tmp_path):
+    port = free_port()
+    process = supervisor(tmp_path / "run", port)
+    try:
+        wait_until_serving(f"http://127.0.0.1:{port}/?token={TOKEN}", process)
+        with chromium_page() as page:
+            response = page.goto(f"http://127.0.0.1:{port}/")
+            assert response.status == 401 and "missing token" in page.text_content("body")
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_without_a_summarizer_the_live_page_says_so_instead_of_waiting_for_one(tmp_path):
+    port = free_port()
+    process = supervisor(tmp_path / "run", port, "--summarizer", "none")
+    try:
+        wait_until_serving(f"http://127.0.0.1:{port}/?token={TOKEN}", process)
+        with chromium_page() as page:
+            page.goto(f"http://127.0.0.1:{port}/?token={TOKEN}")
+            running = page.locator(".card[data-status=running]").filter(has_text="last action:").first
+            running.wait_for(timeout=15000)
+            running.click()
+            page.wait_for_selector("#episode .steps-table tr:nth-child(2)")
+            summaries = page.eval_on_selector_all("#episode .steps-table tr td:nth-child(4)", "cs => cs.map(c => c.textContent)")
+            assert summaries and set(summaries) == {"no summarizer in this run"}, summaries
+    finally:
+        process.kill()
+        process.wait()
