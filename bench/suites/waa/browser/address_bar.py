@@ -21,7 +21,7 @@ From that URL:
   another key when empty.
 
 The Linux WAA server's tree lists windows only, so these getters are
-verified against recorded Windows trees (tests/suites/waa/test_windows_getters.py).
+verified against recorded Windows trees (tests/suites/waa/test_browser_metrics.py).
 """
 
 from __future__ import annotations
