@@ -15,6 +15,6 @@ from actors.exports import lazy_exports as _lazy_exports
 _HOMES = {
     "bench.api": ("Run", "load_run", "run", "run_sync"),
     "bench.config": ("ConfigError", "LLMOptions", "LimitsConfig", "RunConfig"),
-    "bench.suites.base": ("Suite", "SuiteError", "UnknownTask"),
+    "bench.suites.base": ("Suite", "UnknownTask"),
 }
 __all__, __getattr__, __dir__ = _lazy_exports(__name__, _HOMES)
