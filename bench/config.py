@@ -1,8 +1,8 @@
 """One typed configuration of a run: msgspec Structs, built once from keywords or flags.
 
-`bench.run(...)` keywords and `python -m bench.supervisor` flags land in the
-same Structs: `RunConfig` (what runs, how many at once, where the VMs live,
-where results go), `LimitsConfig`, `LLMOptions`, and the chosen suite's own
+`bench.run(...)` keywords (`bench.keywords`; the suite's own in `options=`)
+and `python -m bench.supervisor` flags land in the same Structs: `RunConfig`
+(what runs, how many at once, where the VMs live, where results go), `LimitsConfig`, `LLMOptions`, and the chosen suite's own
 `Options`. Each setting has one owner: `LimitsConfig.max_steps` is the step
 budget of every episode, whatever suite or agent runs. Values are checked
 here, at the boundary, so a bad one stops the run before anything is
@@ -25,7 +25,8 @@ from protocols.numbers import MAX_SECONDS
 from runtime.limits import Limits
 
 __all__ = [
-    "ConfigError", "LLMOptions", "LimitsConfig", "RunConfig", "build", "describe", "option", "public", "secret_names",
+    "ConfigError", "LLMOptions", "LimitsConfig", "RunConfig", "build", "describe", "flatten", "option", "public",
+    "secret_names",
 ]
 
 
@@ -184,6 +185,19 @@ def build(values: dict[str, Any], options_type: type[msgspec.Struct] | None, *, 
     options = None if options_type is None else _convert(groups["options"], options_type, strict, name_of, "")
     run = _convert(groups["run"], RunConfig, strict, name_of, "")
     return msgspec.structs.replace(run, limits=limits, llm=llm, options=options)
+
+
+def flatten(config: RunConfig) -> dict[str, Any]:
+    """`build`'s inverse: the flat values (option name -> value) that make `config` again."""
+    values = {name: getattr(config, name) for name in RunConfig.__struct_fields__
+              if name not in ("limits", "llm", "options")}
+    values |= msgspec.structs.asdict(config.limits)
+    values |= {"llm_" + name: value for name, value in msgspec.structs.asdict(config.llm).items()}
+    if isinstance(config.options, msgspec.Struct):
+        values |= msgspec.structs.asdict(config.options)
+    elif config.options is not None:
+        values |= dict(config.options)
+    return values
 
 
 def _convert(values: dict[str, Any], struct: type[msgspec.Struct], strict: bool,

@@ -13,9 +13,10 @@ already have a line in results.jsonl are not run again.
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import sys
-from typing import Any, NoReturn
+from typing import Any, Awaitable, Callable, NoReturn
 
 import anyio
 import msgspec
@@ -25,7 +26,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from bench import plugins
-from bench.api import execute, plan
+from actors.run_folder import ResultsError, read_results
+from bench.api import RunPlan, execute, plan
 from actors.errors import ConfigError
 from bench.config import LimitsConfig, LLMOptions, RunConfig, build, describe, secret_names
 from bench.suites import SUITES
@@ -183,7 +185,9 @@ def _table(summary: dict) -> Table:
     return table
 
 
-async def _run(checked, console: Console) -> int:
+async def _run(planning: Callable[[], Awaitable[RunPlan]], console: Console, planned: list[RunPlan]) -> int:
+    checked = await planning()
+    planned.append(checked)
     if checked.done:
         console.print(f"resuming {checked.out}: {len(checked.done)} of {len(checked.tasks)} episodes already finished")
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -203,27 +207,38 @@ async def _run(checked, console: Console) -> int:
     return 0 if finished.results else 1
 
 
+def _interrupted(planned: list[RunPlan]) -> str:
+    """The one line a Ctrl-C leaves: what is kept, and how to go on from there."""
+    if not planned:
+        return "interrupted before any episode started; nothing was written"
+    checked = planned[0]
+    try:
+        finished = len({line.result.task_id for line in read_results(checked.out)})
+    except ResultsError:
+        finished = len(checked.done)
+    return (f"interrupted: {finished} of {len(checked.tasks)} episodes finished and kept in {checked.out}; "
+            f"to resume, run the same command with --out {checked.out} (finished episodes are not run again)")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    planned: list[RunPlan] = []
     try:
         values, args, suite = parse_args(argv)
         if args.list:
             print(_listing(values, suite, args.suite))
             return 0
-        agent, summarizer = values.pop("agent", None), values.pop("summarizer", None)
-        checked = plan(args.suite, values, agent=agent, summarizer=summarizer, strict=False,
-                       name_of=_flag_namer(suite))
+        entry = {"entry": "cli", "argv": [sys.executable, "-m", "bench.supervisor", *redacted_argv(argv, suite)]}
+        planning = functools.partial(plan, args.suite, values, strict=False, name_of=_flag_namer(suite), entry=entry)
+        tune_gc()
+        return anyio.run(_run, planning, Console(), planned, backend=args.backend)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    checked.entry = {"entry": "cli", "argv": [sys.executable, "-m", "bench.supervisor", *redacted_argv(argv, suite)]}
-    tune_gc()
-    try:
-        return anyio.run(_run, checked, Console(), backend=args.backend)
-    except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    except KeyboardInterrupt:
+        print(_interrupted(planned), file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":
