@@ -41,6 +41,7 @@ from actors.result_sink import ResultSink
 from actors.run_folder import ResultLine, ResultsError, count_results, read_episodes, read_results
 from actors.runner import CrewFactory, EpisodeRunner
 from actors.summarizer import Judge, Summarizer
+import bench
 from bench import plugins
 from bench.config import ConfigError, RunConfig, build, public
 from bench.fit import connected_concurrency, fitting_concurrency, fitting_slots_per_browser, shares_browsers
@@ -76,7 +77,7 @@ class Run:
     summary: dict[str, Any]
 
     def to_pandas(self):
-        """One row per episode (needs pandas: `pip install 'troupe[analysis]'`)."""
+        """One row per episode (needs pandas: `pip install 'troupe-bench[analysis]'`)."""
         from bench.frame import episodes_frame
 
         return episodes_frame(self.folder)
@@ -318,7 +319,7 @@ def _require_ray() -> None:
     try:
         import ray  # noqa: F401
     except ImportError:
-        raise ConfigError("--vm ray needs the ray package: pip install 'troupe[ray]'") from None
+        raise ConfigError("--vm ray needs the ray package: pip install 'troupe-bench[ray]'") from None
 
 
 @asynccontextmanager
@@ -420,8 +421,8 @@ def _run_info(plan: RunPlan, started: datetime.datetime, ended: datetime.datetim
         **plan.entry,
         "config": public(plan.config),
         "event_loop": sniffio.current_async_library(),
-        "versions": {"python": platform.python_version(),
-                     **{name: metadata.version(name) for name in ("troupe", "anyio", "msgspec", "websockets", "trio")}},
+        "versions": {"python": platform.python_version(), "troupe": bench.__version__,
+                     **{name: metadata.version(name) for name in ("anyio", "msgspec", "websockets", "trio")}},
         "started": started.isoformat(),
         "ended": ended.isoformat() if ended else None,
         **({"placements": plan.placements} if plan.placements is not None else {}),
