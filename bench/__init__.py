@@ -12,9 +12,11 @@ pay for the API, every suite and their libraries each time it starts.
 
 from actors.exports import lazy_exports as _lazy_exports
 
+__version__ = "0.1.0"  # the troupe-bench distribution's version (pyproject.toml reads it from here)
+
 _HOMES = {
     "bench.api": ("Run", "load_run", "run", "run_sync"),
     "bench.config": ("ConfigError", "LLMOptions", "LimitsConfig", "RunConfig"),
-    "bench.suites.base": ("Suite", "SuiteError", "UnknownTask"),
+    "bench.suites.base": ("Suite", "UnknownTask"),
 }
 __all__, __getattr__, __dir__ = _lazy_exports(__name__, _HOMES)

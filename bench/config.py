@@ -19,7 +19,7 @@ from typing import Annotated, Any, Callable, Literal
 
 import msgspec
 
-from actors.errors import ConfigurationError
+from actors.errors import ConfigError
 from actors.llm.observation import DIFF_THRESHOLD, MODES
 from protocols.numbers import MAX_SECONDS
 from runtime.limits import Limits
@@ -27,13 +27,6 @@ from runtime.limits import Limits
 __all__ = [
     "ConfigError", "LLMOptions", "LimitsConfig", "RunConfig", "build", "describe", "option", "public", "secret_names",
 ]
-
-
-class ConfigError(ConfigurationError, ValueError):
-    """A setting that cannot work; the message names the option and what is wrong with it.
-
-    Raised before a run writes anything; the CLI prints it as one `error:` line
-    and exits with status 2."""
 
 
 def option(help: str, *, secret: bool = False, **constraints: Any) -> msgspec.Meta:

@@ -18,7 +18,7 @@ from typing import Any, Callable
 from actors.agent import Policy
 from actors.summarizer import Judge
 from bench.agents import AGENTS, SUMMARIZERS
-from bench.config import ConfigError
+from actors.errors import ConfigError
 from bench.llm import LLMRoles
 from bench.suites import SUITES
 from bench.suites.base import Suite

@@ -26,8 +26,8 @@ from rich.table import Table
 
 from bench import plugins
 from bench.api import execute, plan
-from actors.errors import ConfigurationError
-from bench.config import ConfigError, LimitsConfig, LLMOptions, RunConfig, build, describe, secret_names
+from actors.errors import ConfigError
+from bench.config import LimitsConfig, LLMOptions, RunConfig, build, describe, secret_names
 from bench.suites import SUITES
 from bench.suites.base import Suite
 from bench.tuning import tune_gc
@@ -221,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     tune_gc()
     try:
         return anyio.run(_run, checked, Console(), backend=args.backend)
-    except ConfigurationError as exc:
+    except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

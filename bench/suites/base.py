@@ -18,15 +18,12 @@ import msgspec
 from protocols import Task
 from runtime.actor import Actor
 
+from actors.errors import ConfigError
 from actors.evaluator import Checker
-from bench.config import ConfigError, RunConfig
+from bench.config import RunConfig
 
 
-class SuiteError(ConfigError):
-    """A suite cannot load what the configuration asked for; the message says what and where."""
-
-
-class UnknownTask(SuiteError, LookupError):
+class UnknownTask(ConfigError, LookupError):
     """A task id the suite does not have; the message lists the closest ones."""
 
     def __init__(self, suite: str, task_id: str, known: Sequence[str]) -> None:

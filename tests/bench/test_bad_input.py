@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 import bench
-from actors.errors import ConfigurationError
-from bench.config import ConfigError
+from actors.errors import ConfigError
 from bench.suites.base import UnknownTask
 from tests.paths import ROOT
 
@@ -155,12 +154,12 @@ def test_a_valid_llm_config_no_role_uses_is_said_to_be_unused(tmp_path):
 
 
 ASYNCIO_ONLY = '''
-from actors.errors import ConfigurationError
+from actors.errors import ConfigError
 from bench.suites.sim.suite import SimSuite
 
 
 def refuse():
-    raise ConfigurationError("this backend needs asyncio: run with --backend asyncio or --vm node")
+    raise ConfigError("this backend needs asyncio: run with --backend asyncio or --vm node")
 
 
 class AsyncioOnly(SimSuite):
@@ -185,5 +184,5 @@ def test_a_configuration_error_the_runner_finds_is_one_line_and_exit_2(tmp_path)
 async def test_the_api_raises_the_runners_configuration_error_itself(tmp_path, anyio_backend, monkeypatch):
     (tmp_path / "asyncio_only_api.py").write_text(ASYNCIO_ONLY)
     monkeypatch.syspath_prepend(str(tmp_path))
-    with pytest.raises(ConfigurationError, match="this backend needs asyncio"):
+    with pytest.raises(ConfigError, match="this backend needs asyncio"):
         await bench.run("asyncio_only_api:AsyncioOnly", episodes=2, out=str(tmp_path / "out"))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from actors.errors import ConfigError
 from bench.suites.waa.checker import WAAChecker
 from actors.backends.waa.client import WAAClient
 from actors.backends.waa.commands import to_pyautogui
@@ -22,7 +23,6 @@ from actors.backends.waa.server.pyautogui_script import ScriptRefused, parse
 from bench.suites.waa.suite import BareTaskId, WAASuite
 from bench.suites.waa.catalog import Catalog
 from bench.suites.waa.coverage import missing
-from bench.suites.waa.taskfile import TaskFileError
 from protocols import Done, Evaluate, Fail, Hotkey, Key, Scroll, StepRecord, Task, Viewport
 from runtime.errors import Refused
 
@@ -71,9 +71,9 @@ def test_a_malformed_file_is_reported_by_file_and_field_and_the_rest_still_list(
     broken.write_text(json.dumps(data))
     waa = suite(root)
     assert len(waa.list_tasks()) == 153
-    (problem,) = waa.catalog.problems
+    (problem,) = waa.catalog.problems.values()
     assert str(problem) == f"{broken}: evaluator.func: expected a string or a list of strings, got 3"
-    with pytest.raises(TaskFileError, match="evaluator.func"):
+    with pytest.raises(ConfigError, match="evaluator.func"):
         waa.load_task(NOTEPAD)
     assert f"unreadable: {broken}: evaluator.func" in waa.listing()
 
@@ -85,7 +85,7 @@ def test_task_file_errors_name_the_field(tmp_path):
     (tmp_path / "examples" / "d" / "b.json").write_text(json.dumps(
         {"instruction": "x", "config": [{"type": 1}], "evaluator": {"func": "exact_match"}}))
     (tmp_path / "examples" / "d" / "c.json").write_text(json.dumps({"instruction": "", "evaluator": {}}))
-    problems = [str(p).split(": ", 1)[1] for p in Catalog.load(tmp_path).problems]
+    problems = [str(p).split(": ", 1)[1] for p in Catalog.load(tmp_path).problems.values()]
     assert problems[0].startswith("not valid JSON")
     assert problems[1:] == ["config[0].type: expected a string, got 1", "instruction: expected a non-empty string, got ''",
                             "listed in the task list but there is no such file"]
