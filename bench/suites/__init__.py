@@ -15,11 +15,13 @@ if TYPE_CHECKING:
 def _suites() -> dict[str, type[Suite]]:
     from bench.suites.desktop.suite import DesktopSuite
     from bench.suites.miniwob.suite import MiniWobSuite
+    from bench.suites.osworld.suite import OSWorldSuite
     from bench.suites.replay.suite import ReplaySuite
     from bench.suites.sim.suite import SimSuite
     from bench.suites.waa.suite import WAASuite
 
-    return {suite.name: suite for suite in (DesktopSuite, MiniWobSuite, SimSuite, ReplaySuite, WAASuite)}
+    return {suite.name: suite for suite in (DesktopSuite, MiniWobSuite, OSWorldSuite, SimSuite, ReplaySuite,
+                                                WAASuite)}
 
 
 def __getattr__(name: str) -> object:
