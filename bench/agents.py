@@ -15,6 +15,7 @@ from bench.suites.sim.agent import SimJudge, SimPolicy
 
 __all__ = ["AGENTS", "SUMMARIZERS"]
 
+
 def _desktop_scripted(llm: LLMRoles) -> Policy:
     from bench.suites.desktop.agent import DesktopScriptedPolicy  # the desktop suite's: imported when chosen
 
