@@ -118,7 +118,8 @@ def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | None = N
     suite_type, source = plugins.suite_class(suite)
     paths = {name: os.fspath(value) for name, value in (values or {}).items() if isinstance(value, os.PathLike)}
     values = {**(values or {}), **paths, "suite": suite_type.name, "source": source}
-    config = build(values, suite_type.Options, strict=strict, name_of=name_of)
+    config = build(values, suite_type.Options, strict=strict, name_of=name_of,
+                   options_prefix=suite_type.keyword_prefix())
     loaded = suite_type.from_config(config)
     tasks = loaded.selection()
     llm = LLMRoles(config.llm, Capacity("llm", config.llm_slots))

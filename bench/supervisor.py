@@ -45,8 +45,10 @@ class _Parser(argparse.ArgumentParser):
 class _Flag:
     """One generated flag: the struct field it fills and how its text becomes a value."""
 
-    def __init__(self, flag: str, keyword: str, info: types.Field) -> None:
-        self.flag, self.keyword = flag, keyword
+    def __init__(self, flag: str, info: types.Field) -> None:
+        self.flag = flag
+        self.keyword = flag[2:].replace("-", "_")
+        """The flag's key in `bench.run` values; a suite's own keeps the suite's prefix (`waa_token`)."""
         kind = info.type.type if isinstance(info.type, types.Metadata) else info.type
         kinds = kind.types if isinstance(kind, types.UnionType) else (kind,)
         kinds = tuple(k.type if isinstance(k, types.Metadata) else k for k in kinds)
@@ -60,7 +62,7 @@ class _Flag:
             self.help += f" (default: {default})"
 
     def add_to(self, group) -> None:
-        dest = self.flag[2:].replace("-", "_")
+        dest = self.keyword
         if self.boolean:
             group.add_argument(self.flag, dest=dest, action=argparse.BooleanOptionalAction,
                                default=argparse.SUPPRESS, help=self.help)
@@ -83,11 +85,11 @@ def _fields(struct: type[msgspec.Struct]) -> list[types.Field]:
 
 def _flags(chosen: type[Suite]) -> tuple[list[_Flag], dict[str, list[_Flag]]]:
     """The run's flags, and each suite's own (built-in suites, and the chosen one)."""
-    run = [_Flag("--" + f.name.replace("_", "-"), f.name, f) for f in _fields(RunConfig)]
-    run += [_Flag("--" + f.name.replace("_", "-"), f.name, f) for f in _fields(LimitsConfig)]
-    run += [_Flag("--llm-" + f.name.replace("_", "-"), "llm_" + f.name, f) for f in _fields(LLMOptions)]
+    run = [_Flag("--" + f.name.replace("_", "-"), f) for f in _fields(RunConfig)]
+    run += [_Flag("--" + f.name.replace("_", "-"), f) for f in _fields(LimitsConfig)]
+    run += [_Flag("--llm-" + f.name.replace("_", "-"), f) for f in _fields(LLMOptions)]
     suites = {**SUITES, chosen.name: chosen}
-    own = {name: [_Flag("--" + suite.flag_prefix + f.name.replace("_", "-"), f.name, f)
+    own = {name: [_Flag("--" + suite.flag_prefix + f.name.replace("_", "-"), f)
                   for f in _fields(suite.Options)] for name, suite in sorted(suites.items())}
     return run, own
 
@@ -127,12 +129,10 @@ def parse_args(argv: list[str]) -> tuple[dict[str, Any], argparse.Namespace, typ
                 registered[flag.flag] = flag
                 flag.add_to(group)
     args = parser.parse_args(argv)
-    own = {flag.flag: flag.keyword for flag in suite_flags[suite.name]}
     values: dict[str, Any] = {}
     for flag in registered.values():
-        dest = flag.flag[2:].replace("-", "_")
-        if hasattr(args, dest):
-            values[own.get(flag.flag, dest)] = flag.value(getattr(args, dest))
+        if hasattr(args, flag.keyword):
+            values[flag.keyword] = flag.value(getattr(args, flag.keyword))
     args.suite = spec
     return values, args, suite
 
@@ -163,7 +163,7 @@ def redacted_argv(argv: list[str], suite: type[Suite]) -> list[str]:
 def _listing(values: dict[str, Any], suite: type[Suite], spec: str) -> str:
     source = plugins.suite_class(spec)[1]
     config = build({**values, "suite": suite.name, "source": source}, suite.Options, strict=False,
-                   name_of=_flag_namer(suite))
+                   name_of=_flag_namer(suite), options_prefix=suite.keyword_prefix())
     return "\n".join([suite.from_config(config).listing(), "",
                       f"agents: {', '.join(plugins.agent_names())}",
                       f"suites: {', '.join(plugins.suite_names())}"])

@@ -137,6 +137,13 @@ async def test_the_api_raises_config_error_and_writes_nothing(tmp_path, case, fl
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.anyio
+async def test_a_suite_option_given_plain_and_with_its_prefix_is_refused(tmp_path, anyio_backend):
+    with pytest.raises(ConfigError, match="waa_tasks: given twice, as 'tasks' and as 'waa_tasks'"):
+        await bench.run("waa", tasks=MISSING, waa_tasks=MISSING, out=str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()
+
+
 def test_an_unknown_task_is_both_a_config_error_and_a_lookup_error():
     with pytest.raises(UnknownTask) as raised:
         bench.run_sync("miniwob", tasks=["click-buton"])
