@@ -17,9 +17,11 @@ import msgspec
 
 from protocols import Task
 
+from actors.errors import ConfigError
+
 from bench.config import RunConfig, option
-from bench.suites.base import Suite, SuiteError
-from bench.suites.osworld.catalog import Catalog, TaskFileError
+from bench.suites.base import Suite
+from bench.suites.osworld.catalog import Catalog
 from bench.suites.osworld.checker import OSWorldChecker
 from bench.suites.osworld.coverage import report
 from bench.suites.osworld.episode import DEFAULT_PASSWORD
@@ -63,22 +65,22 @@ class OSWorldSuite(Suite):
     def from_config(cls, config: RunConfig) -> OSWorldSuite:
         options: OSWorldOptions = config.options
         if options.tasks is None:
-            raise SuiteError("--suite osworld needs --osworld-tasks PATH (from Python: tasks=PATH), "
+            raise ConfigError("--suite osworld needs --osworld-tasks PATH (from Python: tasks=PATH), "
                              "OSWorld's evaluation_examples folder")
         if not Path(options.tasks).is_dir():
-            raise SuiteError(f"osworld tasks folder {options.tasks}: no such folder (expected OSWorld's "
+            raise ConfigError(f"osworld tasks folder {options.tasks}: no such folder (expected OSWorld's "
                              "evaluation_examples folder with test_all.json and examples/)")
         if options.cache is not None and not Path(options.cache).is_dir():
-            raise SuiteError(f"osworld cache folder {options.cache}: no such folder (expected the cache folder "
+            raise ConfigError(f"osworld cache folder {options.cache}: no such folder (expected the cache folder "
                              "OSWorld's harness fills, one folder per task id)")
         try:
             catalog = Catalog.load(Path(options.tasks))
-        except (FileNotFoundError, TaskFileError) as exc:
-            raise SuiteError(str(exc)) from None
+        except FileNotFoundError as exc:
+            raise ConfigError(str(exc)) from None
         known = {task.domain for task in catalog.tasks}
         unknown = sorted(set(options.domain) - known)
         if unknown:
-            raise SuiteError(f"osworld domain {', '.join(unknown)}: not in {catalog.root} "
+            raise ConfigError(f"osworld domain {', '.join(unknown)}: not in {catalog.root} "
                              f"(its domains: {', '.join(sorted(known))})")
         return cls(catalog, cache=Path(options.cache) if options.cache else None,
                    url=options.url or os.environ.get("TROUPE_OSWORLD_URL") or "http://127.0.0.1:5000",
@@ -110,7 +112,7 @@ class OSWorldSuite(Suite):
         where = f"cache {self.cache}" if self.cache else "no cache folder (--osworld-cache)"
         lines = [report(tasks, self.cache, f"OSWorld tasks in {self.catalog.root}: {len(tasks)} in "
                                            f"{len({t.domain for t in tasks})} domains; {where}")]
-        lines += [f"unreadable: {problem}" for problem in self.catalog.problems]
+        lines += [f"unreadable: {problem}" for problem in self.catalog.problems.values()]
         return "\n".join(lines)
 
 

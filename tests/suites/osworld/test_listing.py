@@ -109,6 +109,6 @@ def test_a_malformed_file_is_reported_by_file_and_field_and_the_rest_still_list(
     broken.write_text(json.dumps(data))
     catalog = Catalog.load(root)
     assert len(catalog.tasks) == 23
-    (problem,) = catalog.problems
+    (problem,) = catalog.problems.values()
     assert str(problem).startswith(f"{broken}: evaluator.result: expected a list of 2 entries, one per function")
     assert f"unreadable: {broken}: evaluator.result" in OSWorldSuite(catalog).listing()
