@@ -45,14 +45,19 @@ def foreign_package(home: Path, version: str) -> str | None:
             return (f"troupe-bench's package {name!r} is not installed here "
                     f"(reinstall it: pip install --force-reinstall {DISTRIBUTION})")
         recorded = digests.get(f"{name}/__init__.py")
-        if origin == home / name / "__init__.py" and recorded in (None, _digest(origin)):
+        beside = origin == home / name / "__init__.py"
+        if beside and recorded in (None, _digest(origin)):
             continue
-        owners = _distributions_of(name)
-        owner = f"the distribution {', '.join(owners)}" if owners else "no installed distribution"
-        fix = ("install troupe-bench in a virtual environment of its own: "
-               f"python -m venv ENV && ENV/bin/pip install {DISTRIBUTION}") if owners else \
-              f"run from another folder, or take that folder off sys.path (PYTHONPATH)"
-        return f"the package {name!r} here is {origin} (from {owner}), not troupe-bench's; {fix}"
+        owners = _owners(name, origin)
+        if owners:
+            return (f"the package {name!r} here is {origin} (from the distribution {', '.join(owners)}), not "
+                    "troupe-bench's; install troupe-bench in a virtual environment of its own: "
+                    f"python -m venv ENV && ENV/bin/pip install {DISTRIBUTION}")
+        if beside:
+            return (f"the package {name!r} here is {origin}, changed since troupe-bench installed it; "
+                    f"reinstall it: pip install --force-reinstall {DISTRIBUTION}")
+        return (f"the package {name!r} here is {origin} (from no installed distribution), not troupe-bench's; "
+                "run from another folder, or take that folder off sys.path (PYTHONPATH)")
     return None
 
 
@@ -93,10 +98,15 @@ def _digest(path: Path) -> str:
     return "sha256=" + base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
 
 
-def _distributions_of(package: str) -> list[str]:
-    """The installed distributions other than troupe-bench that provide `package`, with versions."""
+def _owners(package: str, origin: Path) -> list[str]:
+    """The installed distributions other than troupe-bench whose files include `origin`, with versions."""
     from importlib import metadata
 
-    names = sorted({name for name in metadata.packages_distributions().get(package, [])
-                    if name.lower().replace("_", "-") != DISTRIBUTION})
-    return [f"{name!r} {metadata.version(name)}" for name in names]
+    owners = set()
+    for name in metadata.packages_distributions().get(package, []):
+        if name.lower().replace("_", "-") == DISTRIBUTION:
+            continue
+        files = metadata.distribution(name).files or []
+        if any(Path(file.locate()).resolve() == origin.resolve() for file in files if file.name == origin.name):
+            owners.add(f"{name!r} {metadata.version(name)}")
+    return sorted(owners)
