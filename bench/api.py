@@ -50,8 +50,9 @@ from actors.result_sink import ResultSink
 from actors.run_folder import ResultLine, ResultsError, count_results, read_episodes, read_results
 from actors.runner import CrewFactory, EpisodeRunner
 from actors.summarizer import Judge, Summarizer
+import bench
 from bench import plugins
-from bench.config import RunConfig, build, flatten, public
+from bench.config import RunConfig, build, flatten, public, suite_values
 from bench.fit import (connected_concurrency, fitting_concurrency, fitting_slots_per_browser, machine_cap,
                        shares_browsers)
 from bench.keywords import RunKeywords
@@ -87,7 +88,7 @@ class Run:
     summary: dict[str, Any]
 
     def to_pandas(self):
-        """One row per episode (needs pandas: `pip install 'troupe[analysis]'`)."""
+        """One row per episode (needs pandas: `pip install 'troupe-bench[analysis]'`)."""
         from bench.frame import episodes_frame
 
         return episodes_frame(self.folder)
@@ -126,7 +127,8 @@ async def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | No
     suite_type, source = plugins.suite_class(suite)
     paths = {name: os.fspath(value) for name, value in (values or {}).items() if isinstance(value, os.PathLike)}
     values = {**(values or {}), **paths, "suite": suite_type.name, "source": source}
-    config = build(values, suite_type.Options, strict=strict, name_of=name_of)
+    config = build(values, suite_type.Options, strict=strict, name_of=name_of,
+                   options_prefix=suite_type.keyword_prefix())
     loaded = suite_type.from_config(config)
     tasks = loaded.selection()
     if not tasks:
@@ -329,12 +331,11 @@ async def _python_plan(call: str, suite: str | type[Suite] | None, config: RunCo
     if unknown:
         raise ConfigError(f"{call}: no setting {unknown[0]!r}; a suite's own settings go in options= "
                           f"(options={{{unknown[0]!r}: ...}})")
-    values = flatten(config) if config is not None else {}
-    if isinstance(options, msgspec.Struct):
-        options = msgspec.structs.asdict(options)
-    values |= {**settings, **(options or {})}
     if suite is None:
         suite = "miniwob" if config is None else config.suite + (f":{config.source}" if config.source else "")
+    prefix = plugins.suite_class(suite)[0].keyword_prefix()
+    values = flatten(config, prefix) if config is not None else {}
+    values |= {**settings, **suite_values(options, prefix)}
     return await plan(suite, values, agent=agent, summarizer=summarizer, entry={"entry": "python", "call": call})
 
 
@@ -405,7 +406,7 @@ def _require_ray() -> None:
     try:
         import ray  # noqa: F401
     except ImportError:
-        raise ConfigError("--vm ray needs the ray package: pip install 'troupe[ray]'") from None
+        raise ConfigError("--vm ray needs the ray package: pip install 'troupe-bench[ray]'") from None
 
 
 @asynccontextmanager
@@ -556,8 +557,8 @@ def _run_info(plan: RunPlan, started: datetime.datetime, ended: datetime.datetim
         **plan.entry,
         "config": public(plan.config),
         "event_loop": sniffio.current_async_library(),
-        "versions": {"python": platform.python_version(),
-                     **{name: metadata.version(name) for name in ("troupe", "anyio", "msgspec", "websockets", "trio")}},
+        "versions": {"python": platform.python_version(), "troupe": bench.__version__,
+                     **{name: metadata.version(name) for name in ("anyio", "msgspec", "websockets", "trio")}},
         "started": started.isoformat(),
         "ended": ended.isoformat() if ended else None,
         **({"placements": placements} if placements is not None else {}),

@@ -15,6 +15,7 @@ and are never recorded: `public()` is what run.json holds.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Annotated, Any, Callable, Literal
 
 import msgspec
@@ -26,7 +27,7 @@ from runtime.limits import Limits
 
 __all__ = [
     "ConfigError", "LLMOptions", "LimitsConfig", "RunConfig", "build", "describe", "flatten", "option", "public",
-    "secret_names",
+    "secret_names", "suite_values",
 ]
 
 
@@ -161,25 +162,28 @@ def public(config: RunConfig) -> dict[str, Any]:
 
 
 def build(values: dict[str, Any], options_type: type[msgspec.Struct] | None, *, strict: bool = True,
-          name_of: Callable[[str], str] = str) -> RunConfig:
+          name_of: Callable[[str], str] = str, options_prefix: str = "") -> RunConfig:
     """A RunConfig from flat `values` keyed by option name (`max_steps`, `llm_model`,
     a suite option such as `tasks`); `strict=False` converts text (command-line values).
-    `name_of` turns an option name into what the user typed, for messages."""
+    `name_of` turns an option name into what the user typed, for messages.
+
+    A suite option may also be keyed with `options_prefix` (the suite's flag prefix,
+    `waa_token` for `--waa-token`), as the command line keys them: that is the only
+    spelling of a suite option that shares its name with a run option (the WAA
+    server's `token` and `--connect`'s)."""
     groups: dict[str, dict[str, Any]] = {"run": {}, "limits": {}, "llm": {}, "options": {}}
-    owners = [("run", "", RunConfig), ("limits", "", LimitsConfig), ("llm", "llm_", LLMOptions)]
     suite_fields = set() if options_type is None else set(options_type.__struct_fields__)
+    keys: dict[tuple[str, str], str] = {}
     for key, value in values.items():
-        for group, prefix, struct in owners:
-            field = key.removeprefix(prefix) if key.startswith(prefix) else None
-            if field in struct.__struct_fields__ and field not in ("limits", "llm", "options"):
-                groups[group][field] = value
-                break
-        else:
-            if key not in suite_fields:
-                known = ", ".join(name_of(field) for field in sorted(suite_fields)) or "none"
-                raise ConfigError(f"{name_of(key)}: the {values.get('suite')} suite has no such option "
-                                  f"(its own: {known})")
-            groups["options"][key] = value
+        group, field = _owner(key, suite_fields, options_prefix)
+        if group is None:
+            known = ", ".join(name_of(field) for field in sorted(suite_fields)) or "none"
+            raise ConfigError(f"{name_of(key)}: the {values.get('suite')} suite has no such option "
+                              f"(its own: {known})")
+        if (group, field) in keys:
+            raise ConfigError(f"{name_of(key)}: given twice, as {keys[group, field]!r} and as {key!r}")
+        keys[group, field] = key
+        groups[group][field] = value
     limits = _convert(groups["limits"], LimitsConfig, strict, name_of, "")
     llm = _convert(groups["llm"], LLMOptions, strict, name_of, "llm_")
     options = None if options_type is None else _convert(groups["options"], options_type, strict, name_of, "")
@@ -187,17 +191,40 @@ def build(values: dict[str, Any], options_type: type[msgspec.Struct] | None, *, 
     return msgspec.structs.replace(run, limits=limits, llm=llm, options=options)
 
 
-def flatten(config: RunConfig) -> dict[str, Any]:
-    """`build`'s inverse: the flat values (option name -> value) that make `config` again."""
+def flatten(config: RunConfig, options_prefix: str = "") -> dict[str, Any]:
+    """`build`'s inverse: the flat values (option name -> value) that make `config` again, the
+    suite's own keyed with `options_prefix` (see `suite_values`)."""
     values = {name: getattr(config, name) for name in RunConfig.__struct_fields__
               if name not in ("limits", "llm", "options")}
     values |= msgspec.structs.asdict(config.limits)
     values |= {"llm_" + name: value for name, value in msgspec.structs.asdict(config.llm).items()}
-    if isinstance(config.options, msgspec.Struct):
-        values |= msgspec.structs.asdict(config.options)
-    elif config.options is not None:
-        values |= dict(config.options)
+    return values | suite_values(config.options, options_prefix)
+
+
+def suite_values(options: msgspec.Struct | Mapping[str, Any] | None, options_prefix: str) -> dict[str, Any]:
+    """A suite's own settings (its `Options` Struct, or a dict) as `build` values: each keyed
+    with the suite's prefix (`waa_token`), so none is taken for the run's setting of that name."""
+    if isinstance(options, msgspec.Struct):
+        options = msgspec.structs.asdict(options)
+    values: dict[str, Any] = {}
+    for name, value in (options or {}).items():
+        key = name if options_prefix and name.startswith(options_prefix) else options_prefix + name
+        if key in values:
+            raise ConfigError(f"{key}: given twice, as {key.removeprefix(options_prefix)!r} and as {key!r}")
+        values[key] = value
     return values
+
+
+def _owner(key: str, suite_fields: set[str], options_prefix: str) -> tuple[str | None, str]:
+    """Which group of the configuration `key` sets, and its field there; (None, key) for no group."""
+    own = key.removeprefix(options_prefix) if options_prefix and key.startswith(options_prefix) else None
+    if own in suite_fields:
+        return "options", own
+    for group, prefix, struct in (("run", "", RunConfig), ("limits", "", LimitsConfig), ("llm", "llm_", LLMOptions)):
+        field = key.removeprefix(prefix) if key.startswith(prefix) else None
+        if field in struct.__struct_fields__ and field not in ("limits", "llm", "options"):
+            return group, field
+    return ("options", key) if key in suite_fields else (None, key)
 
 
 def _convert(values: dict[str, Any], struct: type[msgspec.Struct], strict: bool,

@@ -58,6 +58,11 @@ class Suite(ABC):
     """How many VMs a run of the suite can have at once, when the suite decides it (one WAA server)."""
 
     @classmethod
+    def keyword_prefix(cls) -> str:
+        """`flag_prefix` as `bench.run` keywords spell it (`waa_`): `waa_token=` is `--waa-token`."""
+        return cls.flag_prefix.replace("-", "_")
+
+    @classmethod
     @abstractmethod
     def from_config(cls, config: RunConfig) -> Suite:
         """The suite a run of `config` runs (`config.options` is an `Options`)."""

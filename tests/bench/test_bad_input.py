@@ -22,6 +22,15 @@ def malformed_llm_config(folder: Path) -> str:
     return str(path)
 
 
+def osworld_tasks(folder: Path) -> str:
+    """A one-task OSWorld evaluation_examples folder."""
+    root = folder / "evaluation_examples"
+    (root / "examples" / "os").mkdir(parents=True, exist_ok=True)
+    (root / "test_all.json").write_text('{"os": ["t"]}')
+    (root / "examples" / "os" / "t.json").write_text('{"instruction": "i", "evaluator": {"func": "infeasible"}}')
+    return str(root)
+
+
 def a_file(folder: Path) -> str:
     path = folder / "a-file"
     path.write_text("not a folder")
@@ -63,6 +72,17 @@ CASES = [
     ("missing waa tasks folder", ["--suite", "waa", "--waa-tasks", MISSING], {"suite": "waa", "tasks": MISSING},
      f"waa tasks folder {MISSING}: no such folder"),
     ("waa without its tasks folder", ["--suite", "waa"], {"suite": "waa"}, "--suite waa needs --waa-tasks PATH"),
+    ("osworld without its tasks folder", ["--suite", "osworld"], {"suite": "osworld"},
+     "--suite osworld needs --osworld-tasks PATH"),
+    ("missing osworld tasks folder", ["--suite", "osworld", "--osworld-tasks", MISSING],
+     {"suite": "osworld", "tasks": MISSING}, f"osworld tasks folder {MISSING}: no such folder"),
+    ("osworld tasks folder without its task list", ["--suite", "osworld", "--osworld-tasks", lambda f: str(f)],
+     {"suite": "osworld", "tasks": lambda f: str(f)}, "test_all.json does not exist: --osworld-tasks must point"),
+    ("missing osworld cache folder",
+     ["--suite", "osworld", "--osworld-tasks", osworld_tasks, "--osworld-cache", MISSING],
+     {"suite": "osworld", "tasks": osworld_tasks, "cache": MISSING}, f"osworld cache folder {MISSING}: no such folder"),
+    ("unknown osworld domain", ["--suite", "osworld", "--osworld-tasks", osworld_tasks, "--osworld-domain", "chrom"],
+     {"suite": "osworld", "tasks": osworld_tasks, "domain": ["chrom"]}, "osworld domain chrom: not in"),
     ("malformed llm config, no LLM role", ["--suite", "sim", "--llm-config", malformed_llm_config],
      {"suite": "sim", "llm_config": malformed_llm_config}, "is not valid TOML"),
     ("episodes given to miniwob", ["--suite", "miniwob", "--episodes", "5"], {"suite": "miniwob", "episodes": 5},
@@ -117,6 +137,13 @@ async def test_the_api_raises_config_error_and_writes_nothing(tmp_path, case, fl
     with pytest.raises(ConfigError) as raised:
         await bench.run(keywords["suite"], agent=keywords.get("agent"), options=options, **settings)
     assert (message if isinstance(message, str) else message[1]) in str(raised.value)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.anyio
+async def test_a_suite_option_given_plain_and_with_its_prefix_is_refused(tmp_path, anyio_backend):
+    with pytest.raises(ConfigError, match="waa_tasks: given twice, as 'tasks' and as 'waa_tasks'"):
+        await bench.run("waa", options={"tasks": MISSING, "waa_tasks": MISSING}, out=str(tmp_path / "out"))
     assert not (tmp_path / "out").exists()
 
 
