@@ -51,7 +51,7 @@ from actors.run_folder import ResultLine, ResultsError, count_results, read_epis
 from actors.runner import CrewFactory, EpisodeRunner
 from actors.summarizer import Judge, Summarizer
 import bench
-from bench import plugins
+from bench import extras, plugins
 from bench.config import RunConfig, build, flatten, public, suite_values
 from bench.fit import (connected_concurrency, fitting_concurrency, fitting_slots_per_browser, machine_cap,
                        shares_browsers)
@@ -147,7 +147,7 @@ async def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | No
     if config.vm in ("node", "ray") and loaded.node_app is None:
         raise ConfigError(f"{name_of('vm')}: suite {loaded.name!r} has no node app; its VMs run in this process")
     if config.vm == "ray":
-        _require_ray()
+        extras.require("ray", "--vm ray")
     out = Path(config.out) if config.out else Path("runs") / f"{loaded.name}-{datetime.datetime.now():%Y%m%d-%H%M%S}"
     _check_writable(out, name_of("out"))
     try:
@@ -400,13 +400,6 @@ async def _greet_connected(config: RunConfig) -> tuple[RemoteNode, ...]:
     if all(node.problem for node in nodes):
         raise ConfigError("--connect: no node answered: " + "; ".join(f"{n.url}: {n.problem}" for n in nodes))
     return nodes
-
-
-def _require_ray() -> None:
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        raise ConfigError("--vm ray needs the ray package: pip install 'troupe-bench[ray]'") from None
 
 
 @asynccontextmanager
