@@ -66,4 +66,4 @@ def build() -> list[Case]:
     return [case for family in families for case in family.cases()]
 
 
-FAMILIES = ("tables",)
+FAMILIES = ("tables", "text", "vlc", "browser")
