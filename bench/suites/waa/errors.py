@@ -9,7 +9,8 @@ error too. Each such case names a fix in `FIXES`; a run that turns the fix
 on scores the case instead, and the verdict's reason says the fix was used.
 """
 
-from typing import Any
+import functools
+from typing import Any, Callable
 
 from protocols import TroupeError
 
@@ -80,3 +81,15 @@ def rule_field(expected: Any, func: str, key: str) -> Any:
     if not isinstance(expected, dict) or key not in expected:
         raise MetricFailed(f"{func}: expected a rule with `{key}`, got {expected!r}")
     return expected[key]
+
+
+def gold_required(metric: Callable[..., float]) -> Callable[..., float]:
+    """`metric` of a result and a gold file, raising where WAA does when the gold file could not be
+    read: WAA's `evaluate()` then calls the metric without it, and its second parameter is required."""
+    @functools.wraps(metric)
+    def checked(result: Any, expected: Any, **options: Any) -> float:
+        if expected is None:
+            raise ReferenceCrash(f"{metric.__name__}: the gold file could not be read (WAA's evaluate() calls the "
+                                 "metric without it, which raises)", fix="missing-file", fixed=0.0)
+        return metric(result, expected, **options)
+    return checked

@@ -66,4 +66,4 @@ def build() -> list[Case]:
     return [case for family in families for case in family.cases()]
 
 
-FAMILIES = ("tables", "text", "vlc", "browser")
+FAMILIES = ("tables", "text", "vlc", "browser", "documents", "media")

@@ -4,11 +4,15 @@ An outcome is the score, or "no score" where the function raises: WAA's
 `evaluate()` lets a metric's exception escape (its run records no score for
 the task) and troupe's checker files an evaluation error, whatever the
 exception. A WAA metric that returns something that is not a number scores
-0, as `evaluate()` turns it.
+0, as `evaluate()` turns it. Two scores agree when they are within
+`TOLERANCE`: troupe computes the media similarities (SSIM, MFCC distances)
+on numpy where WAA calls scikit-image and librosa, which round differently
+in the last digits.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,12 +21,18 @@ from typing import Any, Callable
 from tests.suites.waa.corpus import Case, in_memory, on_disk
 
 NO_SCORE = "no score"
+TOLERANCE = 1e-6
 
 
 @dataclass(frozen=True)
 class Outcome:
     score: float | str
     detail: str = ""
+
+    def agrees(self, other: Outcome) -> bool:
+        if isinstance(self.score, float) and isinstance(other.score, float):
+            return math.isclose(self.score, other.score, rel_tol=0.0, abs_tol=TOLERANCE)
+        return self.score == other.score
 
     def __str__(self) -> str:
         return f"{self.score} ({self.detail})" if self.detail else str(self.score)
