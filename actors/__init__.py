@@ -27,6 +27,6 @@ _HOMES = {
     "actors.runner": ("CrewFactory", "EpisodeRunner", "VMHost", "VMSlot"),
     # run folders and failures
     "actors.run_folder": ("ResultsError", "read_results"),
-    "actors.errors": ("ConfigurationError",),
+    "actors.errors": ("ConfigError",),
 }
 __all__, __getattr__, __dir__ = _lazy_exports(__name__, _HOMES)

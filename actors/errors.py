@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from runtime.errors import TroupeError
 
-__all__ = ["ConfigurationError"]
+__all__ = ["ConfigError"]
 
 
-class ConfigurationError(TroupeError):
-    """A configuration or programming error that no retry can fix (a VM slot
-    that cannot be called as one, a backend that cannot run on this event
-    loop). It stops the run before any episode; the text is one line saying
-    what to change."""
+class ConfigError(TroupeError, ValueError):
+    """A setting, file or programming choice that cannot work and that no retry can
+    fix: an option out of range, a malformed task or LLM config file, a setup step
+    a backend cannot run, a VM slot that cannot be called as one, a backend that
+    cannot run on this event loop. The text is one line naming what is wrong;
+    the CLI prints it as one `error:` line and exits with status 2. Raised while
+    a run is planned, it stops it before anything is written."""

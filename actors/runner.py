@@ -31,7 +31,7 @@ from runtime.supervisor import ChildSpec, Intensity, RestartIntensityExceeded, S
 
 from actors import agent, evaluator, observer, summarizer, vm_controller
 from actors.episode import Crew, EnvironmentFailure, EpisodeOutcome, Outlets, run_episode
-from actors.errors import ConfigurationError
+from actors.errors import ConfigError
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ class VMSlot(Protocol):
     Called with `task_status=` only; calls `task_status.started(host)` once
     the VM's actors are up, then runs until cancelled. Raising is a crash:
     the slot's supervisor starts it again (a fresh VM), unless the error is a
-    `ConfigurationError`, which stops the run. Ready-made:
+    `ConfigError`, which stops the run. Ready-made:
     `functools.partial(run_local_host, build)` (in this process),
     `functools.partial(run_local_node, app)` (a node process),
     `functools.partial(connect_node, url, token)` (a node already running),
@@ -81,9 +81,9 @@ class EpisodeRunner:
     """`vm_slot` is one `VMSlot` for every worker, or a sequence of them, one per
     worker (nodes already running elsewhere); then `concurrency` is the sequence's length.
 
-    `run` raises `ConfigurationError` before any episode when a slot cannot
+    `run` raises `ConfigError` before any episode when a slot cannot
     work whatever the retries: one that is not a VMSlot, or whose start raises
-    ConfigurationError (a backend that cannot run on this event loop)."""
+    ConfigError (a backend that cannot run on this event loop)."""
 
     crew: CrewFactory
     vm_slot: VMSlot | Sequence[VMSlot]
@@ -131,43 +131,43 @@ class EpisodeRunner:
 
 def _check_slot(slot: Any) -> None:
     if not callable(slot):
-        raise ConfigurationError(f"vm_slot must be a VMSlot (a start function), got {type(slot).__name__}")
+        raise ConfigError(f"vm_slot must be a VMSlot (a start function), got {type(slot).__name__}")
 
 
 async def _start_slot(slot: VMSlot, task_status: TaskStatus[VMHost]) -> None:
-    """Run `slot`; the ways it can fail to be a VMSlot at all are ConfigurationErrors."""
+    """Run `slot`; the ways it can fail to be a VMSlot at all are ConfigErrors."""
     name = getattr(slot, "__qualname__", None) or repr(slot)
     try:
         started = slot(task_status=task_status)
     except TypeError as exc:
-        raise ConfigurationError(f"vm_slot {name} cannot be called as a VMSlot ({exc}); "
+        raise ConfigError(f"vm_slot {name} cannot be called as a VMSlot ({exc}); "
                                  "pass a start function such as functools.partial(run_local_host, build)") from None
     if not inspect.isawaitable(started):
-        raise ConfigurationError(f"vm_slot {name} returned {type(started).__name__}, not an awaitable: "
+        raise ConfigError(f"vm_slot {name} returned {type(started).__name__}, not an awaitable: "
                                  "a VMSlot is an async function")
     await started
 
 
 class _RunStop:
-    """Stops the whole run on the first ConfigurationError any slot raises, and keeps it for `run` to raise."""
+    """Stops the whole run on the first ConfigError any slot raises, and keeps it for `run` to raise."""
 
     def __init__(self) -> None:
         self.scope = anyio.CancelScope()  # around the workers
-        self.error: ConfigurationError | None = None
+        self.error: ConfigError | None = None
 
     def guard(self, slot: VMSlot) -> VMSlot:
         async def start(*, task_status: TaskStatus[VMHost]) -> None:
             try:
                 await _start_slot(slot, task_status)
                 return
-            except* ConfigurationError as group:
+            except* ConfigError as group:
                 self._stop(group.exceptions[0])
             # Not a crash for the slot's supervisor to log and restart: wait for the run's cancellation.
             await anyio.sleep_forever()
 
         return start
 
-    def _stop(self, error: ConfigurationError) -> None:
+    def _stop(self, error: ConfigError) -> None:
         if self.error is None:
             self.error = error
         self.scope.cancel()

@@ -35,14 +35,15 @@ import sniffio
 
 from actors.agent import Agent, Policy
 from actors.episode import Outlets
-from actors.errors import ConfigurationError
+from actors.errors import ConfigError
 from actors.evaluator import Evaluator
 from actors.result_sink import ResultSink
 from actors.run_folder import ResultLine, ResultsError, count_results, read_episodes, read_results
 from actors.runner import CrewFactory, EpisodeRunner
 from actors.summarizer import Judge, Summarizer
-from bench import plugins
-from bench.config import ConfigError, RunConfig, build, public
+import bench
+from bench import extras, plugins
+from bench.config import RunConfig, build, public
 from bench.fit import connected_concurrency, fitting_concurrency, fitting_slots_per_browser, shares_browsers
 from bench.llm import LLMRoles
 from bench.metrics import run_metrics
@@ -76,7 +77,7 @@ class Run:
     summary: dict[str, Any]
 
     def to_pandas(self):
-        """One row per episode (needs pandas: `pip install 'troupe[analysis]'`)."""
+        """One row per episode (needs pandas: `pip install 'troupe-bench[analysis]'`)."""
         from bench.frame import episodes_frame
 
         return episodes_frame(self.folder)
@@ -113,11 +114,12 @@ class RunPlan:
 def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | None = None, *, agent: Any = None,
          summarizer: Any = None, strict: bool = True, name_of: Callable[[str], str] = str) -> RunPlan:
     """Check a run of `suite` with `values` (option name -> value) without writing anything;
-    raise ConfigError (or a subclass: SuiteError, UnknownTask) naming what is wrong."""
+    raise ConfigError (UnknownTask for a task id the suite lacks) naming what is wrong."""
     suite_type, source = plugins.suite_class(suite)
     paths = {name: os.fspath(value) for name, value in (values or {}).items() if isinstance(value, os.PathLike)}
     values = {**(values or {}), **paths, "suite": suite_type.name, "source": source}
-    config = build(values, suite_type.Options, strict=strict, name_of=name_of)
+    config = build(values, suite_type.Options, strict=strict, name_of=name_of,
+                   options_prefix=suite_type.keyword_prefix())
     loaded = suite_type.from_config(config)
     tasks = loaded.selection()
     llm = LLMRoles(config.llm, Capacity("llm", config.llm_slots))
@@ -138,7 +140,7 @@ def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | None = N
     if config.vm in ("node", "ray") and loaded.node_app is None:
         raise ConfigError(f"{name_of('vm')}: suite {loaded.name!r} has no node app; its VMs run in this process")
     if config.vm == "ray":
-        _require_ray()
+        extras.require("ray", "--vm ray")
     out = Path(config.out) if config.out else Path("runs") / f"{loaded.name}-{datetime.datetime.now():%Y%m%d-%H%M%S}"
     _check_writable(out, name_of("out"))
     try:
@@ -314,13 +316,6 @@ async def _greet_connected(plan: RunPlan) -> None:
     plan.config = msgspec.structs.replace(plan.config, concurrency=concurrency)
 
 
-def _require_ray() -> None:
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        raise ConfigError("--vm ray needs the ray package: pip install 'troupe[ray]'") from None
-
-
 @asynccontextmanager
 async def _placement(plan: RunPlan, say: Callable[[str], None]) -> AsyncIterator[Any]:
     """For `--vm ray`: a Ray session for the run and the record of where its nodes are
@@ -353,13 +348,13 @@ def _token(config: RunConfig) -> str | None:
 
 @contextmanager
 def _configuration_errors_unwrapped() -> Iterator[None]:
-    """A ConfigurationError the runner raised (a backend that cannot run on this loop)
+    """A ConfigError the runner raised (a backend that cannot run on this loop)
     comes out as itself, not inside the task group's ExceptionGroup: it is one
     line for the user, not a traceback."""
     try:
         yield
     except BaseExceptionGroup as group:
-        found, _ = group.split(ConfigurationError)
+        found, _ = group.split(ConfigError)
         while isinstance(found, BaseExceptionGroup):
             found = found.exceptions[0]
         if found is None:
@@ -420,8 +415,8 @@ def _run_info(plan: RunPlan, started: datetime.datetime, ended: datetime.datetim
         **plan.entry,
         "config": public(plan.config),
         "event_loop": sniffio.current_async_library(),
-        "versions": {"python": platform.python_version(),
-                     **{name: metadata.version(name) for name in ("troupe", "anyio", "msgspec", "websockets", "trio")}},
+        "versions": {"python": platform.python_version(), "troupe": bench.__version__,
+                     **{name: metadata.version(name) for name in ("anyio", "msgspec", "websockets", "trio")}},
         "started": started.isoformat(),
         "ended": ended.isoformat() if ended else None,
         **({"placements": plan.placements} if plan.placements is not None else {}),

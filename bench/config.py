@@ -19,7 +19,7 @@ from typing import Annotated, Any, Callable, Literal
 
 import msgspec
 
-from actors.errors import ConfigurationError
+from actors.errors import ConfigError
 from actors.llm.observation import DIFF_THRESHOLD, MODES
 from protocols.numbers import MAX_SECONDS
 from runtime.limits import Limits
@@ -27,13 +27,6 @@ from runtime.limits import Limits
 __all__ = [
     "ConfigError", "LLMOptions", "LimitsConfig", "RunConfig", "build", "describe", "option", "public", "secret_names",
 ]
-
-
-class ConfigError(ConfigurationError, ValueError):
-    """A setting that cannot work; the message names the option and what is wrong with it.
-
-    Raised before a run writes anything; the CLI prints it as one `error:` line
-    and exits with status 2."""
 
 
 def option(help: str, *, secret: bool = False, **constraints: Any) -> msgspec.Meta:
@@ -167,30 +160,45 @@ def public(config: RunConfig) -> dict[str, Any]:
 
 
 def build(values: dict[str, Any], options_type: type[msgspec.Struct] | None, *, strict: bool = True,
-          name_of: Callable[[str], str] = str) -> RunConfig:
+          name_of: Callable[[str], str] = str, options_prefix: str = "") -> RunConfig:
     """A RunConfig from flat `values` keyed by option name (`max_steps`, `llm_model`,
     a suite option such as `tasks`); `strict=False` converts text (command-line values).
-    `name_of` turns an option name into what the user typed, for messages."""
+    `name_of` turns an option name into what the user typed, for messages.
+
+    A suite option may also be keyed with `options_prefix` (the suite's flag prefix,
+    `waa_token` for `--waa-token`), as the command line keys them: that is the only
+    spelling of a suite option that shares its name with a run option (the WAA
+    server's `token` and `--connect`'s)."""
     groups: dict[str, dict[str, Any]] = {"run": {}, "limits": {}, "llm": {}, "options": {}}
-    owners = [("run", "", RunConfig), ("limits", "", LimitsConfig), ("llm", "llm_", LLMOptions)]
     suite_fields = set() if options_type is None else set(options_type.__struct_fields__)
+    keys: dict[tuple[str, str], str] = {}
     for key, value in values.items():
-        for group, prefix, struct in owners:
-            field = key.removeprefix(prefix) if key.startswith(prefix) else None
-            if field in struct.__struct_fields__ and field not in ("limits", "llm", "options"):
-                groups[group][field] = value
-                break
-        else:
-            if key not in suite_fields:
-                known = ", ".join(name_of(field) for field in sorted(suite_fields)) or "none"
-                raise ConfigError(f"{name_of(key)}: the {values.get('suite')} suite has no such option "
-                                  f"(its own: {known})")
-            groups["options"][key] = value
+        group, field = _owner(key, suite_fields, options_prefix)
+        if group is None:
+            known = ", ".join(name_of(field) for field in sorted(suite_fields)) or "none"
+            raise ConfigError(f"{name_of(key)}: the {values.get('suite')} suite has no such option "
+                              f"(its own: {known})")
+        if (group, field) in keys:
+            raise ConfigError(f"{name_of(key)}: given twice, as {keys[group, field]!r} and as {key!r}")
+        keys[group, field] = key
+        groups[group][field] = value
     limits = _convert(groups["limits"], LimitsConfig, strict, name_of, "")
     llm = _convert(groups["llm"], LLMOptions, strict, name_of, "llm_")
     options = None if options_type is None else _convert(groups["options"], options_type, strict, name_of, "")
     run = _convert(groups["run"], RunConfig, strict, name_of, "")
     return msgspec.structs.replace(run, limits=limits, llm=llm, options=options)
+
+
+def _owner(key: str, suite_fields: set[str], options_prefix: str) -> tuple[str | None, str]:
+    """Which group of the configuration `key` sets, and its field there; (None, key) for no group."""
+    own = key.removeprefix(options_prefix) if options_prefix and key.startswith(options_prefix) else None
+    if own in suite_fields:
+        return "options", own
+    for group, prefix, struct in (("run", "", RunConfig), ("limits", "", LimitsConfig), ("llm", "llm_", LLMOptions)):
+        field = key.removeprefix(prefix) if key.startswith(prefix) else None
+        if field in struct.__struct_fields__ and field not in ("limits", "llm", "options"):
+            return group, field
+    return ("options", key) if key in suite_fields else (None, key)
 
 
 def _convert(values: dict[str, Any], struct: type[msgspec.Struct], strict: bool,

@@ -16,9 +16,9 @@ from pathlib import Path
 from actors.llm.agent import LLMPolicy
 from actors.llm.analysis import LLMAnalyst
 from actors.llm.client import LLMClient
-from actors.llm.config import DEFAULT_BASE_URL, LLMConfig, LLMConfigError, load_config
+from actors.llm.config import DEFAULT_BASE_URL, LLMConfig, load_config
 from actors.llm.summarizer import LLMJudge
-from bench.config import ConfigError, LLMOptions
+from bench.config import LLMOptions
 from runtime.capacity import Capacity
 
 __all__ = ["LLMRoles"]
@@ -36,17 +36,14 @@ class LLMRoles:
 
     def check(self, *, used: bool) -> None:
         """Read the configuration now: an LLM role needs it whole; without one, a given
-        config file is still read, so a malformed one is refused rather than ignored."""
-        try:
-            if used:
-                self.config  # noqa: B018  (cached: the one reading of the run)
-            elif self.options.config is not None:
-                load_config(config_file=Path(self.options.config), model="unused", base_url=DEFAULT_BASE_URL,
-                            environ={})
-                logger.warning("--llm-config %s is unused: no LLM role (--agent/--summarizer/--analysis llm) "
-                               "is chosen", self.options.config)
-        except LLMConfigError as exc:
-            raise ConfigError(str(exc)) from None
+        config file is still read, so a malformed one is refused (ConfigError) rather than ignored."""
+        if used:
+            self.config  # noqa: B018  (cached: the one reading of the run)
+        elif self.options.config is not None:
+            load_config(config_file=Path(self.options.config), model="unused", base_url=DEFAULT_BASE_URL,
+                        environ={})
+            logger.warning("--llm-config %s is unused: no LLM role (--agent/--summarizer/--analysis llm) "
+                           "is chosen", self.options.config)
 
     @cached_property
     def config(self) -> LLMConfig:

@@ -64,7 +64,7 @@ def _import_ray() -> ModuleType:
     try:
         import ray
     except ModuleNotFoundError:
-        raise ImportError("placing nodes on Ray needs ray: pip install 'troupe[ray]'") from None
+        raise ImportError("placing nodes on Ray needs ray: pip install 'troupe-bench[ray]'") from None
     return ray
 
 

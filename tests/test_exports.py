@@ -45,7 +45,7 @@ PUBLIC = {
         "VMController", "ScreenBackend", "VMBackend",
         "Crew", "CrewFactory", "EpisodeOutcome", "EpisodeRunner", "Outlets", "VMHost", "VMSlot", "run_episode",
         "ResultsError", "read_results",
-        "AgentFailed", "ConfigurationError", "EnvironmentFailure",
+        "AgentFailed", "ConfigError", "EnvironmentFailure",
     },
 }
 

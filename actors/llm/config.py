@@ -20,13 +20,9 @@ from typing import Any
 
 import msgspec
 
-from protocols import TroupeError
+from actors.errors import ConfigError
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-
-
-class LLMConfigError(TroupeError, ValueError):
-    """A configuration that cannot work; the text names the file, field or variable."""
 
 
 class Price(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -87,13 +83,13 @@ class LLMConfig:
 
     def __post_init__(self) -> None:
         if not self.model:
-            raise LLMConfigError("no LLM model given: pass --llm-model, set OPENAI_MODEL, or `model` in the config file")
+            raise ConfigError("no LLM model given: pass --llm-model, set OPENAI_MODEL, or `model` in the config file")
         if not self.base_url.startswith(("http://", "https://")):
-            raise LLMConfigError(f"LLM base URL must start with http:// or https://, got {self.base_url!r}")
+            raise ConfigError(f"LLM base URL must start with http:// or https://, got {self.base_url!r}")
         if not (0 < self.timeout < math.inf):  # also false for NaN, which would fail every call
-            raise LLMConfigError(f"LLM timeout must be positive and finite (seconds), got {self.timeout}")
+            raise ConfigError(f"LLM timeout must be positive and finite (seconds), got {self.timeout}")
         if self.max_retries < 0:
-            raise LLMConfigError(f"LLM max_retries must not be negative, got {self.max_retries}")
+            raise ConfigError(f"LLM max_retries must not be negative, got {self.max_retries}")
 
     def cost(self, input_tokens: int, output_tokens: int) -> float:
         return cost(self.prices, self.model, input_tokens, output_tokens)
@@ -109,7 +105,7 @@ def load_config(
     max_retries: int | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> LLMConfig:
-    """Merge flags, the config file and the environment; raise LLMConfigError on anything malformed."""
+    """Merge flags, the config file and the environment; raise ConfigError on anything malformed."""
     env = os.environ if environ is None else environ
     file = _read_file(config_file) if config_file is not None else _FileConfig()
     settings: dict[str, Any] = {
@@ -128,10 +124,10 @@ def _read_file(path: Path) -> _FileConfig:
     try:
         data = tomllib.loads(Path(path).read_text())
     except OSError as exc:
-        raise LLMConfigError(f"cannot read LLM config file {path}: {exc.strerror}") from None
+        raise ConfigError(f"cannot read LLM config file {path}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
-        raise LLMConfigError(f"LLM config file {path} is not valid TOML: {exc}") from None
+        raise ConfigError(f"LLM config file {path} is not valid TOML: {exc}") from None
     try:
         return msgspec.convert(data.get("llm", data), _FileConfig)
     except msgspec.ValidationError as exc:
-        raise LLMConfigError(f"LLM config file {path}: {exc}") from None
+        raise ConfigError(f"LLM config file {path}: {exc}") from None

@@ -370,7 +370,7 @@ async def main(scale: float, ks: list[int], overhead_episodes: int, cpu_rounds: 
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m bench.perf.pipeline", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", type=float, default=0.05)
     parser.add_argument("--ks", default="1,4,16,64")
     parser.add_argument("--overhead-episodes", type=int, default=1000)

@@ -18,15 +18,12 @@ import msgspec
 from protocols import Task
 from runtime.actor import Actor
 
+from actors.errors import ConfigError
 from actors.evaluator import Checker
-from bench.config import ConfigError, RunConfig
+from bench.config import RunConfig
 
 
-class SuiteError(ConfigError):
-    """A suite cannot load what the configuration asked for; the message says what and where."""
-
-
-class UnknownTask(SuiteError, LookupError):
+class UnknownTask(ConfigError, LookupError):
     """A task id the suite does not have; the message lists the closest ones."""
 
     def __init__(self, suite: str, task_id: str, known: Sequence[str]) -> None:
@@ -59,6 +56,11 @@ class Suite(ABC):
     """Whether its node app hosts several VM slots on one browser (`build(seats=N)`, `--slots-per-browser`)."""
     vms_at_most: ClassVar[int | None] = None
     """How many VMs a run of the suite can have at once, when the suite decides it (one WAA server)."""
+
+    @classmethod
+    def keyword_prefix(cls) -> str:
+        """`flag_prefix` as `bench.run` keywords spell it (`waa_`): `waa_token=` is `--waa-token`."""
+        return cls.flag_prefix.replace("-", "_")
 
     @classmethod
     @abstractmethod

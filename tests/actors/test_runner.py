@@ -6,7 +6,7 @@ from collections import Counter
 import pytest
 
 from actors.agent import Agent
-from actors.errors import ConfigurationError
+from actors.errors import ConfigError
 from actors.episode import Outlets
 from actors.evaluator import Evaluator
 from actors.runner import CrewFactory, EpisodeRunner
@@ -183,7 +183,7 @@ class WrongLoop(Actor):
 
     async def on_start(self):
         WrongLoop.starts += 1
-        raise ConfigurationError("this backend needs asyncio; host it in a node process")
+        raise ConfigError("this backend needs asyncio; host it in a node process")
 
     async def handle(self, message):
         raise AssertionError("never started")
@@ -197,7 +197,7 @@ class WrongLoop(Actor):
 ])
 async def test_a_vm_slot_that_is_not_a_start_function_stops_the_run_before_any_episode(slot, message, caplog):
     run = runner(vm_slot=slot)
-    with pytest.raises(ConfigurationError) as raised:
+    with pytest.raises(ConfigError) as raised:
         await run.run(sim_tasks(3, sim={"scale": 0.001}))
     assert str(raised.value) == message
     assert run.results == [] and no_restarts(caplog)
@@ -206,7 +206,7 @@ async def test_a_vm_slot_that_is_not_a_start_function_stops_the_run_before_any_e
 async def test_a_configuration_error_at_vm_start_stops_the_run_with_one_error_and_no_retries(caplog):
     WrongLoop.starts = 0
     run = runner(vm_slot=functools.partial(run_local_host, lambda: [WrongLoop("vm")]), concurrency=3)
-    with pytest.raises(ConfigurationError, match="^this backend needs asyncio; host it in a node process$"):
+    with pytest.raises(ConfigError, match="^this backend needs asyncio; host it in a node process$"):
         await run.run(sim_tasks(5, sim={"scale": 0.001}))
     assert run.results == [] and no_restarts(caplog)
     assert WrongLoop.starts == 3  # once per worker, never retried
@@ -216,7 +216,7 @@ async def test_the_browser_in_process_under_trio_stops_the_run_naming_what_to_ch
     if anyio_backend == "asyncio":
         pytest.skip("Playwright runs in-process on asyncio")
     run = runner(vm_slot=functools.partial(run_local_host, browser_node.build))
-    with pytest.raises(ConfigurationError, match="^the browser backend drives Playwright, which needs asyncio, not trio: "
+    with pytest.raises(ConfigError, match="^the browser backend drives Playwright, which needs asyncio, not trio: "
                                                  r"host it in a node process \(--vm node"):
         await run.run(sim_tasks(2, sim={"scale": 0.001}))
     assert run.results == [] and no_restarts(caplog)

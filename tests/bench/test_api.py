@@ -153,7 +153,7 @@ async def test_the_llm_config_file_is_read_once_when_the_run_is_checked(tmp_path
 
 def test_bench_exports_exactly_its_public_names():
     assert sorted(bench.__all__) == [
-        "ConfigError", "LLMOptions", "LimitsConfig", "Run", "RunConfig", "Suite", "SuiteError", "UnknownTask",
+        "ConfigError", "LLMOptions", "LimitsConfig", "Run", "RunConfig", "Suite", "UnknownTask",
         "load_run", "run", "run_sync",
     ]
     assert all(hasattr(bench, name) and not name.startswith("_") for name in bench.__all__)

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 import bench
-from actors.errors import ConfigurationError
-from bench.config import ConfigError
+from actors.errors import ConfigError
 from bench.suites.base import UnknownTask
 from tests.paths import ROOT
 
@@ -20,6 +19,15 @@ def malformed_llm_config(folder: Path) -> str:
     path = folder / "llm.toml"
     path.write_text("[llm\nmodel = 'm'\n")
     return str(path)
+
+
+def osworld_tasks(folder: Path) -> str:
+    """A one-task OSWorld evaluation_examples folder."""
+    root = folder / "evaluation_examples"
+    (root / "examples" / "os").mkdir(parents=True, exist_ok=True)
+    (root / "test_all.json").write_text('{"os": ["t"]}')
+    (root / "examples" / "os" / "t.json").write_text('{"instruction": "i", "evaluator": {"func": "infeasible"}}')
+    return str(root)
 
 
 def a_file(folder: Path) -> str:
@@ -63,6 +71,17 @@ CASES = [
     ("missing waa tasks folder", ["--suite", "waa", "--waa-tasks", MISSING], {"suite": "waa", "tasks": MISSING},
      f"waa tasks folder {MISSING}: no such folder"),
     ("waa without its tasks folder", ["--suite", "waa"], {"suite": "waa"}, "--suite waa needs --waa-tasks PATH"),
+    ("osworld without its tasks folder", ["--suite", "osworld"], {"suite": "osworld"},
+     "--suite osworld needs --osworld-tasks PATH"),
+    ("missing osworld tasks folder", ["--suite", "osworld", "--osworld-tasks", MISSING],
+     {"suite": "osworld", "tasks": MISSING}, f"osworld tasks folder {MISSING}: no such folder"),
+    ("osworld tasks folder without its task list", ["--suite", "osworld", "--osworld-tasks", lambda f: str(f)],
+     {"suite": "osworld", "tasks": lambda f: str(f)}, "test_all.json does not exist: --osworld-tasks must point"),
+    ("missing osworld cache folder",
+     ["--suite", "osworld", "--osworld-tasks", osworld_tasks, "--osworld-cache", MISSING],
+     {"suite": "osworld", "tasks": osworld_tasks, "cache": MISSING}, f"osworld cache folder {MISSING}: no such folder"),
+    ("unknown osworld domain", ["--suite", "osworld", "--osworld-tasks", osworld_tasks, "--osworld-domain", "chrom"],
+     {"suite": "osworld", "tasks": osworld_tasks, "domain": ["chrom"]}, "osworld domain chrom: not in"),
     ("malformed llm config, no LLM role", ["--suite", "sim", "--llm-config", malformed_llm_config],
      {"suite": "sim", "llm_config": malformed_llm_config}, "is not valid TOML"),
     ("episodes given to miniwob", ["--suite", "miniwob", "--episodes", "5"], {"suite": "miniwob", "episodes": 5},
@@ -118,6 +137,13 @@ async def test_the_api_raises_config_error_and_writes_nothing(tmp_path, case, fl
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.anyio
+async def test_a_suite_option_given_plain_and_with_its_prefix_is_refused(tmp_path, anyio_backend):
+    with pytest.raises(ConfigError, match="waa_tasks: given twice, as 'tasks' and as 'waa_tasks'"):
+        await bench.run("waa", tasks=MISSING, waa_tasks=MISSING, out=str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()
+
+
 def test_an_unknown_task_is_both_a_config_error_and_a_lookup_error():
     with pytest.raises(UnknownTask) as raised:
         bench.run_sync("miniwob", tasks=["click-buton"])
@@ -135,12 +161,12 @@ def test_a_valid_llm_config_no_role_uses_is_said_to_be_unused(tmp_path):
 
 
 ASYNCIO_ONLY = '''
-from actors.errors import ConfigurationError
+from actors.errors import ConfigError
 from bench.suites.sim.suite import SimSuite
 
 
 def refuse():
-    raise ConfigurationError("this backend needs asyncio: run with --backend asyncio or --vm node")
+    raise ConfigError("this backend needs asyncio: run with --backend asyncio or --vm node")
 
 
 class AsyncioOnly(SimSuite):
@@ -165,5 +191,5 @@ def test_a_configuration_error_the_runner_finds_is_one_line_and_exit_2(tmp_path)
 async def test_the_api_raises_the_runners_configuration_error_itself(tmp_path, anyio_backend, monkeypatch):
     (tmp_path / "asyncio_only_api.py").write_text(ASYNCIO_ONLY)
     monkeypatch.syspath_prepend(str(tmp_path))
-    with pytest.raises(ConfigurationError, match="this backend needs asyncio"):
+    with pytest.raises(ConfigError, match="this backend needs asyncio"):
         await bench.run("asyncio_only_api:AsyncioOnly", episodes=2, out=str(tmp_path / "out"))

@@ -24,7 +24,7 @@ from runtime.errors import Refused
 
 from actors.backends.browser.launch import LAUNCH_ARGS, find_browser
 from actors.backends.browser.pages import Site
-from actors.errors import ConfigurationError
+from actors.errors import ConfigError
 
 T = TypeVar("T")
 
@@ -45,7 +45,7 @@ class Chromium:
     async def start(self) -> None:
         loop = sniffio.current_async_library()
         if loop != "asyncio":
-            raise ConfigurationError(
+            raise ConfigError(
                 f"the browser backend drives Playwright, which needs asyncio, not {loop}: host it in a node "
                 "process (--vm node; functools.partial(run_local_node, app)) or run on asyncio")
         self._playwright = await async_playwright().start()

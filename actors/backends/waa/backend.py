@@ -1,6 +1,6 @@
 """The VM and screen backend for a WAA VM server: one object, both roles.
 
-Reset waits for /probe (bounded retries: a VM may still be booting) and lets
+Reset waits for the probe path (bounded retries: a VM may still be booting) and lets
 the suite's `TaskSteps` prepare the task (WAA's `config` steps); an action
 becomes a pyautogui program sent to /execute, then the screen is given until it
 stops changing (bounded by WAA's own fixed 3 s pause) instead of a fixed sleep;
@@ -47,7 +47,7 @@ class TaskSteps(Protocol):
     """What a benchmark does on a WAA VM around an episode, through the backend's client."""
 
     async def prepare(self, client: WAAClient, task: Task) -> None:
-        """Bring the VM to the task's initial state (after /probe answered)."""
+        """Bring the VM to the task's initial state (after the probe answered)."""
 
     async def inspect(self, client: WAAClient, spec: dict[str, Any]) -> dict[str, Any]:
         """Read the state the task's evaluator compares."""
@@ -68,11 +68,12 @@ class WAABackend:
         self, url: str, *, token: str | None = None, steps: TaskSteps = NoTaskSteps(), retry: Retry = Retry(),
         probe: Retry = Retry(attempts=10, backoff=1.0), screenshot_timeout: float = 10.0,
         settle_timeout: float = 3.0, settle_interval: float = 0.2, tree_backend: str = "uia",
-        devtools: str | None = None,
+        devtools: str | None = None, probe_path: str = "/probe",
     ) -> None:
         self.client = WAAClient(url, token=token, retry=retry, devtools=devtools)
         self.steps = steps
         self.probe_retry = probe
+        self.probe_path = probe_path
         self.screenshot_timeout = screenshot_timeout
         self.settle_timeout = settle_timeout
         self.settle_interval = settle_interval
@@ -88,7 +89,7 @@ class WAABackend:
     async def reset(self, task: Task, attempt: int) -> None:
         self.viewport = None
         self.last_tree = None
-        await self.client.probe(self.probe_retry)
+        await self.client.probe(self.probe_retry, self.probe_path)
         await self.steps.prepare(self.client, task)
 
     async def act(self, step: int, action: Action) -> Acted:

@@ -112,11 +112,12 @@ class WAAClient:
     async def post(self, path: str, **kwargs: Any) -> httpx.Response:
         return await self.request("POST", path, **kwargs)
 
-    async def probe(self, retry: Retry) -> None:
-        """Wait until the server answers /probe, within `retry`'s bounds."""
-        response = await self.get("/probe", retry=retry)
+    async def probe(self, retry: Retry, path: str = "/probe") -> None:
+        """Wait until the server answers `path` (WAA's /probe; OSWorld's server has none, and its
+        client waits for any answer, so its suite asks /platform), within `retry`'s bounds."""
+        response = await self.get(path, retry=retry)
         if response.status_code != 200:
-            raise WAAUnavailable(f"GET {self.url}/probe answered HTTP {response.status_code}: {response.text[:200]}")
+            raise WAAUnavailable(f"GET {self.url}{path} answered HTTP {response.status_code}: {response.text[:200]}")
 
     async def execute(self, command: list[str] | str, *, shell: bool = False, path: str = "/execute",
                       answer_server_errors: bool = False) -> dict[str, Any]:

@@ -29,7 +29,8 @@ from actors.backends.screenshots import Screen
 from actors.backends.treewalk import Walk, WalkLimits
 from actors.backends.windows import input as win_input
 from actors.backends.windows.uia import ComThread, capture
-from actors.backends.x11.setup import CreateFile, CreateFolder, Launch, SetupError, Sleep, home_path, parse_steps
+from actors.errors import ConfigError
+from actors.backends.x11.setup import CreateFile, CreateFolder, Launch, Sleep, home_path, parse_steps
 
 SUPPORTED_STEPS = (CreateFile, CreateFolder, Launch, Sleep)
 
@@ -46,7 +47,7 @@ class WindowsDesktop:
         steps = parse_steps(task.raw_config.get("config", []))
         unsupported = sorted({type(s).__name__ for s in steps if not isinstance(s, SUPPORTED_STEPS)})
         if unsupported:
-            raise SetupError(f"the Windows backend does not run setup steps of type {', '.join(unsupported)}")
+            raise ConfigError(f"the Windows backend does not run setup steps of type {', '.join(unsupported)}")
         self.close()
         self.home = Path(tempfile.mkdtemp(prefix="troupe-episode-"))
         for step in steps:

@@ -30,7 +30,8 @@ from actors.backends.treewalk import Walk, WalkLimits
 from actors.backends.x11 import atspi, xdotool
 from actors.backends.x11.keymap import SpareKeys
 from actors.backends.x11.session import Session, require
-from actors.backends.x11.setup import SetupError, parse_steps, run_steps
+from actors.errors import ConfigError
+from actors.backends.x11.setup import parse_steps, run_steps
 from actors.backends.x11.windows import WindowList
 
 
@@ -55,7 +56,7 @@ class X11Desktop:
         try:  # a malformed task is the request's fault: refused, the node serves on
             steps = parse_steps(task.raw_config.get("config", []))
             width, height = _screen_size(task.raw_config.get("screen", self.size))
-        except SetupError as exc:
+        except ConfigError as exc:
             raise Refused(f"task {task.task_id}: {exc}") from None
         self.close()
         self.session = Session.start(width, height)
@@ -144,8 +145,8 @@ def _screen_size(value: Any) -> tuple[int, int]:
     """A task's `screen`: [width, height] in pixels, whole numbers Xvfb can make."""
     if (not isinstance(value, (list, tuple)) or len(value) != 2
             or not all(isinstance(n, int) and not isinstance(n, bool) and 16 <= n <= _MAX_SCREEN for n in value)):
-        raise SetupError(f"`screen` must be [width, height], whole numbers of pixels in 16..{_MAX_SCREEN}, got {value!r}")
+        raise ConfigError(f"`screen` must be [width, height], whole numbers of pixels in 16..{_MAX_SCREEN}, got {value!r}")
     return value[0], value[1]
 
 
-__all__ = ["X11Desktop", "SetupError"]
+__all__ = ["X11Desktop"]

@@ -19,12 +19,8 @@ from typing import Any, Awaitable, Callable
 import anyio
 import msgspec
 
-from protocols import TroupeError
+from actors.errors import ConfigError
 from actors.backends.x11.session import Session
-
-
-class SetupError(TroupeError, ValueError):
-    """A setup step is malformed or failed; the text names the step."""
 
 
 class Launch(msgspec.Struct, forbid_unknown_fields=True):
@@ -76,18 +72,18 @@ DEFAULT_APPS = {".txt": "mousepad", ".md": "mousepad", ".csv": "mousepad", ".con
 
 def parse_steps(config: Any) -> list[msgspec.Struct]:
     if not isinstance(config, list):
-        raise SetupError(f"setup config must be a list of steps, got {type(config).__name__}")
+        raise ConfigError(f"setup config must be a list of steps, got {type(config).__name__}")
     steps = []
     for index, step in enumerate(config):
         if not isinstance(step, dict) or "type" not in step:
-            raise SetupError(f"setup step {index}: expected an object with a `type`, got {step!r}")
+            raise ConfigError(f"setup step {index}: expected an object with a `type`, got {step!r}")
         kind = step["type"]
         if kind not in STEP_TYPES:
-            raise SetupError(f"setup step {index}: unknown type {kind!r}; known types: {', '.join(sorted(STEP_TYPES))}")
+            raise ConfigError(f"setup step {index}: unknown type {kind!r}; known types: {', '.join(sorted(STEP_TYPES))}")
         try:
             steps.append(msgspec.convert(step.get("parameters", {}), STEP_TYPES[kind]))
         except msgspec.ValidationError as exc:
-            raise SetupError(f"setup step {index} ({kind}): {exc}") from None
+            raise ConfigError(f"setup step {index} ({kind}): {exc}") from None
     return steps
 
 
@@ -95,7 +91,7 @@ def home_path(home: Path, path: str) -> Path:
     """`path` inside `home` ("~/" allowed); refuse one that leaves it."""
     relative = PurePosixPath(path.removeprefix("~/"))
     if relative.is_absolute() or ".." in relative.parts:
-        raise SetupError(f"path {path!r} must be relative to the home folder and stay inside it")
+        raise ConfigError(f"path {path!r} must be relative to the home folder and stay inside it")
     return home / relative
 
 
@@ -106,10 +102,10 @@ async def run_steps(session: Session, steps: list[msgspec.Struct],
     for index, step in enumerate(steps):
         try:
             await _run(session, step, wait_window)
-        except SetupError:
+        except ConfigError:
             raise
         except Exception as exc:  # noqa: BLE001 - any failure is reported with the step it came from
-            raise SetupError(f"setup step {index} ({type(step).__name__}): {type(exc).__name__}: {exc}") from exc
+            raise ConfigError(f"setup step {index} ({type(step).__name__}): {type(exc).__name__}: {exc}") from exc
 
 
 async def _run(session: Session, step: msgspec.Struct, wait_window: Callable[[str, float], Awaitable[str]]) -> None:
@@ -120,7 +116,7 @@ async def _run(session: Session, step: msgspec.Struct, wait_window: Callable[[st
             target = home_path(session.home, path)
             app = app or DEFAULT_APPS.get(target.suffix)
             if app is None:
-                raise SetupError(f"no default application for {target.suffix or 'files without an extension'}; "
+                raise ConfigError(f"no default application for {target.suffix or 'files without an extension'}; "
                                  "give `app`")
             session.spawn([app, str(target)], watched=True)
         case Execute(command=command, timeout=timeout):

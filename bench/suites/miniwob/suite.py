@@ -20,10 +20,11 @@ from typing import Annotated
 import msgspec
 
 from protocols import Evaluate, Task, Verdict
+from actors.errors import ConfigError
 
 from bench.suites.miniwob.site import miniwob_html
 from bench.config import RunConfig, option
-from bench.suites.base import Suite, SuiteError, UnknownTask
+from bench.suites.base import Suite, UnknownTask
 
 VIEWPORT = (500, 320)
 FLIGHT_VIEWPORT = (600, 800)
@@ -125,8 +126,8 @@ class MiniWobSuite(Suite):
 def _seeds(seeds: int | list[int]) -> tuple[int, ...]:
     if isinstance(seeds, int):
         if seeds < 1:
-            raise SuiteError(f"miniwob seeds: a count must be at least 1, got {seeds}")
+            raise ConfigError(f"miniwob seeds: a count must be at least 1, got {seeds}")
         return tuple(range(seeds))
     if not seeds or any(seed < 0 for seed in seeds):
-        raise SuiteError(f"miniwob seeds: expected a count or seeds >= 0, got {seeds!r}")
+        raise ConfigError(f"miniwob seeds: expected a count or seeds >= 0, got {seeds!r}")
     return tuple(seeds)

@@ -21,13 +21,14 @@ from pathlib import Path
 
 from protocols import Task
 
+from actors.errors import ConfigError
 from actors.backends.replay import RecordedStep, ReplayError, replay_actors
 from actors.run_folder import (
     STEPS, TASK, ResultsError, count_results, episode_dir, read_observation, read_results, read_screenshot, read_steps,
     read_task,
 )
 from bench.config import RunConfig
-from bench.suites.base import Suite, SuiteError
+from bench.suites.base import Suite
 from bench.suites.replay.checker import ReferenceChecker
 
 __all__ = ["ReplaySuite"]
@@ -40,13 +41,13 @@ class ReplaySuite(Suite):
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         if not self.root.is_dir():
-            raise SuiteError(f"replay: {self.root} is not a folder (expected a run folder with episodes/)")
+            raise ConfigError(f"replay: {self.root} is not a folder (expected a run folder with episodes/)")
         try:
             episodes = list(self._episodes())
         except ResultsError as exc:
-            raise SuiteError(f"replay: {exc}") from None
+            raise ConfigError(f"replay: {exc}") from None
         if not episodes:
-            raise SuiteError(f"replay: {self.root} holds no recorded episodes "
+            raise ConfigError(f"replay: {self.root} holds no recorded episodes "
                              f"(expected episodes/<task>/<attempt>/{STEPS} with {TASK})")
         self.tasks = {task.task_id: task for task, _ in episodes}
         self.folders = {task.task_id: folder for task, folder in episodes}
@@ -54,7 +55,7 @@ class ReplaySuite(Suite):
     @classmethod
     def from_config(cls, config: RunConfig) -> ReplaySuite:
         if not config.source:
-            raise SuiteError("replay needs the run folder to replay: --suite replay:RUN_DIR")
+            raise ConfigError("replay needs the run folder to replay: --suite replay:RUN_DIR")
         return cls(Path(config.source))
 
     def _episodes(self):

@@ -17,15 +17,15 @@ from typing import Annotated
 import msgspec
 
 from protocols import Task
+from actors.errors import ConfigError
 
 from bench.suites.waa.checker import WAAChecker
 from bench.suites.waa.errors import FIXES
 from bench.suites.waa.node import actors_for, waa_backend
 from bench.config import RunConfig, option
-from bench.suites.base import Suite, SuiteError, UnknownTask
+from bench.suites.base import Suite, UnknownTask
 from bench.suites.waa.catalog import DEFAULT_LIST, Catalog
 from bench.suites.waa.coverage import report
-from bench.suites.waa.taskfile import TaskFileError
 
 
 class BareTaskId(UnknownTask):
@@ -78,18 +78,18 @@ class WAASuite(Suite):
     def from_config(cls, config: RunConfig) -> WAASuite:
         options: WAAOptions = config.options
         if options.tasks is None:
-            raise SuiteError("--suite waa needs --waa-tasks PATH (from Python: tasks=PATH), "
+            raise ConfigError("--suite waa needs --waa-tasks PATH (from Python: tasks=PATH), "
                              "an evaluation_examples_windows folder")
         if not Path(options.tasks).is_dir():
-            raise SuiteError(f"waa tasks folder {options.tasks}: no such folder (expected an "
+            raise ConfigError(f"waa tasks folder {options.tasks}: no such folder (expected an "
                              "evaluation_examples_windows folder with test_all.json and examples/)")
         unknown = sorted(set(options.fix) - FIXES.keys())
         if unknown:
-            raise SuiteError(f"waa fix {', '.join(unknown)}: unknown (known: {', '.join(FIXES)})")
+            raise ConfigError(f"waa fix {', '.join(unknown)}: unknown (known: {', '.join(FIXES)})")
         try:
             catalog = Catalog.load(Path(options.tasks), options.task_list)
-        except (FileNotFoundError, TaskFileError) as exc:
-            raise SuiteError(str(exc)) from None
+        except FileNotFoundError as exc:
+            raise ConfigError(str(exc)) from None
         return cls(catalog,
                    url=options.url or os.environ.get("TROUPE_WAA_URL") or "http://127.0.0.1:5000",
                    token=options.token or os.environ.get("TROUPE_WAA_TOKEN"),
@@ -123,7 +123,7 @@ class WAASuite(Suite):
     def listing(self) -> str:
         lines = [report(self.catalog.tasks, f"WAA tasks in {self.catalog.root}: {len(self.catalog.tasks)} "
                                             f"in {len({t.domain for t in self.catalog.tasks})} domains")]
-        lines += [f"unreadable: {problem}" for problem in self.catalog.problems]
+        lines += [f"unreadable: {problem}" for problem in self.catalog.problems.values()]
         return "\n".join(lines)
 
 

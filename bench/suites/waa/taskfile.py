@@ -14,16 +14,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from protocols import Task, TroupeError
+from protocols import Task
+from actors.errors import ConfigError
 
-class TaskFileError(TroupeError, ValueError):
-    """A task file that cannot be read or does not follow the schema."""
 
-    def __init__(self, path: Path | str, field: str, problem: str) -> None:
-        where = f"{path}: {field}: " if field else f"{path}: "
-        super().__init__(where + problem)
-        self.path = str(path)
-        self.field = field
+def invalid(path: Path, field: str, problem: str) -> ConfigError:
+    """The error for a task file that cannot be read or does not follow the schema:
+    `<path>: <field>: <problem>`, the field left out when the whole file is at fault."""
+    where = f"{path}: {field}: " if field else f"{path}: "
+    return ConfigError(where + problem)
 
 
 def _kind(value: Any) -> str:
@@ -32,15 +31,15 @@ def _kind(value: Any) -> str:
 
 def _steps(path: Path, field: str, steps: Any) -> None:
     if not isinstance(steps, list):
-        raise TaskFileError(path, field, f"expected a list of steps, got {_kind(steps)}")
+        raise invalid(path, field, f"expected a list of steps, got {_kind(steps)}")
     for index, step in enumerate(steps):
         here = f"{field}[{index}]"
         if not isinstance(step, dict):
-            raise TaskFileError(path, here, f"expected an object, got {_kind(step)}")
+            raise invalid(path, here, f"expected an object, got {_kind(step)}")
         if not isinstance(step.get("type"), str):
-            raise TaskFileError(path, f"{here}.type", f"expected a string, got {step.get('type')!r}")
+            raise invalid(path, f"{here}.type", f"expected a string, got {step.get('type')!r}")
         if not isinstance(step.get("parameters", {}), dict):
-            raise TaskFileError(path, f"{here}.parameters", f"expected an object, got {_kind(step['parameters'])}")
+            raise invalid(path, f"{here}.parameters", f"expected an object, got {_kind(step['parameters'])}")
 
 
 def _getter_specs(path: Path, field: str, value: Any) -> None:
@@ -48,25 +47,25 @@ def _getter_specs(path: Path, field: str, value: Any) -> None:
     for index, item in enumerate(items):
         here = f"{field}[{index}]" if isinstance(value, list) else field
         if item and not (isinstance(item, dict) and isinstance(item.get("type"), str)):
-            raise TaskFileError(path, here, f"expected an object with a string `type` (or {{}}), got {item!r}")
+            raise invalid(path, here, f"expected an object with a string `type` (or {{}}), got {item!r}")
 
 
 def _evaluator(path: Path, evaluator: Any) -> None:
     if not isinstance(evaluator, dict):
-        raise TaskFileError(path, "evaluator", f"expected an object, got {_kind(evaluator)}")
+        raise invalid(path, "evaluator", f"expected an object, got {_kind(evaluator)}")
     func = evaluator.get("func")
     if not (isinstance(func, str) or (isinstance(func, list) and func and all(isinstance(f, str) for f in func))):
-        raise TaskFileError(path, "evaluator.func", f"expected a string or a list of strings, got {func!r}")
+        raise invalid(path, "evaluator.func", f"expected a string or a list of strings, got {func!r}")
     _steps(path, "evaluator.postconfig", evaluator.get("postconfig", []))
     for key in ("result", "expected"):
         if key in evaluator:
             _getter_specs(path, f"evaluator.{key}", evaluator[key])
     if evaluator.get("conj", "and") not in ("and", "or"):
-        raise TaskFileError(path, "evaluator.conj", f"expected 'and' or 'or', got {evaluator['conj']!r}")
+        raise invalid(path, "evaluator.conj", f"expected 'and' or 'or', got {evaluator['conj']!r}")
 
 
 def read_json(path: Path) -> Any:
-    """The JSON document in `path`; FileNotFoundError when there is none, TaskFileError for
+    """The JSON document in `path`; FileNotFoundError when there is none, ConfigError for
     anything else that stops it being read: a folder, unreadable bytes, broken or absurd JSON
     (nested deeper than the parser's recursion, an integer past Python's digit limit)."""
     try:
@@ -74,31 +73,31 @@ def read_json(path: Path) -> Any:
     except FileNotFoundError:
         raise
     except OSError as exc:
-        raise TaskFileError(path, "", f"cannot be read: {exc.strerror or exc}") from None
+        raise invalid(path, "", f"cannot be read: {exc.strerror or exc}") from None
     try:
         return json.loads(data)
     except RecursionError:
-        raise TaskFileError(path, "", "not valid JSON: nested too deeply to read") from None
+        raise invalid(path, "", "not valid JSON: nested too deeply to read") from None
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, and the integer digit limit
-        raise TaskFileError(path, "", f"not valid JSON: {exc}") from None
+        raise invalid(path, "", f"not valid JSON: {exc}") from None
 
 
 def read_task(path: Path, domain: str) -> Task:
-    """The task in `path` (`<root>/examples/<domain>/<stem>.json`), or TaskFileError."""
+    """The task in `path` (`<root>/examples/<domain>/<stem>.json`), or ConfigError."""
     try:
         data = read_json(path)
     except FileNotFoundError:
-        raise TaskFileError(path, "", "listed in the task list but there is no such file") from None
+        raise invalid(path, "", "listed in the task list but there is no such file") from None
     if not isinstance(data, dict):
-        raise TaskFileError(path, "", f"expected a JSON object, got {_kind(data)}")
+        raise invalid(path, "", f"expected a JSON object, got {_kind(data)}")
     instruction = data.get("instruction")
     if not isinstance(instruction, str) or not instruction.strip():
-        raise TaskFileError(path, "instruction", f"expected a non-empty string, got {instruction!r}")
+        raise invalid(path, "instruction", f"expected a non-empty string, got {instruction!r}")
     if not isinstance(data.get("id", ""), str):
-        raise TaskFileError(path, "id", f"expected a string, got {data['id']!r}")
+        raise invalid(path, "id", f"expected a string, got {data['id']!r}")
     _steps(path, "config", data.get("config", []))
     if "evaluator" not in data:
-        raise TaskFileError(path, "evaluator", "missing")
+        raise invalid(path, "evaluator", "missing")
     _evaluator(path, data["evaluator"])
     return Task(
         task_id=f"{domain}/{path.stem}",

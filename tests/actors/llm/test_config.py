@@ -2,7 +2,8 @@
 
 import pytest
 
-from actors.llm.config import DEFAULT_BASE_URL, LLMConfigError, load_config
+from actors.errors import ConfigError
+from actors.llm.config import DEFAULT_BASE_URL, load_config
 
 
 def test_flags_win_over_the_file_which_wins_over_the_environment(tmp_path):
@@ -29,19 +30,19 @@ def test_flags_win_over_the_file_which_wins_over_the_environment(tmp_path):
 def test_a_malformed_config_file_names_the_file_and_the_field(tmp_path, text, error):
     path = tmp_path / "llm.toml"
     path.write_text(text)
-    with pytest.raises(LLMConfigError, match=error) as caught:
+    with pytest.raises(ConfigError, match=error) as caught:
         load_config(config_file=path, environ={})
     assert str(path) in str(caught.value)
 
 
 def test_missing_or_impossible_settings_are_named():
-    with pytest.raises(LLMConfigError, match="no LLM model given"):
+    with pytest.raises(ConfigError, match="no LLM model given"):
         load_config(environ={})
-    with pytest.raises(LLMConfigError, match="must start with http:// or https://, got 'localhost:8000'"):
+    with pytest.raises(ConfigError, match="must start with http:// or https://, got 'localhost:8000'"):
         load_config(model="m", base_url="localhost:8000", environ={})
-    with pytest.raises(LLMConfigError, match="timeout must be positive"):
+    with pytest.raises(ConfigError, match="timeout must be positive"):
         load_config(model="m", timeout=0, environ={})
-    with pytest.raises(LLMConfigError, match="cannot read LLM config file"):
+    with pytest.raises(ConfigError, match="cannot read LLM config file"):
         load_config(config_file="/nonexistent/llm.toml", environ={})
 
 
@@ -50,5 +51,5 @@ def test_a_timeout_that_is_no_duration_is_refused_naming_it(tmp_path, value):
     """Issue 17: `timeout = nan` was accepted and made every LLM call fail as the agent's fault."""
     path = tmp_path / "llm.toml"
     path.write_text(f'model = "m"\ntimeout = {value}\n')
-    with pytest.raises(LLMConfigError, match=r"timeout must be positive and finite \(seconds\), got"):
+    with pytest.raises(ConfigError, match=r"timeout must be positive and finite \(seconds\), got"):
         load_config(config_file=path, environ={})

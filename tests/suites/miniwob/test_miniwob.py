@@ -12,7 +12,8 @@ from actors.runner import CrewFactory, EpisodeRunner
 from bench.suites.miniwob.agent import plan_for
 from bench.agents import AGENTS
 from bench.suites import SUITES
-from bench.suites.base import SuiteError, UnknownTask
+from actors.errors import ConfigError
+from bench.suites.base import UnknownTask
 from bench.suites.miniwob.suite import DEFAULT_TASKS, MiniWobChecker, MiniWobOptions, MiniWobSuite, task_names
 from bench.config import RunConfig
 from protocols import ErrorKind, Evaluate, Task
@@ -49,9 +50,9 @@ def test_unknown_tasks_and_bad_seeds_get_clear_errors():
         miniwob.selection()
     with pytest.raises(UnknownTask, match=r"no task 'click-tab@x'"):
         miniwob.load_task("click-tab@x")
-    with pytest.raises(SuiteError, match=r"miniwob seeds: expected a count or seeds >= 0, got \[1, -2\]"):
+    with pytest.raises(ConfigError, match=r"miniwob seeds: expected a count or seeds >= 0, got \[1, -2\]"):
         suite(seeds=[1, -2])
-    with pytest.raises(SuiteError, match=r"miniwob seeds: a count must be at least 1, got 0"):
+    with pytest.raises(ConfigError, match=r"miniwob seeds: a count must be at least 1, got 0"):
         suite(seeds=0)
 
 

@@ -20,7 +20,7 @@ from actors.run_folder import episode_dir, read_episodes, read_screenshot, read_
 from actors.runner import CrewFactory, EpisodeRunner
 from bench.metrics import run_metrics
 from bench.scoring import grounded, step_matches
-from bench.suites.base import SuiteError
+from actors.errors import ConfigError
 from bench.suites.replay.suite import ReplaySuite
 from protocols import (
     BBox, Click, Decision, Done, Drag, Flush, Key, Point, Scroll, Target, Task, TypeText, Viewport,
@@ -169,7 +169,7 @@ def test_an_unknown_replay_folder_is_refused_naming_it(tmp_path):
     result = subprocess.run([sys.executable, "-m", "bench.supervisor", "--suite", f"replay:{missing}"],
                             cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and f"replay: {missing} is not a folder" in result.stderr
-    with pytest.raises(SuiteError, match="holds no recorded episodes"):
+    with pytest.raises(ConfigError, match="holds no recorded episodes"):
         ReplaySuite(tmp_path)
 
 

@@ -21,9 +21,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from actors.backends.waa.client import Retry
+from actors.backends.waa.client import Retry, WAAClient
 from bench.suites.waa.browser import tabs
 from bench.suites.waa.checker import WAAChecker
+from bench.suites.waa.getters import resolve
 from bench.suites.waa.node import waa_backend
 from bench.suites.waa.taskfile import read_task
 from protocols import Click, Evaluate, Hotkey, Key, Point, Task, TypeText, Wait
@@ -211,3 +212,36 @@ async def test_a_chrome_task_scores_1_when_done_and_0_when_not(server, web, fami
     done = anyio_backend == "asyncio"
     verdict = await score(server, make(web), actions if done else [])
     assert verdict[0] == (1.0 if done else 0.0), verdict
+
+
+def test_chromes_and_edges_window_names_find_chromiums_window(server):
+    """WAA's tasks activate "Google Chrome"; the Chromium standing in for it is titled "... - Chromium"."""
+    reset(server)
+    headers = {"X-WAA-Token": server.token}
+    activate = {"window_name": "Google Chrome"}
+    try:
+        httpx.post(f"{server.url}/setup/launch", json={"command": LAUNCH["parameters"]["command"]}, headers=headers,
+                   timeout=30).raise_for_status()
+        for name in ("Google Chrome", "google chrome", "Microsoft Edge"):
+            reply = httpx.post(f"{server.url}/setup/activate_window", json={"window_name": name}, headers=headers,
+                               timeout=30)
+            assert (reply.status_code, reply.text) == (200, "Window activated successfully"), name
+    finally:
+        reset(server)
+    reply = httpx.post(f"{server.url}/setup/activate_window", json=activate, headers=headers, timeout=30)
+    assert reply.status_code == 404 and "no window titled 'Chromium'" in reply.text
+
+
+async def test_shortcuts_on_desktop_lists_the_desktop_through_list_directory(server):
+    """The Chrome task's getter (a shortcut made from Chrome's menu) reads .desktop files on this server."""
+    reset(server)
+    desktop = Path(httpx.post(f"{server.url}/desktop_path", headers={"X-WAA-Token": server.token}).json()["desktop_path"])
+    (desktop / "Page A.desktop").write_text("[Desktop Entry]\nName=Page A\n")
+    (desktop / "notes.txt").write_text("not a shortcut")
+    client = WAAClient(server.url, token=server.token)
+    try:
+        assert await resolve(client, {"type": "shortcuts_on_desktop"}) == {
+            "Page A.desktop": "[Desktop Entry]\nName=Page A\n"}
+    finally:
+        await client.aclose()
+        reset(server)

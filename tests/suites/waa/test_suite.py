@@ -4,6 +4,7 @@ task-file errors, and the evaluator's pieces (metrics, checker, pyautogui allow-
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from actors.errors import ConfigError
 from bench.suites.waa.checker import WAAChecker
 from actors.backends.waa.client import WAAClient
 from actors.backends.waa.commands import to_pyautogui
@@ -19,15 +21,15 @@ from bench.suites.waa.metrics import (
 )
 from actors.backends.waa.server.http import make_server
 from actors.backends.waa.server.pyautogui_script import ScriptRefused, parse
+from bench.api import plan
 from bench.suites.waa.suite import BareTaskId, WAASuite
 from bench.suites.waa.catalog import Catalog
 from bench.suites.waa.coverage import missing
-from bench.suites.waa.taskfile import TaskFileError
 from protocols import Done, Evaluate, Fail, Hotkey, Key, Scroll, StepRecord, Task, Viewport
 from runtime.errors import Refused
 
 from tests.suites.waa.workbooks import book
-from tests.waa_servers import ROOT
+from tests.waa_servers import LINUX_TASKS, ROOT, start_linux_server, stop
 
 WAA = ROOT.parent / "shared" / "waa" / "evaluation_examples_windows"
 COUNTS = {"libreoffice_calc": 24, "vs_code": 24, "vlc": 21, "file_explorer": 19, "libreoffice_writer": 19,
@@ -72,9 +74,9 @@ def test_a_malformed_file_is_reported_by_file_and_field_and_the_rest_still_list(
     broken.write_text(json.dumps(data))
     waa = suite(root)
     assert len(waa.list_tasks()) == 153
-    (problem,) = waa.catalog.problems
+    (problem,) = waa.catalog.problems.values()
     assert str(problem) == f"{broken}: evaluator.func: expected a string or a list of strings, got 3"
-    with pytest.raises(TaskFileError, match="evaluator.func"):
+    with pytest.raises(ConfigError, match="evaluator.func"):
         waa.load_task(NOTEPAD)
     assert f"unreadable: {broken}: evaluator.func" in waa.listing()
 
@@ -86,7 +88,7 @@ def test_task_file_errors_name_the_field(tmp_path):
     (tmp_path / "examples" / "d" / "b.json").write_text(json.dumps(
         {"instruction": "x", "config": [{"type": 1}], "evaluator": {"func": "exact_match"}}))
     (tmp_path / "examples" / "d" / "c.json").write_text(json.dumps({"instruction": "", "evaluator": {}}))
-    problems = [str(p).split(": ", 1)[1] for p in Catalog.load(tmp_path).problems]
+    problems = [str(p).split(": ", 1)[1] for p in Catalog.load(tmp_path).problems.values()]
     assert problems[0].startswith("not valid JSON")
     assert problems[1:] == ["config[0].type: expected a string, got 1", "instruction: expected a non-empty string, got ''",
                             "listed in the task list but there is no such file"]
@@ -208,3 +210,28 @@ def test_the_linux_server_needs_a_token_and_the_client_a_url():
         make_server(None, "", 0)
     with pytest.raises(ValueError, match="must start with http"):
         WAAClient("localhost:5000")
+
+
+def test_waa_token_reaches_the_client_of_a_server_that_requires_it(tmp_path):
+    """--waa-token is the WAA server's, --token the nodes': a run with the flag alone (no
+    $TROUPE_WAA_TOKEN) reaches the Linux server, which answers 401 to any other token."""
+    server = start_linux_server()
+    try:
+        out = tmp_path / "run"
+        env = {name: value for name, value in os.environ.items() if name != "TROUPE_WAA_TOKEN"}
+        subprocess.run([sys.executable, "-m", "bench.supervisor", "--suite", "waa", "--waa-tasks", str(LINUX_TASKS),
+                        "--waa-task", "store/INF-linux-paint-WOS", "--waa-url", server.url, "--waa-token", server.token,
+                        "--max-attempts", "1", "--max-steps", "1", "--out", str(out)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120, env=env, check=True)
+    finally:
+        stop(server)
+    (line,) = (out / "results.jsonl").read_text().splitlines()
+    result = json.loads(line)["result"]
+    assert (result["error_kind"], result["reason"]) == ("agent", "infeasible task, but the agent did not declare it "
+                                                                  "so (Fail)")
+
+
+def test_waa_token_and_the_node_token_are_two_settings(tmp_path):
+    checked = plan("waa", {"tasks": str(LINUX_TASKS), "waa_token": "server", "token": "node",
+                           "out": str(tmp_path / "run")})
+    assert (checked.suite.token, checked.config.token) == ("server", "node")

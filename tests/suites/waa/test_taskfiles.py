@@ -5,7 +5,7 @@ import json
 import pytest
 
 from bench.suites.waa.catalog import Catalog
-from bench.suites.waa.taskfile import TaskFileError
+from actors.errors import ConfigError
 
 GOOD = {"instruction": "Open Notepad.", "evaluator": {"func": "infeasible"}}
 
@@ -31,7 +31,7 @@ def test_deep_nesting_huge_integers_and_a_folder_named_like_a_task_are_each_unre
         "latin1": b'{"instruction": "caf\xe9", "evaluator": {"func": "f"}}',
     }))
     assert [t.task_id for t in catalog.tasks] == ["d/good"]
-    problems = {str(p.path).rsplit("/", 1)[1]: str(p).split(": ", 1)[1] for p in catalog.problems}
+    problems = {path.name: str(p).split(": ", 1)[1] for path, p in catalog.problems.items()}
     assert problems["deep.json"] == "not valid JSON: nested too deeply to read"
     assert problems["digits.json"].startswith("not valid JSON: Exceeds the limit")
     assert problems["folder.json"].startswith("cannot be read: Is a directory")
@@ -40,9 +40,9 @@ def test_deep_nesting_huge_integers_and_a_folder_named_like_a_task_are_each_unre
 
 def test_a_broken_task_list_is_one_error_naming_the_file(tmp_path):
     (tmp_path / "test_all.json").write_text("[" * 100_000)
-    with pytest.raises(TaskFileError, match=r"test_all.json: not valid JSON: nested too deeply"):
+    with pytest.raises(ConfigError, match=r"test_all.json: not valid JSON: nested too deeply"):
         Catalog.load(tmp_path)
     (tmp_path / "test_all.json").unlink()
     (tmp_path / "test_all.json").mkdir()
-    with pytest.raises(TaskFileError, match=r"test_all.json: cannot be read"):
+    with pytest.raises(ConfigError, match=r"test_all.json: cannot be read"):
         Catalog.load(tmp_path)

@@ -15,6 +15,9 @@ never runs them:
   running on that profile opens the URLs in a new window, as Chrome does;
 - the socat forward is answered as done: DevTools already listens where
   WAA's client connects;
+- a window WAA names by its browser's title ("Google Chrome", "Microsoft
+  Edge": `activate_window`, `close_window`) is Chromium's, whose title ends
+  in "Chromium" instead (`window_title`);
 - `taskkill /IM chrome.exe` or `/IM msedge.exe` closes that Chromium as a
   user closing it would (DevTools' Browser.close), so it writes what it has
   not written yet: History, Cookies and Preferences are committed every few
@@ -34,6 +37,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -50,6 +54,8 @@ logger = logging.getLogger(__name__)
 CHROME, EDGE = "chrome", "msedge"
 PROGRAMS = {"google-chrome": CHROME, "chrome": CHROME, "chromium": CHROME, "msedge": EDGE}
 PROFILES = {CHROME: ".config/google-chrome", EDGE: ".config/microsoft-edge"}
+BROWSER_TITLES = re.compile(r"Google Chrome|Microsoft Edge", re.IGNORECASE)
+"""What Chrome's and Edge's window titles end in ("New Tab - Google Chrome"), where Chromium's say "Chromium"."""
 STOP_TIMEOUT = 10.0
 """Seconds Chromium gets to write its profile and exit once asked to close, before it is terminated."""
 
@@ -101,6 +107,11 @@ def launch_of(command: list[str] | str) -> Launch | Forward | None:
     if browser is None:
         return None
     return Launch(browser, tuple(w for w in words[1:] if w.startswith(("http://", "https://"))))
+
+
+def window_title(name: str) -> str:
+    """The title WAA's window `name` has here: Chrome's and Edge's are Chromium's, which stands in for both."""
+    return BROWSER_TITLES.sub("Chromium", name)
 
 
 def stop_of(command: list[str] | str) -> Stop | None:

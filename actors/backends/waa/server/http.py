@@ -13,7 +13,8 @@ because a Linux host is not a throwaway VM:
   (`roots.Roots`), anything else answers 403;
 - WAA's browser commands (launching Chrome or Edge, the socat forward to
   DevTools, taskkill of the browser) are recognized, never run: they start
-  and stop this server's Chromium (`browser.Chromium`);
+  and stop this server's Chromium (`browser.Chromium`), whose windows answer
+  to Chrome's and Edge's titles;
 - bodies, programs and sleeps are bounded, a malformed request answers 400
   (not 500, which a client retries), and a connection that stops sending
   is dropped after READ_TIMEOUT.
@@ -27,6 +28,7 @@ import email.parser
 import email.policy
 import functools
 import json
+import os
 import shlex
 import shutil
 import subprocess
@@ -43,8 +45,9 @@ from runtime.http_server import LoopbackHTTPServer, QuietHandler, send_reply
 from runtime.tokens import header_bytes, token_matches
 
 from actors.backends.waa.client import DEVTOOLS_PORT, TOKEN_HEADER
-from actors.backends.waa.server.browser import Chromium, Forward, Launch, launch_of, stop_of
+from actors.backends.waa.server.browser import Chromium, Forward, Launch, launch_of, stop_of, window_title
 from actors.backends.waa.server.desktop import LinuxDesktop
+from actors.backends.waa.server.listing import directory_tree
 from actors.backends.waa.server.pyautogui_script import ScriptRefused, is_pyautogui_command, parse
 from actors.backends.waa.server.roots import OutsideRoots, Roots
 
@@ -143,6 +146,7 @@ class Endpoints:
             "/setup/close_all": self.close_all, "/setup/create_folder": self.create_folder,
             "/setup/download_file": self.download_file, "/setup/upload": self.upload, "/setup/recycle": self.recycle,
             "/file": self.file, "/file_exists": self.file_exists, "/folder_exists": self.folder_exists,
+            "/list_directory": self.list_directory,
             "/desktop_path": lambda body: _json(200, {"desktop_path": str(self._folder("Desktop"))}),
             "/documents_path": lambda body: _json(200, {"documents_path": str(self._folder("Documents"))}),
             "/screen_size": self.screen_size,
@@ -244,8 +248,8 @@ class Endpoints:
 
     def _window(self, body: Any, then: Callable[[int], None], done: str) -> Reply:
         try:
-            window_id = self.desktop.find_window(_field(body, "window_name"), _field(body, "strict", bool)
-                                                 if "strict" in body else False)
+            window_id = self.desktop.find_window(window_title(_field(body, "window_name")),
+                                                 _field(body, "strict", bool) if "strict" in body else False)
         except LookupError as exc:
             return _text(404, str(exc))
         then(window_id)
@@ -298,6 +302,15 @@ class Endpoints:
         if not path.is_file():
             return _json(404, {"error": "File not found"})
         return 200, "application/octet-stream", path.read_bytes()
+
+    def list_directory(self, body: Any) -> Reply:
+        """WAA's answers, its 400s' bodies included: `{"directory_tree": tree}` for a folder."""
+        if not isinstance(body, dict) or "path" not in body:
+            return _json(400, {"error": "Missing 'path' parameter"})
+        folder = self._path(body, "path")
+        if not folder.is_dir():
+            return _json(400, {"error": "The provided path is not a directory"})
+        return _json(200, {"directory_tree": directory_tree(folder, os.path.basename(body["path"]), self.roots)})
 
     def _exists(self, body: Any, key: str, test: Callable[[Any], bool], kind: str) -> Reply:
         folder, name = _field(body, "path"), _field(body, key)

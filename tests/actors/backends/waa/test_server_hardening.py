@@ -1,11 +1,13 @@
 """The Linux WAA server attacked as an outsider would (issue 17), each attack against a real
 server process on 127.0.0.1: parser cost, paths outside the session's roots, commands that
 are not pyautogui programs, malformed requests, floods of half-open connections, and a
-program's sleep held against other clients."""
+program's sleep held against other clients. And /list_directory, which lists folders recursively:
+answered as WAA's server answers it, within the roots only."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import subprocess
 import threading
@@ -153,6 +155,46 @@ def test_the_home_and_a_root_folder_are_served(server, task_root):
     read = read_file(server, "~/Documents/a.txt")
     assert read.status_code == 200 and read.content == b"home"
     assert post(server, "/setup/recycle", {"path": "~/Documents/a.txt"}).status_code == 200
+
+
+def test_list_directory_answers_as_waas_server(server):
+    """WAA's tree: folders with `children` (recursively), other entries as files, the top named by
+    the basename of the path asked; its 400s with their bodies."""
+    folder = home(server) / "listed"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.txt").write_text("a")
+    (folder / "sub" / "b.lnk").write_text("b")
+    try:
+        reply = post(server, "/list_directory", {"path": "~/listed"})
+        assert reply.status_code == 200
+        tree = reply.json()["directory_tree"]
+        tree["children"].sort(key=lambda child: child["name"])
+        assert tree == {"type": "directory", "name": "listed", "children": [
+            {"type": "file", "name": "a.txt"},
+            {"type": "directory", "name": "sub", "children": [{"type": "file", "name": "b.lnk"}]}]}
+        reply = post(server, "/list_directory", {})
+        assert (reply.status_code, reply.json()) == (400, {"error": "Missing 'path' parameter"})
+        for not_a_folder in ("~/listed/a.txt", "~/listed/none"):
+            reply = post(server, "/list_directory", {"path": not_a_folder})
+            assert (reply.status_code, reply.json()) == (400, {"error": "The provided path is not a directory"})
+    finally:
+        shutil.rmtree(folder)
+
+
+def test_list_directory_lists_nothing_outside_the_roots_nor_a_link_loop(server, outside):
+    reply = post(server, "/list_directory", {"path": str(outside)})
+    assert reply.status_code == 403 and "outside the folders this server serves" in reply.json()["message"]
+    folder = home(server) / "links"
+    folder.mkdir()
+    (folder / "escape").symlink_to(outside)
+    (folder / "loop").symlink_to(folder)
+    try:
+        children = post(server, "/list_directory", {"path": "~/links"}).json()["directory_tree"]["children"]
+        errors = sorted(child["error"] for child in children)
+        assert len(errors) == 2 and "secret.txt" not in json.dumps(children)
+        assert "outside the folders this server serves" in errors[0] and "links back to" in errors[1]
+    finally:
+        shutil.rmtree(folder)
 
 
 # --- commands -----------------------------------------------------------------------------

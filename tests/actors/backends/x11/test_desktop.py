@@ -6,7 +6,7 @@ from actors.observer import Observer
 from actors.backends.x11 import keymap
 from actors.backends.x11.desktop import X11Desktop
 from actors.backends.x11.session import MissingProgram
-from actors.backends.x11.setup import SetupError
+from actors.errors import ConfigError
 from bench.suites.desktop.suite import TASKS, to_task
 from runtime.errors import Refused
 from protocols import (
@@ -98,8 +98,8 @@ async def test_a_slow_tree_leaves_the_observation_partial_with_its_screenshot(de
      "task t: setup step 0: unknown type 'lanch'; known types: create_file, create_folder, execute, launch"),
     ([{"type": "launch", "parameters": {"comand": ["xterm"]}}], Refused, r"setup step 0 \(launch\): Object"),
     ("launch xterm", Refused, "setup config must be a list of steps, got str"),
-    ([{"type": "create_file", "parameters": {"path": "../escape.txt"}}], SetupError, "must be relative to the home"),
-    ([{"type": "launch", "parameters": {"command": ["no-such-app-xyz"]}}], SetupError,
+    ([{"type": "create_file", "parameters": {"path": "../escape.txt"}}], ConfigError, "must be relative to the home"),
+    ([{"type": "launch", "parameters": {"command": ["no-such-app-xyz"]}}], ConfigError,
      "'no-such-app-xyz' is not installed"),
 ])
 async def test_bad_setup_steps_are_refused_with_a_clear_error(desktop, config, error, message):

@@ -1,0 +1,102 @@
+"""What `--list` says of an OSWorld task folder: per domain, what runs here and what each other task lacks.
+
+A task runs here when this machine gives it everything it needs from
+outside (needs.py: the cache's files, the live web, a Google account, a
+GNOME session, VS Code) and troupe has every step type, getter and metric it
+names. Infeasible tasks (func "infeasible") need no evaluator and are
+counted apart. What is missing overall is totalled, most needed first, so
+the next piece of work is obvious.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from protocols import Task
+
+from bench.suites.osworld.checker import functions
+from bench.suites.osworld.getters import GETTERS
+from bench.suites.osworld.metrics import INFEASIBLE, SUPPORTED_FUNCTIONS
+from bench.suites.osworld.needs import Outside, getter_specs, outside, steps
+from bench.suites.osworld.setup import STEPS
+
+
+def troupe_lacks(task: Task) -> list[str]:
+    """The step types, getters and metrics the task names that troupe does not have, one each."""
+    missing = [("step", {s["type"] for s in steps(task)} - STEPS.keys()),
+               ("getter", {s["type"] for s in getter_specs(task)} - GETTERS.keys()),
+               ("metric", set(functions(task.evaluation_spec)) - SUPPORTED_FUNCTIONS)]
+    return [f"{kind} {name}" for kind, names in missing for name in sorted(names)]
+
+
+@dataclass(frozen=True)
+class Gap:
+    """What one task lacks: from outside this machine, and of troupe."""
+
+    outside: Outside
+    troupe: tuple[str, ...]
+
+    def __bool__(self) -> bool:
+        return bool(self.outside or self.troupe)
+
+    def named(self) -> str:
+        return "; ".join([*self.outside.reasons(), *(f"troupe's {piece}" for piece in self.troupe)])
+
+    def counted(self) -> list[str]:
+        """As totalled overall: the cache as one need, each missing piece of troupe apart."""
+        return [*self.outside.kinds(), *self.troupe]
+
+
+def gap(task: Task, cache: Path | None) -> Gap:
+    return Gap(outside(task, cache), tuple(troupe_lacks(task)))
+
+
+def is_infeasible(task: Task) -> bool:
+    return task.evaluation_spec.get("func") == INFEASIBLE
+
+
+@dataclass
+class DomainCoverage:
+    tasks: int = 0
+    runnable: int = 0
+    infeasible: int = 0
+    lacking: dict[str, Gap] = field(default_factory=dict)
+
+
+def coverage(tasks: list[Task], cache: Path | None) -> dict[str, DomainCoverage]:
+    """Per domain, in the task list's order: runnable feasible tasks, runnable infeasible ones, the rest's gaps."""
+    domains: dict[str, DomainCoverage] = {}
+    for task in tasks:
+        figures = domains.setdefault(task.domain, DomainCoverage())
+        figures.tasks += 1
+        found = gap(task, cache)
+        if found:
+            figures.lacking[task.task_id] = found
+        elif is_infeasible(task):
+            figures.infeasible += 1
+        else:
+            figures.runnable += 1
+    return domains
+
+
+def report(tasks: list[Task], cache: Path | None, title: str) -> str:
+    """Plain text: a line per domain, each task that cannot run with what it lacks, the totals."""
+    domains = coverage(tasks, cache)
+    lines = [title, f"{'domain':<20} {'tasks':>5} {'runnable':>8} {'infeasible':>10}"]
+    total = DomainCoverage()
+    needed: Counter = Counter()
+    for name, figures in domains.items():
+        lines.append(f"{name:<20} {figures.tasks:>5} {figures.runnable:>8} {figures.infeasible:>10}")
+        lines += [f"    cannot run {task_id}: lacks {found.named()}" for task_id, found in figures.lacking.items()]
+        total.tasks += figures.tasks
+        total.runnable += figures.runnable
+        total.infeasible += figures.infeasible
+        needed.update(need for found in figures.lacking.values() for need in found.counted())
+    lines.append(f"{'all':<20} {total.tasks:>5} {total.runnable:>8} {total.infeasible:>10}"
+                 "   (runnable: feasible tasks that can run here; infeasible: runnable ones whose answer is Fail)")
+    if needed:
+        lines.append("what the other tasks lack (tasks lacking each): "
+                     + ", ".join(f"{name} ({n})" for name, n in sorted(needed.items(), key=lambda kv: (-kv[1], kv[0]))))
+    return "\n".join(lines)

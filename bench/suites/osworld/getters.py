@@ -1,0 +1,126 @@
+"""Getters: what OSWorld's evaluator compares, read from the VM by type, as OSWorld's getters read it.
+
+A spec `{"type": "vm_file", ...}` names `get_vm_file` in OSWorld; here the
+same name maps to a coroutine taking the `Episode`. Values cross a node's
+socket, so a file is its bytes (OSWorld passes a path in its cache folder;
+the metrics here read the bytes the same way).
+
+- `rule`: the spec's `rules`; `vm_command_line` / `vm_command_error`: a
+  command's stdout / stderr through /execute, None when the server answers
+  anything but 200; `vm_terminal_output`: /terminal's `output`;
+- `vm_file`: /file's bytes, None for a file the server does not give (with
+  `multi` and `gives`, the list OSWorld returns: one value when `gives`
+  names one file);
+- `cloud_file`: the expected file from the user's cache folder
+  (`<cache>/<task id>/<dest>`), fetched from its URL when the folder lacks it;
+- `cache_file`: a file a `command` step saved (or the user's cache folder
+  holds); OSWorld asserts it exists, so a missing one is an evaluation error.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable
+
+import httpx
+
+from bench.suites.osworld.episode import Episode
+from bench.suites.osworld.errors import GetterFailed
+
+Getter = Callable[[Episode, dict[str, Any]], Awaitable[Any]]
+
+
+async def _rule(episode: Episode, spec: dict[str, Any]) -> Any:
+    return spec["rules"]
+
+
+async def _command(episode: Episode, spec: dict[str, Any], field: str) -> str | None:
+    response = await episode.client.post("/execute", json={"command": spec["command"],
+                                                           "shell": spec.get("shell", False)},
+                                         answer_server_errors=True)
+    try:
+        answer = response.json()  # OSWorld's getter prints the JSON answer before it looks at the status
+    except ValueError:
+        raise GetterFailed(f"/execute answered HTTP {response.status_code} that is not JSON "
+                           f"(OSWorld's getter raises here): {response.text[:200]}") from None
+    return answer.get(field) if response.status_code == 200 and isinstance(answer, dict) else None
+
+
+async def _vm_command_line(episode: Episode, spec: dict[str, Any]) -> str | None:
+    return await _command(episode, spec, "output")
+
+
+async def _vm_command_error(episode: Episode, spec: dict[str, Any]) -> str | None:
+    return await _command(episode, spec, "error")
+
+
+async def _vm_terminal_output(episode: Episode, spec: dict[str, Any]) -> str | None:
+    response = await episode.client.get("/terminal", answer_server_errors=True)
+    return response.json().get("output") if response.status_code == 200 else None
+
+
+async def file_from_vm(episode: Episode, path: str) -> bytes | None:
+    response = await episode.client.post("/file", data={"file_path": path}, answer_server_errors=True)
+    return response.content if response.status_code == 200 else None
+
+
+def _given(values: list[Any], spec: dict[str, Any]) -> Any:
+    """OSWorld's `gives`: the files handed to the metric, one value when it is one."""
+    gives = set(spec.get("gives", [0]))
+    chosen = [value for index, value in enumerate(values) if index in gives]
+    return chosen[0] if len(chosen) == 1 else chosen
+
+
+def _paths(spec: dict[str, Any]) -> list[Any]:
+    return list(spec["path"]) if spec.get("multi", False) else [spec["path"]]
+
+
+async def _vm_file(episode: Episode, spec: dict[str, Any]) -> Any:
+    return _given([await file_from_vm(episode, path) for path in _paths(spec)], spec)
+
+
+async def _cloud_file(episode: Episode, spec: dict[str, Any]) -> Any:
+    dests = list(spec["dest"]) if spec.get("multi", False) else [spec["dest"]]
+    values = []
+    async with httpx.AsyncClient(timeout=300.0, follow_redirects=True) as web:
+        for url, dest in zip(_paths(spec), dests):
+            data = episode.cached(dest)
+            if data is None:
+                try:
+                    response = await web.get(url)
+                    response.raise_for_status()
+                except httpx.HTTPError as exc:
+                    raise GetterFailed(f"cloud_file {dest}: not in the cache folder ({episode.cache}) and {url} "
+                                       f"could not be fetched: {exc}") from None
+                data = response.content
+            values.append(data)
+    return _given(values, spec)
+
+
+async def _cache_file(episode: Episode, spec: dict[str, Any]) -> bytes:
+    data = episode.cached(spec["path"])
+    if data is None:
+        raise GetterFailed(f"cache_file {spec['path']}: no such file in the task's cache folder "
+                           "(OSWorld's getter asserts it exists)")
+    return data
+
+
+GETTERS: dict[str, Getter] = {
+    "rule": _rule,
+    "vm_command_line": _vm_command_line,
+    "vm_command_error": _vm_command_error,
+    "vm_terminal_output": _vm_terminal_output,
+    "vm_file": _vm_file,
+    "cloud_file": _cloud_file,
+    "cache_file": _cache_file,
+}
+
+
+async def resolve(episode: Episode, spec: dict[str, Any]) -> Any:
+    kind = spec.get("type")
+    getter = GETTERS.get(kind)
+    if getter is None:
+        raise GetterFailed(f"getter {kind!r} is not supported (supported: {sorted(GETTERS)})")
+    try:
+        return await getter(episode, spec)
+    except KeyError as exc:
+        raise GetterFailed(f"getter {kind!r}: missing field {exc}") from None

@@ -1,0 +1,118 @@
+"""Metrics: a score from what the getters read, with the semantics of OSWorld's own functions.
+
+Each takes the `result` value, then the `expected` value when the task has
+an `expected` spec, then the task's `options`, as OSWorld's evaluate() calls
+them. A file is its bytes (None when the getter got none); where OSWorld's
+function opens a path, these read the bytes as Python's text mode reads a
+file (UTF-8, universal newlines), so an empty file is still a file.
+
+General functions (OSWorld's metrics/general.py): `exact_match`,
+`match_in_list`, `is_in_list`, `literal_match`, `check_include_exclude`,
+`file_contains`, `check_line_number`, `diff_text_file`.
+
+`infeasible` is decided by the checker from the agent's last action.
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import re
+from typing import Any, Callable
+
+from bench.suites.osworld.errors import MetricFailed
+
+Metric = Callable[..., float]
+INFEASIBLE = "infeasible"
+
+
+def text(data: bytes | str) -> str:
+    """A file's bytes as `open(path, "r")` reads them on OSWorld's VM; UnicodeDecodeError if not UTF-8."""
+    raw = data.encode() if isinstance(data, str) else data
+    return io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8").read()
+
+
+def _rule(rules: Any, key: str, metric: str) -> Any:
+    if not isinstance(rules, dict) or key not in rules:
+        raise MetricFailed(f"{metric}: expected rules with `{key}`, got {rules!r} (OSWorld's function raises here)")
+    return rules[key]
+
+
+def exact_match(result: Any, rules: Any, **options: Any) -> float:
+    return float(result == _rule(rules, "expected", "exact_match"))
+
+
+def match_in_list(result: Any, rules: Any, **options: Any) -> float:
+    return float(result in _rule(rules, "expected", "match_in_list"))
+
+
+def is_in_list(result: Any, rules: Any, **options: Any) -> float:
+    return float(_rule(rules, "expected", "is_in_list") in result)
+
+
+def literal_match(result: Any, expected: Any, **options: Any) -> float:
+    kind, ignore_case = options.get("type", "str"), options.get("ignore_case", False)
+    if kind == "str":
+        mine, gold = str(result), str(expected)
+        return float(mine.lower() == gold.lower() if ignore_case else mine == gold)
+    if kind == "list":
+        if not (isinstance(result, (list, tuple)) and isinstance(expected, (list, tuple))
+                and len(result) == len(expected)):
+            return 0.0
+        fold = (lambda s: str(s).lower()) if ignore_case else str
+        return float([fold(s) for s in result] == [fold(s) for s in expected])
+    raise MetricFailed(f"literal_match: type {kind!r} is not supported (OSWorld's function raises here)")
+
+
+def check_include_exclude(result: Any, rules: Any, **options: Any) -> float:
+    if result is None:
+        return 0.0
+    include, exclude = rules.get("include", []), rules.get("exclude", [])
+    return float(all(r in result for r in include) and all(r not in result for r in exclude))
+
+
+def file_contains(result: bytes | None, rules: Any, **options: Any) -> float:
+    """Every `expected` text is in the file; any failure to read it (or the rule) scores 0, as OSWorld's does."""
+    if result is None:
+        return 0.0
+    try:
+        content = text(result)
+        return float(all(wanted in content for wanted in rules["expected"]))
+    except Exception:  # noqa: BLE001 - OSWorld's function catches everything here and scores 0
+        return 0.0
+
+
+_TIME = re.compile("([01]\\d|2[0-3]):[0-5]\\d:([0-5]\\d|60)")
+
+
+def check_line_number(result: bytes | None, rules: Any, **options: Any) -> float:
+    """The number of lines holding a time (hh:mm:ss) is `expected`; unreadable scores 0."""
+    if result is None:
+        return 0.0
+    try:
+        lines = sum(1 for line in text(result).splitlines(keepends=True) if _TIME.search(line))
+        return float(lines == int(rules["expected"]))
+    except Exception:  # noqa: BLE001 - as OSWorld's
+        return 0.0
+
+
+def diff_text_file(result: bytes | None, expected: bytes | None, **options: Any) -> float:
+    if result is None:
+        return 0.0
+    if expected is None:
+        raise MetricFailed("diff_text_file: the expected file could not be read (OSWorld's function raises here)")
+    return difflib.SequenceMatcher(a=text(result).splitlines(), b=text(expected).splitlines()).ratio()
+
+
+METRICS: dict[str, Metric] = {
+    "exact_match": exact_match,
+    "match_in_list": match_in_list,
+    "is_in_list": is_in_list,
+    "literal_match": literal_match,
+    "check_include_exclude": check_include_exclude,
+    "file_contains": file_contains,
+    "check_line_number": check_line_number,
+    "diff_text_file": diff_text_file,
+}
+
+SUPPORTED_FUNCTIONS = frozenset(METRICS) | {INFEASIBLE}

@@ -1,0 +1,114 @@
+"""`--suite osworld --list` on the shared OSWorld tasks (read only): all 369 listed, the 41 that need
+nothing from outside this machine named by what they lack of troupe alone, a cache folder in OSWorld's
+layout read as OSWorld's harness leaves it, and a broken task file reported without hiding the rest."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import uuid
+from pathlib import Path
+
+import pytest
+
+from bench.suites.osworld.catalog import Catalog
+from bench.suites.osworld.coverage import coverage, gap
+from bench.suites.osworld.needs import cache_files, outside
+from bench.suites.osworld.suite import OSWorldSuite
+from bench.supervisor import main
+
+from tests.paths import ROOT
+
+SHARED = ROOT.parent / "shared" / "osworld"
+OSWORLD = SHARED / "evaluation_examples"
+COUNTS = {"chrome": 46, "gimp": 26, "libreoffice_calc": 47, "libreoffice_impress": 47, "libreoffice_writer": 23,
+          "multi_apps": 101, "os": 24, "thunderbird": 15, "vlc": 17, "vs_code": 23}
+A_CALC_TASK = "libreoffice_calc/357ef137-7eeb-4c80-a3bb-0951f26a8aff"
+
+pytestmark = pytest.mark.skipif(not OSWORLD.is_dir(), reason=f"the shared OSWorld data is not at {OSWORLD}")
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return Catalog.load(OSWORLD)
+
+
+def no_download_tasks() -> set[str]:
+    lines = (SHARED / "no_download_tasks.txt").read_text().splitlines()
+    return {line.split()[0] for line in lines if line.strip() and not line.startswith("#")}
+
+
+def test_lists_the_369_tasks_with_the_readmes_counts_per_domain_losslessly(catalog):
+    assert len(catalog.tasks) == 369 and not catalog.problems
+    assert {d: sum(t.domain == d for t in catalog.tasks) for d in COUNTS} == COUNTS
+    task = OSWorldSuite(catalog).load_task(A_CALC_TASK)
+    original = json.loads((OSWORLD / "examples" / f"{A_CALC_TASK}.json").read_text())
+    assert task.raw_config == original and task.evaluation_spec == original["evaluator"]
+
+
+def test_the_41_tasks_that_need_nothing_from_outside_are_exactly_the_readmes(catalog):
+    free = {task.task_id for task in catalog.tasks if not outside(task, None)}
+    assert free == no_download_tasks()
+
+
+NEEDS = {"multi_apps/0c825995-5b70-4526-b663-113f4c999dd2": "a Google account",
+         "chrome/06fe7178-4491-4589-810f-2e2bc9502122": "the live web",
+         "multi_apps/f8369178-fafe-40c2-adc4-b9b08a125456": "a GNOME session",
+         "vs_code/0512bb38-d531-4acf-9e7e-0add90816068": "VS Code",
+         A_CALC_TASK: "cache file(s)"}
+
+
+def test_each_task_that_cannot_run_names_what_it_lacks(catalog):
+    domains = coverage(catalog.tasks, None)
+    for figures in domains.values():
+        assert figures.runnable + figures.infeasible + len(figures.lacking) == figures.tasks
+        assert all(found.named() for found in figures.lacking.values())
+    lacking = {task_id: found.named() for figures in domains.values() for task_id, found in figures.lacking.items()}
+    for task_id, need in NEEDS.items():
+        assert need in lacking[task_id], (task_id, lacking[task_id])
+    assert "troupe's metric compare_table" in lacking[A_CALC_TASK]
+
+
+def test_a_cache_folder_in_osworlds_layout_gives_a_task_its_files(catalog, tmp_path):
+    task = OSWorldSuite(catalog).load_task(A_CALC_TASK)
+    names = cache_files(task)
+    download = next(s for s in task.raw_config["config"] if s["type"] == "download")["parameters"]["files"][0]
+    # OSWorld's SetupController keeps a download as <cache>/<task id>/<uuid5(url)>_<basename(path)>
+    assert f"{uuid.uuid5(uuid.NAMESPACE_URL, download['url'])}_{Path(download['path']).name}" in names
+    assert gap(task, tmp_path).outside.cache_files == tuple(names)
+    folder = tmp_path / task.raw_config["id"]
+    folder.mkdir()
+    for name in names:
+        (folder / name).write_bytes(b"made by the test")
+    assert not gap(task, tmp_path).outside.cache_files
+
+
+def test_the_cli_lists_369_tasks_per_domain(capsys):
+    assert main(["--suite", "osworld", "--osworld-tasks", str(OSWORLD), "--list"]) == 0
+    out = capsys.readouterr().out
+    assert f"OSWorld tasks in {OSWORLD}: 369 in 10 domains" in out
+    rows = {line.split()[0]: line.split()[1:4] for line in out.splitlines()
+            if line.split() and line.split()[0] in {*COUNTS, "all"}}
+    assert {d: int(rows[d][0]) for d in COUNTS} == COUNTS and rows["all"][0] == "369"
+    assert "cannot run os/" in out and "what the other tasks lack" in out
+
+
+def test_the_domain_filter_lists_one_domain(capsys):
+    assert main(["--suite", "osworld", "--osworld-tasks", str(OSWORLD), "--osworld-domain", "os", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "24 in 1 domains" in out and "chrome " not in out
+
+
+def test_a_malformed_file_is_reported_by_file_and_field_and_the_rest_still_list(tmp_path):
+    root = tmp_path / "evaluation_examples"
+    shutil.copytree(OSWORLD / "examples" / "os", root / "examples" / "os")
+    (root / "test_all.json").write_text(json.dumps({"os": json.loads((OSWORLD / "test_all.json").read_text())["os"]}))
+    broken = root / "examples" / "os" / "e0df059f-28a6-4169-924f-b9623e7184cc.json"
+    data = json.loads(broken.read_text())
+    data["evaluator"]["func"] = ["exact_match", "exact_match"]
+    broken.write_text(json.dumps(data))
+    catalog = Catalog.load(root)
+    assert len(catalog.tasks) == 23
+    (problem,) = catalog.problems.values()
+    assert str(problem).startswith(f"{broken}: evaluator.result: expected a list of 2 entries, one per function")
+    assert f"unreadable: {broken}: evaluator.result" in OSWorldSuite(catalog).listing()
