@@ -42,7 +42,7 @@ from actors.run_folder import ResultLine, ResultsError, count_results, read_epis
 from actors.runner import CrewFactory, EpisodeRunner
 from actors.summarizer import Judge, Summarizer
 import bench
-from bench import plugins
+from bench import extras, plugins
 from bench.config import RunConfig, build, public
 from bench.fit import connected_concurrency, fitting_concurrency, fitting_slots_per_browser, shares_browsers
 from bench.llm import LLMRoles
@@ -140,7 +140,7 @@ def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | None = N
     if config.vm in ("node", "ray") and loaded.node_app is None:
         raise ConfigError(f"{name_of('vm')}: suite {loaded.name!r} has no node app; its VMs run in this process")
     if config.vm == "ray":
-        _require_ray()
+        extras.require("ray", "--vm ray")
     out = Path(config.out) if config.out else Path("runs") / f"{loaded.name}-{datetime.datetime.now():%Y%m%d-%H%M%S}"
     _check_writable(out, name_of("out"))
     try:
@@ -314,13 +314,6 @@ async def _greet_connected(plan: RunPlan) -> None:
         raise ConfigError(f"--connect: {exc}") from None
     concurrency, plan.concurrency_chosen = connected_concurrency(plan.nodes, plan.config.concurrency)
     plan.config = msgspec.structs.replace(plan.config, concurrency=concurrency)
-
-
-def _require_ray() -> None:
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        raise ConfigError("--vm ray needs the ray package: pip install 'troupe-bench[ray]'") from None
 
 
 @asynccontextmanager

@@ -20,7 +20,7 @@ from actors.summarizer import Judge
 from bench.agents import AGENTS, SUMMARIZERS
 from actors.errors import ConfigError
 from bench.llm import LLMRoles
-from bench.suites import SUITES
+from bench.suites import BUILT_IN, built_in
 from bench.suites.base import Suite
 
 __all__ = ["AGENT_GROUP", "SUITE_GROUP", "agent_factory", "agent_names", "suite_class", "suite_names",
@@ -35,7 +35,7 @@ def agent_names() -> list[str]:
 
 
 def suite_names() -> list[str]:
-    return sorted({*SUITES, *_entry_points(SUITE_GROUP)})
+    return sorted({*BUILT_IN, *_entry_points(SUITE_GROUP)})
 
 
 def agent_factory(spec: Any, llm: LLMRoles) -> tuple[Callable[[], Policy], str]:
@@ -64,13 +64,13 @@ def suite_class(spec: str | type[Suite]) -> tuple[type[Suite], str | None]:
     if isinstance(spec, type):
         return _check_suite(spec, spec.__qualname__), None
     name, colon, source = spec.partition(":")
-    known = {**SUITES, **_entry_points(SUITE_GROUP)}
+    known = {**BUILT_IN, **_entry_points(SUITE_GROUP)}
     if name not in known:
         if colon:
             return _check_suite(_import(spec, "suite"), spec), None
         raise ConfigError(f"--suite {name!r}: no such suite (choose from {', '.join(suite_names())}, "
                           "or module:attr)")
-    cls = known[name] if name in SUITES else _check_suite(known[name].load(), name)
+    cls = built_in(name) if name in BUILT_IN else _check_suite(known[name].load(), name)
     if cls.source is None and colon:
         raise ConfigError(f"--suite {name!r} takes nothing after ':', got {source!r}")
     if cls.source is not None and not source:

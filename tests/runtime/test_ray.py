@@ -247,7 +247,7 @@ async def test_a_session_needs_at_least_one_vm():
 
 async def test_without_ray_installed_one_line_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)
-    with pytest.raises(ImportError, match=r"^placing nodes on Ray needs ray: pip install 'troupe\[ray\]'$"):
+    with pytest.raises(ImportError, match=r"^placing nodes on Ray needs ray: pip install 'troupe-bench\[ray\]'$"):
         async with ray_session():
             pass
 
@@ -311,6 +311,6 @@ def test_vm_ray_without_the_ray_package_is_one_configuration_error(monkeypatch, 
     from bench.api import ConfigError, plan
 
     monkeypatch.setitem(sys.modules, "ray", None)
-    with pytest.raises(ConfigError, match=r"--vm ray needs the ray package: pip install 'troupe\[ray\]'"):
+    with pytest.raises(ConfigError, match=r"^--vm ray needs the \[ray\] extra: pip install 'troupe-bench\[ray\]'$"):
         plan("sim", {"vm": "ray", "out": str(tmp_path / "never")})
     assert not (tmp_path / "never").exists()
