@@ -15,8 +15,8 @@ Browsers that several slots can share (a suite whose node app seats several,
 on node processes the run starts itself) are shared by all the run's slots:
 bench.perf.browser measured one browser for K slots at 136-146, 91-97 and
 61-72 MiB PSS a slot for K = 2, 4, 8 (a browser each: 162-177, 122-126,
-93-98), and one start-up instead of K, which made K = 8 faster than K = 1
-(1.04-1.41x) instead of slower (0.45-0.72x). The memory bound then counts one
+93-98), and one start-up instead of K: K = 8 runs 1.04-1.41x as fast as
+K = 1, against 0.45-0.72x with a browser each (docs/performance.md). The memory bound then counts one
 browser and a context's worth per slot.
 
 Nodes someone else started (`--connect`) run on their own machines: this
