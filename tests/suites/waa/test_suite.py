@@ -28,6 +28,7 @@ from bench.suites.waa.coverage import missing
 from protocols import Done, Evaluate, Fail, Hotkey, Key, Scroll, StepRecord, Task, Viewport
 from runtime.errors import Refused
 
+from tests.suites.waa.workbooks import book
 from tests.waa_servers import LINUX_TASKS, ROOT, start_linux_server, stop
 
 WAA = ROOT.parent / "shared" / "waa" / "evaluation_examples_windows"
@@ -176,7 +177,7 @@ async def test_checker_infeasible_conj_and_getter_errors():
         await checker.check(evaluate({"func": "compare_epub"}, Done(), {"result": [None], "expected": [None]}))
     freeze = {"func": "compare_table", "options": {"rules": [{"type": "freeze"}]}}
     with pytest.raises(Refused, match="rule type 'freeze' is not supported"):
-        await checker.check(evaluate(freeze, Done(), {"result": [b""], "expected": [b""]}))
+        await checker.check(evaluate(freeze, Done(), {"result": [book([["a"]])], "expected": [book([["a"]])]}))
 
 
 def test_translation_of_keys_and_wheels_reads_back_through_the_allow_list():
