@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import msgspec
 import pytest
 
 import bench
@@ -16,6 +17,7 @@ from actors.errors import ConfigError
 from actors.run_folder import read_results
 from bench.keywords import RunKeywords
 from bench.suites.base import UnknownTask
+from bench.viewer.state import ViewerState
 from tests.paths import ROOT
 
 MISSING = "/nonexistent/waa/evaluation_examples_windows"
@@ -333,3 +335,21 @@ async def test_an_agent_class_without_decide_is_refused_when_the_run_is_checked(
     with pytest.raises(ConfigError, match="^--agent .*Thinker: the class Thinker has no `decide` method$"):
         await bench.run("sim", agent=Thinker, out=tmp_path / "run")
     assert not (tmp_path / "run").exists()
+
+
+class RaisingPolicy:
+    async def decide(self, request):
+        raise ValueError("the policy's own bug")
+
+
+@pytest.mark.anyio
+async def test_a_policy_that_raises_keeps_its_traceback_in_the_results_and_the_viewers_episode_data(
+        tmp_path, anyio_backend):
+    viewer = ViewerState()
+    run = await bench.run("sim", agent=RaisingPolicy, options={"episodes": 2, "scale": 0.0}, on_event=viewer.apply,
+                          out=tmp_path / "run")
+    where = 'in decide\n    raise ValueError("the policy\'s own bug")\nValueError: the policy\'s own bug'
+    for line in read_results(run.folder):
+        assert line.result.error_kind.value == "agent" and where in line.result.traceback
+    shown = msgspec.json.decode(msgspec.json.encode(viewer.snapshot()))["episodes"]
+    assert len(shown) == 2 and all(where in card["result"]["traceback"] for card in shown)
