@@ -231,7 +231,8 @@ def test_waa_token_reaches_the_client_of_a_server_that_requires_it(tmp_path):
                                                                   "so (Fail)")
 
 
-def test_waa_token_and_the_node_token_are_two_settings(tmp_path):
-    checked = plan("waa", {"tasks": str(LINUX_TASKS), "waa_token": "server", "token": "node",
+@pytest.mark.anyio
+async def test_waa_token_and_the_node_token_are_two_settings(tmp_path, anyio_backend):
+    checked = await plan("waa", {"tasks": str(LINUX_TASKS), "waa_token": "server", "token": "node",
                            "out": str(tmp_path / "run")})
     assert (checked.suite.token, checked.config.token) == ("server", "node")
