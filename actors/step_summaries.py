@@ -5,8 +5,8 @@ Summarizer answers one request at a time anyway); the episode goes straight on
 to step t+1. A request is posted with `ask_soon`: its answer comes back through
 a function called in the Summarizer's own task, so nothing of the episode's
 waits for it. A task kept to ask in turn, woken at every step and parked on
-every reply, was ~8% of the runtime's CPU per step on trio
-(bench/perf/pipeline). A Ref that cannot take an ask so (a remote one, a
+every reply, would cost ~8% of the runtime's CPU per step on trio
+(docs/performance.md). A Ref that cannot take an ask so (a remote one, a
 supervised child while it restarts) is asked by a task of the episode's group.
 
 Each request's call limit counts from when its step asked, waiting for its

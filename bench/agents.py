@@ -11,17 +11,28 @@ from typing import Callable
 from actors.agent import Policy
 from actors.summarizer import Judge
 from bench.llm import LLMRoles
-from bench.suites.desktop.agent import DesktopScriptedPolicy
-from bench.suites.miniwob.agent import ScriptedMiniWobAgent
 from bench.suites.sim.agent import SimJudge, SimPolicy
 
 __all__ = ["AGENTS", "SUMMARIZERS"]
 
+
+def _desktop_scripted(llm: LLMRoles) -> Policy:
+    from bench.suites.desktop.agent import DesktopScriptedPolicy  # the desktop suite's: imported when chosen
+
+    return DesktopScriptedPolicy()
+
+
+def _miniwob_scripted(llm: LLMRoles) -> Policy:
+    from bench.suites.miniwob.agent import ScriptedMiniWobAgent  # the miniwob suite's: imported when chosen
+
+    return ScriptedMiniWobAgent()
+
+
 AGENTS: dict[str, Callable[[LLMRoles], Policy]] = {
     "sim": lambda llm: SimPolicy(),
     "llm": LLMRoles.policy,
-    "desktop-scripted": lambda llm: DesktopScriptedPolicy(),
-    "scripted": lambda llm: ScriptedMiniWobAgent(),
+    "desktop-scripted": _desktop_scripted,
+    "scripted": _miniwob_scripted,
 }
 
 SUMMARIZERS: dict[str, Callable[[LLMRoles], Judge]] = {

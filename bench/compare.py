@@ -26,7 +26,6 @@ from protocols import EpisodeResult, ErrorKind
 __all__ = ["ChangedTask", "Comparison", "DomainRow", "Figures", "compare", "main", "run_labels", "verdict"]
 
 ALL = "all"
-USAGE = "usage: python -m bench.compare RUN_A RUN_B [RUN_C ...]"
 
 _VERDICTS = {
     ErrorKind.NONE: "failure",
@@ -156,14 +155,15 @@ def run_labels(folders: list[str]) -> list[str]:
     return names if len(set(names)) == len(names) else folders
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = "python -m bench.compare") -> int:
     folders = sys.argv[1:] if argv is None else argv
+    usage = f"usage: {prog} RUN_A RUN_B [RUN_C ...]"
     if any(arg in ("-h", "--help") for arg in folders):
-        print(f"{USAGE}\n\nSuccess and time per episode by domain, each run against the first, "
+        print(f"{usage}\n\nSuccess and time per episode by domain, each run against the first, "
               "and the tasks whose verdict changed.")
         return 0
     if len(folders) < 2 or any(arg.startswith("-") for arg in folders):
-        print(f"{USAGE} (run folders only, at least two)", file=sys.stderr)
+        print(f"{usage} (run folders only, at least two)", file=sys.stderr)
         return 2
     try:
         runs = [(label, read_run(folder)) for label, folder in zip(run_labels(folders), folders)]

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 from actors.run_folder import RESULTS, ResultLine, ResultsError, read_results
+from bench.extras import install_hint
 
 __all__ = ["COLUMNS", "episodes_frame", "read_run"]
 
@@ -49,7 +50,7 @@ def episodes_frame(folder: str | os.PathLike):
     try:
         import pandas
     except ImportError:
-        raise ImportError("episodes_frame needs pandas: pip install 'troupe-bench[analysis]'") from None
+        raise ImportError(f"episodes_frame needs pandas: {install_hint('analysis')}") from None
     return pandas.DataFrame([_row(line) for line in read_run(folder)], columns=list(COLUMNS))
 
 

@@ -13,9 +13,10 @@ already have a line in results.jsonl are not run again.
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import sys
-from typing import Any, NoReturn
+from typing import Any, Awaitable, Callable, NoReturn
 
 import anyio
 import msgspec
@@ -24,15 +25,20 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+import bench
 from bench import plugins
-from bench.api import execute, plan
+from actors.run_folder import ResultsError, read_results
+from bench.api import RunPlan, execute, plan
 from actors.errors import ConfigError
 from bench.config import LimitsConfig, LLMOptions, RunConfig, build, describe, secret_names
-from bench.suites import SUITES
+from bench.extras import install_hint
+from bench.installation import DISTRIBUTION
+from bench.suites import BUILT_IN, SUITES
 from bench.suites.base import Suite
 from bench.tuning import tune_gc
 from protocols import EpisodeResult, ErrorKind
 
+PROG = "python -m bench.supervisor"
 _NOT_FLAGS = {"suite", "source", "limits", "llm", "options"}
 
 
@@ -83,35 +89,42 @@ def _fields(struct: type[msgspec.Struct]) -> list[types.Field]:
     return [f for f in types.type_info(struct).fields if f.name not in _NOT_FLAGS]
 
 
-def _flags(chosen: type[Suite]) -> tuple[list[_Flag], dict[str, list[_Flag]]]:
-    """The run's flags, and each suite's own (built-in suites, and the chosen one)."""
+def _flags(chosen: type[Suite] | None) -> tuple[list[_Flag], dict[str, list[_Flag]]]:
+    """The run's flags, and each suite's own (the built-in suites installed here, and the chosen one)."""
     run = [_Flag("--" + f.name.replace("_", "-"), f) for f in _fields(RunConfig)]
     run += [_Flag("--" + f.name.replace("_", "-"), f) for f in _fields(LimitsConfig)]
     run += [_Flag("--llm-" + f.name.replace("_", "-"), f) for f in _fields(LLMOptions)]
-    suites = {**SUITES, chosen.name: chosen}
+    suites = {**SUITES, **({chosen.name: chosen} if chosen else {})}
     own = {name: [_Flag("--" + suite.flag_prefix + f.name.replace("_", "-"), f)
                   for f in _fields(suite.Options)] for name, suite in sorted(suites.items())}
     return run, own
 
 
-def _chosen_suite(argv: list[str]) -> tuple[str, type[Suite]]:
+def _chosen_suite(argv: list[str]) -> tuple[str, type[Suite] | None]:
+    """The `--suite` given and its class; None when it cannot load and only --help or --version is asked."""
     early = _Parser(add_help=False)
     early.add_argument("--suite", default="miniwob")
     spec = early.parse_known_args(argv)[0].suite
-    return spec, plugins.suite_class(spec)[0]
+    try:
+        return spec, plugins.suite_class(spec)[0]
+    except ConfigError:
+        if {"-h", "--help", "--version"} & set(argv):
+            return spec, None
+        raise
 
 
-def parse_args(argv: list[str]) -> tuple[dict[str, Any], argparse.Namespace, type[Suite]]:
+def parse_args(argv: list[str], prog: str = PROG) -> tuple[dict[str, Any], argparse.Namespace, type[Suite]]:
     """The command line as `bench.api.plan` values, the CLI's own switches, and the suite."""
     spec, suite = _chosen_suite(argv)
     run_flags, suite_flags = _flags(suite)
-    parser = _Parser(prog="python -m bench.supervisor",
+    parser = _Parser(prog=prog,
                      description="Run benchmark episodes concurrently; write results, a summary and "
                                  "per-step records.")
     parser.add_argument("--suite", default="miniwob", metavar="NAME[:SOURCE]",
                         help=f"task suite, one of {', '.join(plugins.suite_names())}, or module:attr of a Suite "
                              "subclass; replay:RUN_DIR replays a run folder as a static benchmark "
                              "(default: miniwob)")
+    parser.add_argument("--version", action="version", version=f"{DISTRIBUTION} {bench.__version__}")
     parser.add_argument("--backend", choices=["asyncio", "trio"], default="asyncio",
                         help="event loop (default: asyncio)")
     parser.add_argument("--list", action="store_true",
@@ -128,6 +141,9 @@ def parse_args(argv: list[str]) -> tuple[dict[str, Any], argparse.Namespace, typ
             if flag.flag not in registered:  # suites may share a flag (a suite subclassing another)
                 registered[flag.flag] = flag
                 flag.add_to(group)
+    for name, (_, _, extra) in sorted(BUILT_IN.items()):
+        if name not in suite_flags:
+            parser.add_argument_group(f"{name} suite", f"needs the [{extra}] extra: {install_hint(extra)}")
     args = parser.parse_args(argv)
     values: dict[str, Any] = {}
     for flag in registered.values():
@@ -183,7 +199,9 @@ def _table(summary: dict) -> Table:
     return table
 
 
-async def _run(checked, console: Console) -> int:
+async def _run(planning: Callable[[], Awaitable[RunPlan]], console: Console, planned: list[RunPlan]) -> int:
+    checked = await planning()
+    planned.append(checked)
     if checked.done:
         console.print(f"resuming {checked.out}: {len(checked.done)} of {len(checked.tasks)} episodes already finished")
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -203,27 +221,40 @@ async def _run(checked, console: Console) -> int:
     return 0 if finished.results else 1
 
 
-def main(argv: list[str] | None = None) -> int:
+def _interrupted(planned: list[RunPlan]) -> str:
+    """The one line a Ctrl-C leaves: what is kept, and how to go on from there."""
+    if not planned:
+        return "interrupted before any episode started; nothing was written"
+    checked = planned[0]
+    try:
+        finished = len({line.result.task_id for line in read_results(checked.out)})
+    except ResultsError:
+        finished = len(checked.done)
+    return (f"interrupted: {finished} of {len(checked.tasks)} episodes finished and kept in {checked.out}; "
+            f"to resume, run the same command with --out {checked.out} (finished episodes are not run again)")
+
+
+def main(argv: list[str] | None = None, prog: str = PROG) -> int:
+    """`prog` is how the command was started (`troupe run` starts this one too), for --help and run.json."""
     argv = sys.argv[1:] if argv is None else argv
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    planned: list[RunPlan] = []
     try:
-        values, args, suite = parse_args(argv)
+        values, args, suite = parse_args(argv, prog)
         if args.list:
             print(_listing(values, suite, args.suite))
             return 0
-        agent, summarizer = values.pop("agent", None), values.pop("summarizer", None)
-        checked = plan(args.suite, values, agent=agent, summarizer=summarizer, strict=False,
-                       name_of=_flag_namer(suite))
+        started_as = [sys.executable if word == "python" else word for word in prog.split()]
+        entry = {"entry": "cli", "argv": [*started_as, *redacted_argv(argv, suite)]}
+        planning = functools.partial(plan, args.suite, values, strict=False, name_of=_flag_namer(suite), entry=entry)
+        tune_gc()
+        return anyio.run(_run, planning, Console(), planned, backend=args.backend)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    checked.entry = {"entry": "cli", "argv": [sys.executable, "-m", "bench.supervisor", *redacted_argv(argv, suite)]}
-    tune_gc()
-    try:
-        return anyio.run(_run, checked, Console(), backend=args.backend)
-    except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    except KeyboardInterrupt:
+        print(_interrupted(planned), file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -7,11 +7,11 @@ names itself in the child's environment (`lifeline_env`), and the node, as
 it starts, asks Linux for a signal when its parent dies (`PR_SET_PDEATHSIG`):
 SIGTERM, which the node handles like a stop, so its actors' `on_stop` close
 the browser or desktop they own. A node started by hand (on a VM, under
-systemd) has no such variable and outlives its shell as before.
+systemd) has no such variable and outlives its shell.
 
 Linux sends that signal when the *thread* that started the child ends, not
 the process: trio starts processes from its worker threads, which end after
-ten idle seconds, and every node started there was stopped with them. So the
+ten idle seconds, and every node started there would stop with them. So the
 signal Linux sends is `LIFELINE`, whose handler sends SIGTERM only when the
 parent process is gone (the node was handed to init); when only a thread
 ended, the node was handed to another thread of its parent, stays armed, and

@@ -5,12 +5,13 @@ anyio finds the running loop again on every call: on asyncio through
 time (a microsecond or more on a busy VM). Looked up once here, the clock is
 the loop's own function and a wake-up the loop's own primitive.
 
-`task_group()` is the loop's own task group (asyncio.TaskGroup, a trio
-nursery) and `start` its `TaskGroup.start`: since anyio 4.14 anyio's task
-group builds a handle, a cancel scope and an event for every task, and its
-`start` opens a nursery of its own on trio. With 1,000 concurrent episodes
-each worker starts two supervisors and nine tasks, and anyio's way cost
-twice the loop's own (bench/perf/pipeline's notes).
+`task_group()` and `cancel_scope()` behave as anyio's task groups and cancel
+scopes on both loops (tests/runtime/test_loop_cancellation.py compares them
+case by case) at less cost: under trio they are trio's own nursery and scope,
+which anyio's wrap; on asyncio the task group is anyio's, with a `start_soon`
+that spares each task a wrapping coroutine. `start` is `TaskGroup.start` as a
+task and a wake-up. With 1,000 concurrent episodes each worker starts two
+supervisors and nine tasks (docs/performance.md).
 
 Every ask waits twice: the actor for the letter, the caller for the reply.
 Each of those waits has exactly one waiter, and the caller's has a deadline.
@@ -18,8 +19,8 @@ Each of those waits has exactly one waiter, and the caller's has a deadline.
 on every call (sniffio, the backend class, a wrapper around the loop's own
 event), and `anyio.move_on_after` sets up a cancel scope (on asyncio a timer,
 the task's scope stack, a weak-keyed task table) per call. With 1,000
-concurrent simulated episodes (bench/perf/pipeline) the two were a sixth of
-the runtime's CPU per step. A `Wakeup` is the loop's own primitive instead:
+concurrent simulated episodes (bench/perf/pipeline) the two cost a sixth of
+the runtime's CPU per step. A `Wakeup` is the loop's own primitive:
 
 - asyncio: a Future; trio: the waiting task parked and rescheduled;
 - a deadline: an entry in the loop's one heap of deadlines (`_Deadlines`), woken by one timer.
@@ -170,7 +171,7 @@ class _Deadlines:
     """The deadlines of one loop's waiting wake-ups, in one heap, woken by one timer.
 
     A timer per deadline (asyncio's TimerHandle, in a heap compared by a Python
-    `__lt__`) or a trio cancel scope per deadline cost ~3 and ~8 us per ask,
+    `__lt__`) or a trio cancel scope per deadline costs ~3 and ~8 us per ask,
     and every ask has a deadline; an entry in this heap of tuples costs well
     under one. A wake-up set before its deadline (the usual case) stays in the
     heap until that passes or a compaction drops it."""
@@ -336,7 +337,7 @@ def cancel_scope(*, deadline: float = math.inf, shield: bool = False) -> CancelS
     anyio's on trio is a wrapper that makes trio's scope twice over (its
     `__new__` picks the backend's class, whose `__init__` Python then runs
     again) after finding the backend: each supervised child and each
-    supervisor has one, so a worker's start and stop paid for ten of them."""
+    supervisor has one, so a worker's start and stop pays for ten of them."""
     trio = _running_trio()
     if trio is not None:
         return trio.CancelScope(deadline=deadline, shield=shield)
@@ -350,63 +351,82 @@ class TaskGroup(Protocol):
 
 
 def task_group() -> AsyncContextManager[TaskGroup]:
-    """The running loop's own task group: a trio nursery, or asyncio.TaskGroup given a `start_soon`.
+    """A task group of the running loop that behaves as anyio's: a trio nursery under trio,
+    on asyncio anyio's own task group with a lighter `start_soon`.
 
-    As anyio's, it waits for its tasks, and the first error cancels the rest
-    and comes out in an ExceptionGroup. Unlike anyio's on asyncio, that
-    cancellation is asyncio's own `Task.cancel()`, which an anyio shield
-    does not hold back: a task that must finish its cleanup whatever happens
-    around it shields that cleanup itself (as `run_actor` does), or runs in an
-    anyio task group."""
+    It waits for its tasks; the first error cancels the rest and comes out in an
+    ExceptionGroup; its cancellation is anyio's (level-triggered, held back by
+    shields) on both loops. tests/runtime/test_loop_cancellation.py runs the
+    same cancellation cases through it and through anyio's on both loops.
+
+    Why not anyio's as it is: on trio, anyio's task group is a wrapper around a
+    nursery (its `start_soon` finds the backend, names the task, builds a
+    handle); on asyncio, since anyio 4.14, every task runs inside a handle's
+    coroutine with a cancel scope and an event of its own, and every resumption
+    of the task passes through that coroutine's frame. Actors are long-lived
+    tasks resumed several times per step: with 1,000 concurrent simulated
+    episodes anyio's task group cost ~20% more CPU per step on asyncio
+    (docs/performance.md)."""
     trio = _running_trio()
     if trio is not None:
         return trio.open_nursery()
+    if _AsyncioTaskGroup is None:
+        return anyio.create_task_group()
     return _AsyncioTaskGroup()
 
 
-class _AsyncioTaskGroup:
-    """asyncio.TaskGroup given `start_soon`, that waits for its tasks itself before asyncio's exit does.
+def _asyncio_task_group_class() -> type | None:
+    """anyio's asyncio task group with `start_soon` as anyio spawned tasks before 4.14: the
+    task registered in the group's cancel scope, no handle around it.
 
-    A cancelled anyio scope around a task cancels it again at every pass of the
-    loop while it waits (anyio's cancellation is level-triggered); asyncio's
-    exit takes each of those for a new cancellation and waits again, which spun
-    a core for as long as a task's shielded cleanup ran. Here the first
-    cancellation is handed to asyncio's exit, which cancels the tasks once, and
-    the wait for them is shielded, as anyio's own task group does."""
+    It reaches into anyio's asyncio backend (its task states and its cancel scope's
+    task set); if a version of anyio no longer has them, None, and `task_group` hands
+    out anyio's own task group: slower, never different."""
+    try:
+        from anyio._backends._asyncio import CancelScope as AnyioScope
+        from anyio._backends._asyncio import TaskGroup as AnyioTaskGroup
+        from anyio._backends._asyncio import TaskState, _task_states
+    except ImportError:
+        return None
+    group_fields = {"_entered", "_exceptions", "_on_completed_fut", "_tasks"}
+    scope_fields = {"_active", "_host_task", "_tasks"}
+    if not group_fields <= vars(AnyioTaskGroup()).keys() or not scope_fields <= set(AnyioScope.__slots__) \
+            or not hasattr(AnyioScope, "_effectively_cancelled"):
+        return None
 
-    __slots__ = ("_group", "_running", "_all_done")
+    class LightTaskGroup(AnyioTaskGroup):
+        def start_soon(self, func: Callable[..., Awaitable[object]], *args: object, name: object = None) -> None:
+            scope = self.cancel_scope
+            if not self._entered or not scope._active:
+                raise RuntimeError("This task group is not active; no new tasks can be started.")
+            coro = func(*args)
+            task = asyncio.get_running_loop().create_task(
+                coro, name=str(name) if name is not None else getattr(func, "__qualname__", None))
+            _task_states[task] = TaskState(parent_id=id(scope._host_task), cancel_scope=scope)
+            scope._tasks.add(task)
+            self._tasks.add(task)
+            task.add_done_callback(self._task_done)
 
-    def __init__(self) -> None:
-        self._group = asyncio.TaskGroup()
-        self._running = 0
-        self._all_done: asyncio.Future[None] | None = None
+        def _task_done(self, task: asyncio.Task[object]) -> None:
+            """anyio's own bookkeeping when a task ends (its `_spawn`'s `task_done`)."""
+            _task_states.pop(task).cancel_scope._tasks.discard(task)
+            self._tasks.remove(task)
+            if self._on_completed_fut is not None and not self._tasks and not self._on_completed_fut.done():
+                self._on_completed_fut.set_result(None)
+            if task.cancelled():
+                error: BaseException | None = asyncio.CancelledError()
+            else:
+                error = task.exception()
+            if error is not None:
+                if not isinstance(error, asyncio.CancelledError):
+                    self._exceptions.append(error)
+                if not self.cancel_scope._effectively_cancelled:
+                    self.cancel_scope.cancel()
 
-    async def __aenter__(self) -> _AsyncioTaskGroup:
-        await self._group.__aenter__()
-        return self
+    return LightTaskGroup
 
-    def start_soon(self, func: Callable[..., Awaitable[object]], *args: object, name: object = None) -> None:
-        task = self._group.create_task(func(*args), name=None if name is None else str(name))
-        self._running += 1
-        task.add_done_callback(self._one_done)
 
-    def _one_done(self, _task: asyncio.Task[object]) -> None:
-        self._running -= 1
-        if not self._running and self._all_done is not None and not self._all_done.done():
-            self._all_done.set_result(None)
-
-    async def __aexit__(self, et: type[BaseException] | None, exc: BaseException | None, tb: Any) -> bool | None:
-        if et is None:
-            try:
-                while self._running:
-                    self._all_done = asyncio.get_running_loop().create_future()
-                    await self._all_done
-            except asyncio.CancelledError as cancelled:
-                et, exc, tb = type(cancelled), cancelled, cancelled.__traceback__
-        if et is None:
-            return await self._group.__aexit__(None, None, None)  # nothing to wait for: its errors, if any
-        with anyio.CancelScope(shield=True):
-            return await self._group.__aexit__(et, exc, tb)
+_AsyncioTaskGroup = _asyncio_task_group_class()
 
 
 async def start(group: TaskGroup, func: Callable[..., Awaitable[object]], *args: object, name: object = None) -> Any:

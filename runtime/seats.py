@@ -1,7 +1,7 @@
 """Several VM slots on one node process: the node's seats.
 
 A node process costs CPU to start and memory to keep (a browser node: its
-driver, its Python, its browser), and a slot used to have one of its own.
+driver, its Python, its browser), paid once per slot if each slot had one.
 A node started with `--seats N` hosts N copies of its app's actors instead,
 each copy named for its seat (`seat_name`), all sharing what the node owns
 (one browser, each seat with its own contexts). `SharedNodes` runs such
@@ -53,7 +53,7 @@ its own seat:
   nodes gave the same id).
 - A node without seats is one VM: its seat 0 is the node's own actors. A
   node that could not be asked (not up yet, a refused token) gets one slot,
-  seat 0, which fails as it would have before seats until the node answers.
+  seat 0, which fails as a node without seats does until the node answers.
   A slot whose seat the node no longer has (started again with fewer
   `--seats`) fails with `NodeDied` saying so.
 """

@@ -1,9 +1,9 @@
 """A task kept beside its owner's to run calls one at a time, each begun and finished by the owner.
 
 The Observer captures the tree and the details alongside the screenshot, at
-every step. As two new tasks in a task group opened for each capture, with a
-cancel scope for the tree's time limit, that was a sixth of the runtime's CPU
-per step on trio and a tenth on asyncio (bench/perf/pipeline's notes). A side
+every step. Two new tasks in a task group opened for each capture, with a
+cancel scope for the tree's time limit, would cost a sixth of the runtime's
+CPU per step on trio and a tenth on asyncio (docs/performance.md). A side
 task is made once, for as long as its owner serves (`Actor.lifetime`): a call
 costs two wake-ups, and its deadline is an entry in the loop's heap of
 deadlines. A call past its deadline is cancelled through the side task's

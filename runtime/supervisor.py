@@ -504,8 +504,8 @@ class Supervisor:
         the timeout the supervisor logs it and goes on stopping or restarting
         the others; the overdue task stays in the supervisor's task group, so
         `run` returns only once it has finished, and nothing is left behind
-        (if the supervisor itself was cancelled from outside, asyncio's task
-        group cancels that task once more on the way out: `runtime.loop.task_group`).
+        (if the supervisor itself is cancelled from outside, its task group's
+        cancellation reaches that task too, held back only by the task's own shields).
         """
         incarnation = child.current
         if incarnation is None:

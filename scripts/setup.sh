@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up a fresh machine: Debian packages the backends drive (when run as root
-# and something is missing), then .venv with troupe and its test tools. Idempotent.
+# and something is missing), then .venv with troupe-bench, every extra and the test tools. Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -25,9 +25,9 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {message}\n")
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = "python -m bench.chaos") -> int:
     defaults = Flood()
-    parser = _Parser(prog="python -m bench.chaos", description=__doc__.split("\n\n")[0],
+    parser = _Parser(prog=prog, description=__doc__.split("\n\n")[0],
                      epilog="Other flags are passed to python -m bench.supervisor unchanged.",
                      allow_abbrev=False)  # an abbreviated supervisor flag must not become one of ours
     parser.add_argument("--suite", required=True, choices=sorted(SUITE_KINDS))

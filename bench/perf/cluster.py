@@ -105,7 +105,7 @@ async def first_observation() -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m bench.perf.cluster", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--vms", type=int, default=4, help="VMs each raylet offers")
     parser.add_argument("--episodes", type=int, default=32)
     parser.add_argument("--scale", type=float, default=0.2, help="multiplies the realistic latencies")

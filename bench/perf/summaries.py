@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 import json
+import sys
 import time
+from types import ModuleType
 
 import anyio
 
@@ -38,21 +41,23 @@ from protocols import Task
 from runtime.host import run_local_host
 from runtime.limits import Limits
 
-try:
-    from tests.fake_llm import FakeLLM, Reply, Responder, by_role, form_filler
-except ModuleNotFoundError as exc:  # the fake server is a test fixture, not part of the installed package
-    if exc.name not in ("tests", "tests.fake_llm"):
-        raise
-    raise ModuleNotFoundError(
-        "bench.perf.summaries needs the fake LLM server in tests/fake_llm.py, which is not installed: "
-        "run it from the repository root (python -m bench.perf.summaries)", name=exc.name) from None
-
 TARGET = 1.05
 _JUDGEMENT = json.dumps({"changes": "the form changed as asked", "correct": True, "reason": "one goal done"})
 
 
-def _after(seconds: float, respond: Responder) -> Responder:
-    return lambda body: Reply(content=respond(body), delay=seconds)
+def _fake_llm() -> ModuleType | None:
+    """tests/fake_llm.py, the fake chat-completions server: a test fixture that a checkout has and an
+    installed troupe does not."""
+    try:
+        return importlib.import_module("tests.fake_llm")
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("tests", "tests.fake_llm"):
+            raise
+        return None
+
+
+def _after(fake: ModuleType, seconds: float, respond):
+    return lambda body: fake.Reply(content=respond(body), delay=seconds)
 
 
 async def _run(url: str, episodes: list[Task], summaries: bool) -> float:
@@ -73,27 +78,32 @@ async def _run(url: str, episodes: list[Task], summaries: bool) -> float:
     return elapsed
 
 
-async def measure(scale: float, count: int, rounds: int) -> dict[str, float]:
-    roles = by_role(agent=_after(REALISTIC["agent"] * scale, form_filler),
-                    summarizer=_after(REALISTIC["summarizer"] * scale, lambda body: _JUDGEMENT))
+async def measure(fake: ModuleType, scale: float, count: int, rounds: int) -> dict[str, float]:
+    roles = fake.by_role(agent=_after(fake, REALISTIC["agent"] * scale, fake.form_filler),
+                         summarizer=_after(fake, REALISTIC["summarizer"] * scale, lambda body: _JUDGEMENT))
     episodes = tasks(count, scale)
     best = {"off": float("inf"), "on": float("inf")}
-    with FakeLLM(roles) as server:
+    with fake.FakeLLM(roles) as server:
         for _ in range(rounds):
             for mode in best:
                 best[mode] = min(best[mode], await _run(server.url, episodes, summaries=mode == "on"))
     return best
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.perf.summaries", description=__doc__.split("\n")[0])
     parser.add_argument("--scale", type=float, default=0.25, help="multiply the realistic latencies by this")
     parser.add_argument("--episodes", type=int, default=8, help="episodes run at once")
     parser.add_argument("--rounds", type=int, default=2, help="runs of each kind; the best counts")
     parser.add_argument("--backend", choices=["asyncio", "trio"], default="asyncio")
     args = parser.parse_args(argv)
+    fake = _fake_llm()
+    if fake is None:
+        print("error: bench.perf.summaries runs the fake LLM server of tests/fake_llm.py: run it from the "
+              "repository root of a checkout", file=sys.stderr)
+        return 2
     tune_gc()
-    best = anyio.run(measure, args.scale, args.episodes, args.rounds, backend=args.backend)
+    best = anyio.run(measure, fake, args.scale, args.episodes, args.rounds, backend=args.backend)
     ratio = best["on"] / best["off"]
     print(f"{args.episodes} LLM episodes of {GOALS + 1} steps, latencies x{args.scale} "
           f"(Agent {REALISTIC['agent'] * args.scale:.3g} s, Summarizer {REALISTIC['summarizer'] * args.scale:.3g} s), "
@@ -101,7 +111,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"  wall time, summarizer off: {best['off']:.2f} s")
     print(f"  wall time, summarizer on:  {best['on']:.2f} s")
     print(f"  on / off: {ratio:.3f} (target <= {TARGET}) {'ok' if ratio <= TARGET else 'MISSED'}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

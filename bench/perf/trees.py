@@ -9,9 +9,11 @@ mix is what applications produce.
 
 from __future__ import annotations
 
+import argparse
 import copy
 import json
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -45,7 +47,13 @@ def median_seconds(function, repeat: int) -> float:
     return statistics.median(times)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.perf.trees", description=__doc__.split("\n\n")[0])
+    parser.parse_args(argv)
+    if not FIXTURE.exists():  # a test fixture: a checkout has it, an installed troupe does not
+        print(f"error: bench.perf.trees reads the recorded tree {FIXTURE}, which is not there: run it from "
+              "the repository root of a checkout", file=sys.stderr)
+        return 2
     print(f"{'raw nodes':>10} {'kept':>8} {'normalize':>10} {'render 2000 lines':>18} {'render all':>11}")
     for size in (1_000, 10_000, 100_000):
         raw = tiled(size)
@@ -57,7 +65,8 @@ def main() -> None:
         render = median_seconds(lambda: render_tree(tree), repeat)
         render_all = median_seconds(lambda: render_tree(tree, max_lines=10**7), repeat)
         print(f"{total:>10} {kept:>8} {normalize * 1000:>8.1f}ms {render * 1000:>16.1f}ms {render_all * 1000:>9.1f}ms")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

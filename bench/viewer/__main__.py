@@ -138,8 +138,8 @@ async def follow(url: str, token: str | None, out: Callable[[Text], None], *, ke
         delay = min(delay * 2, 5.0)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.viewer", description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None, prog: str = "python -m bench.viewer") -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("targets", nargs="+", metavar="URL | RUN_DIR",
                         help="the viewer URL the supervisor printed (http://HOST:PORT/?token=...), "
                              "or one or more finished run folders to browse")

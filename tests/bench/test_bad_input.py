@@ -9,6 +9,7 @@ import pytest
 
 import bench
 from actors.errors import ConfigError
+from bench.keywords import RunKeywords
 from bench.suites.base import UnknownTask
 from tests.paths import ROOT
 
@@ -130,9 +131,11 @@ def test_the_cli_prints_one_error_line_exits_2_and_writes_nothing(tmp_path, case
 @pytest.mark.parametrize(("case", "flags", "keywords", "message"), CASES, ids=IDS)
 async def test_the_api_raises_config_error_and_writes_nothing(tmp_path, case, flags, keywords, message, anyio_backend):
     keywords = {name: resolve(value, tmp_path) for name, value in keywords.items()}
-    keywords.setdefault("out", str(tmp_path / "out"))
+    settings = {name: value for name, value in keywords.items() if name in RunKeywords.__optional_keys__}
+    options = {name: value for name, value in keywords.items() if name not in {*settings, "suite", "agent"}}
+    settings.setdefault("out", str(tmp_path / "out"))
     with pytest.raises(ConfigError) as raised:
-        await bench.run(keywords.pop("suite"), **keywords)
+        await bench.run(keywords["suite"], agent=keywords.get("agent"), options=options, **settings)
     assert (message if isinstance(message, str) else message[1]) in str(raised.value)
     assert not (tmp_path / "out").exists()
 
@@ -140,13 +143,13 @@ async def test_the_api_raises_config_error_and_writes_nothing(tmp_path, case, fl
 @pytest.mark.anyio
 async def test_a_suite_option_given_plain_and_with_its_prefix_is_refused(tmp_path, anyio_backend):
     with pytest.raises(ConfigError, match="waa_tasks: given twice, as 'tasks' and as 'waa_tasks'"):
-        await bench.run("waa", tasks=MISSING, waa_tasks=MISSING, out=str(tmp_path / "out"))
+        await bench.run("waa", options={"tasks": MISSING, "waa_tasks": MISSING}, out=str(tmp_path / "out"))
     assert not (tmp_path / "out").exists()
 
 
 def test_an_unknown_task_is_both_a_config_error_and_a_lookup_error():
     with pytest.raises(UnknownTask) as raised:
-        bench.run_sync("miniwob", tasks=["click-buton"])
+        bench.run_sync("miniwob", options={"tasks": ["click-buton"]})
     assert isinstance(raised.value, LookupError) and isinstance(raised.value, ConfigError)
 
 
@@ -192,4 +195,4 @@ async def test_the_api_raises_the_runners_configuration_error_itself(tmp_path, a
     (tmp_path / "asyncio_only_api.py").write_text(ASYNCIO_ONLY)
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(ConfigError, match="this backend needs asyncio"):
-        await bench.run("asyncio_only_api:AsyncioOnly", episodes=2, out=str(tmp_path / "out"))
+        await bench.run("asyncio_only_api:AsyncioOnly", options={"episodes": 2}, out=str(tmp_path / "out"))

@@ -82,7 +82,7 @@ def test_a_malformed_line_names_file_and_line(tmp_path):
 def test_without_pandas_the_error_says_what_to_install(tmp_path, monkeypatch):
     (tmp_path / "results.jsonl").write_text("")
     monkeypatch.setitem(sys.modules, "pandas", None)  # what `import pandas` meets when it is not installed
-    with pytest.raises(ImportError, match=r"pip install 'troupe\[analysis\]'"):
+    with pytest.raises(ImportError, match=r"pip install 'troupe-bench\[analysis\]'"):
         episodes_frame(tmp_path)
 
 

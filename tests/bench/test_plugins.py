@@ -128,7 +128,8 @@ async def test_the_api_takes_a_suite_class_and_an_agent_factory(tmp_path, anyio_
         made.append(GiveUp())
         return made[-1]
 
-    run = await bench.run(TinySuite, agent=factory, episodes=3, concurrency=3, scale=0.0, out=str(tmp_path / "run"))
+    run = await bench.run(TinySuite, agent=factory, options={"episodes": 3, "scale": 0.0}, concurrency=3,
+                          out=str(tmp_path / "run"))
     assert len(run.results) == 3 and len(made) >= 3  # one policy per episode's crew
 
 

@@ -247,7 +247,7 @@ async def test_a_session_needs_at_least_one_vm():
 
 async def test_without_ray_installed_one_line_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)
-    with pytest.raises(ImportError, match=r"^placing nodes on Ray needs ray: pip install 'troupe\[ray\]'$"):
+    with pytest.raises(ImportError, match=r"^placing nodes on Ray needs ray: pip install 'troupe-bench\[ray\]'$"):
         async with ray_session():
             pass
 
@@ -289,7 +289,7 @@ async def test_bench_run_with_vm_ray_places_the_runs_vms_and_records_where(clust
     import bench
 
     # the test process is connected to the module's cluster already: the run uses that connection
-    run = await bench.run("sim", vm="ray", episodes=6, concurrency=4, scale=0.001, out=tmp_path / "run")
+    run = await bench.run("sim", vm="ray", options={"episodes": 6, "scale": 0.001}, concurrency=4, out=tmp_path / "run")
     assert len(run.results) == 6 and all(line.result.error_kind.value != "environment" for line in run.results)
     placements = json.loads((run.folder / "run.json").read_text())["placements"]
     assert 1 <= placements["most_placed"] <= 4  # never more than the run's concurrency
@@ -299,7 +299,7 @@ async def test_bench_run_with_vm_ray_places_the_runs_vms_and_records_where(clust
 async def test_bench_run_with_vm_ray_and_slots_per_browser_places_nodes_of_that_many_vms(cluster, tmp_path):
     import bench
 
-    run = await bench.run("miniwob", vm="ray", tasks=["click-button"], seeds=4, concurrency=2,
+    run = await bench.run("miniwob", vm="ray", options={"tasks": ["click-button"], "seeds": 4}, concurrency=2,
                           slots_per_browser=2, out=tmp_path / "run")
     assert len(run.results) == 4 and all(line.result.success for line in run.results), \
         [line.result.reason for line in run.results]
@@ -307,10 +307,10 @@ async def test_bench_run_with_vm_ray_and_slots_per_browser_places_nodes_of_that_
     assert placements["most_placed"] == 2 and placements["hosts"] == {"127.0.0.1": 2}  # one node of two VMs
 
 
-def test_vm_ray_without_the_ray_package_is_one_configuration_error(monkeypatch, tmp_path):
+async def test_vm_ray_without_the_ray_package_is_one_configuration_error(monkeypatch, tmp_path):
     from bench.api import ConfigError, plan
 
     monkeypatch.setitem(sys.modules, "ray", None)
-    with pytest.raises(ConfigError, match=r"--vm ray needs the ray package: pip install 'troupe\[ray\]'"):
-        plan("sim", {"vm": "ray", "out": str(tmp_path / "never")})
+    with pytest.raises(ConfigError, match=r"^--vm ray needs the \[ray\] extra: pip install 'troupe-bench\[ray\]'$"):
+        await plan("sim", {"vm": "ray", "out": str(tmp_path / "never")})
     assert not (tmp_path / "never").exists()

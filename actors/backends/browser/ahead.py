@@ -1,25 +1,25 @@
 """The next episode's environment, made while the current episode runs.
 
-A reset used to do everything on the critical path: close the last context,
-make a fresh one (a new renderer process), load the task's page, start it.
-On a small benchmark page that was ~430 ms of every episode, and only the
+A reset that did everything on the critical path would close the last
+context, make a fresh one (a new renderer process), load the task's page and
+start it: on a small benchmark page ~430 ms of every episode, and only the
 start depends on the task's seed. So as soon as an episode has its
 environment, the backend closes the one before it and makes the next one in
 the background: a fresh context and page, and in it the page the next
 episode will probably want, loaded but not started. The next reset takes it
 if it holds that task's page (or is blank, which fits any task); otherwise it
-closes it unused and makes its own, as before.
+closes it unused and makes its own.
 
 Closing comes first, then making: at most two environments (two renderer
 processes) are alive at once, the live one and the one made ahead. Closing
-the old ones while the next one was made left a third renderer alive for a
-moment, which set the browser's peak memory (~20 MiB PSS above its steady
-state with one slot); closing first made no difference to the visible reset
-measured here (see bench/perf/browser.py).
+the old ones while the next one is made would leave a third renderer alive
+for a moment, which sets the browser's peak memory (~20 MiB PSS above its
+steady state with one slot); closing first makes no difference to the visible
+reset (docs/performance.md).
 
-Isolation is unchanged: an environment is made fresh, handed out by one
+Isolation holds: an environment is made fresh, handed out by one
 reset only, and closed after its episode; nothing an episode touched is
-ever handed to another. What does change: a page loaded ahead has been
+ever handed to another. What a preparation adds: a page loaded ahead has been
 loaded for a while when its episode starts. A site whose task must not see
 that (a timer started on load) starts it in `Site.start`, as seeded pages do.
 

@@ -2,7 +2,7 @@
 
 `CDPSession.send` passes every reply through Playwright's API mapping, which
 walks it value by value looking for its own objects to wrap; a CDP reply
-holds none. On an accessibility tree and a DOM snapshot that walk was
+holds none. On an accessibility tree and a DOM snapshot that walk is
 ~120,000 Python calls per 40 observations, about 12 ms of the node's CPU
 per observation, spent on the step's critical path. The implementation
 object behind the public one sends the same message and returns the reply

@@ -8,8 +8,9 @@ that could not read (`errors`), a postconfig step OSWorld raises on
 (`postconfig_failed`), and the steps the server refused (`setup_errors`).
 
 `python -m runtime.node --app bench.suites.osworld.node:build` reads the
-server's address from $TROUPE_OSWORLD_URL, the cache folder from
-$TROUPE_OSWORLD_CACHE and the VM user's password from $TROUPE_OSWORLD_PASSWORD.
+server's address from $TROUPE_OSWORLD_URL ("local": a fresh local desktop
+per episode, local.py), the cache folder from $TROUPE_OSWORLD_CACHE and the
+VM user's password from $TROUPE_OSWORLD_PASSWORD.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from actors.backends.waa.client import CommandRefused, WAAClient
 from bench.suites.osworld.episode import DEFAULT_PASSWORD, Episode
 from bench.suites.osworld.errors import GetterFailed, NoFile, SetupFailed
 from bench.suites.osworld.getters import resolve
+from bench.suites.osworld.local import LocalDesktops
 from bench.suites.osworld.setup import run_steps
 
 PROBE = "/platform"
@@ -82,10 +84,17 @@ class OSWorldTaskSteps:
         return None
 
 
+LOCAL = "local"
+"""The server address that asks for a fresh local desktop per episode instead of a VM."""
+
+
 def osworld_backend(url: str, *, cache: Path | None = None, password: str = DEFAULT_PASSWORD,
                     **options: Any) -> WAABackend:
-    """A backend for the OSWorld server at `url` that runs OSWorld's task steps."""
-    return WAABackend(url, steps=OSWorldTaskSteps(cache, password), probe_path=PROBE, **options)
+    """A backend for the OSWorld server at `url` (or `LOCAL`) that runs OSWorld's task steps."""
+    steps = OSWorldTaskSteps(cache, password)
+    if url == LOCAL:
+        return LocalDesktops(steps=steps, probe_path=PROBE, **options)
+    return WAABackend(url, steps=steps, probe_path=PROBE, **options)
 
 
 actors_for = node.actors_for

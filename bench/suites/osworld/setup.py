@@ -11,7 +11,9 @@ decides whether the task gets a score at all:
 - logs and goes on (`StepFailed`, listed under the episode's setup errors
   and named in the verdict): `launch`, `execute`/`command` (retried while an
   `until` condition is unmet, up to five refusals), `activate_window`,
-  `close_window` and `change_wallpaper` refused by the server.
+  `close_window` and `change_wallpaper` refused by the server. An `until`
+  condition still unmet after UNTIL_SECONDS fails the step (OSWorld's loop
+  would wait for ever).
 
 `execute` and `command` substitute OSWorld's placeholders first:
 `{CLIENT_PASSWORD}`, `{SCREEN_WIDTH}`, `{SCREEN_HEIGHT}` and their `_HALF`s.
@@ -40,6 +42,9 @@ DOWNLOAD_TRIES = 3
 UNTIL_REFUSALS = 5
 """Refused `execute` requests after which OSWorld stops waiting for an `until` condition."""
 UNTIL_INTERVAL = 0.3
+UNTIL_SECONDS = 120.0
+"""How long an `until` condition is waited for. OSWorld's loop waits for ever while the server answers;
+troupe fails the step after this long instead of holding the VM."""
 
 Step = Callable[[Episode, dict[str, Any]], Awaitable[None]]
 
@@ -129,6 +134,7 @@ async def _execute(episode: Episode, p: dict[str, Any]) -> None:
         raise SetupFailed("execute: an empty command")
     command, until = substitute(p["command"], episode), p.get("until") or {}
     refusals = 0
+    deadline = anyio.current_time() + UNTIL_SECONDS
     while True:
         response = await _post(episode.client, "/setup/execute", {"command": command, "shell": p.get("shell", False)})
         results = response.json() if response.status_code == 200 else None
@@ -145,6 +151,9 @@ async def _execute(episode: Episode, p: dict[str, Any]) -> None:
             or ("stderr" in until and until["stderr"] in results.get("error", ""))))
         if done or refusals >= UNTIL_REFUSALS:
             break
+        if anyio.current_time() > deadline:
+            raise SetupFailed(f"execute {command!r}: its `until` condition {until} did not hold within "
+                              f"{UNTIL_SECONDS:g} s")
         await anyio.sleep(UNTIL_INTERVAL)
     if results is None:
         raise StepFailed(f"execute {command!r}: HTTP {response.status_code}: {response.text[:300]}")

@@ -3,7 +3,8 @@
 `--osworld-tasks PATH` points to an `evaluation_examples` folder (the project
 ships no OSWorld data); tasks are keyed `<domain>/<id>`. `--osworld-cache DIR`
 is the cache folder OSWorld's harness fills (`<DIR>/<task id>/...`), so a
-user reuses theirs. VMs are OSWorld's own in-VM servers (`--osworld-url`).
+user reuses theirs. VMs are OSWorld's own in-VM servers (`--osworld-url`), or
+with none given a fresh desktop of troupe's Linux server per episode (local.py).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from bench.suites.osworld.catalog import Catalog
 from bench.suites.osworld.checker import OSWorldChecker
 from bench.suites.osworld.coverage import report
 from bench.suites.osworld.episode import DEFAULT_PASSWORD
-from bench.suites.osworld.node import actors_for, osworld_backend
+from bench.suites.osworld.node import LOCAL, actors_for, osworld_backend
 
 
 class OSWorldOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -35,8 +36,8 @@ class OSWorldOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
                                  "task files downloads and cloud_file getters read")] | None = None
     domain: Annotated[list[str], option("osworld: run only these domains")] = []
     task: Annotated[list[str], option("osworld: run only these tasks (DOMAIN/ID)")] = []
-    url: Annotated[str, option("osworld: the OSWorld VM's server (default: $TROUPE_OSWORLD_URL, else "
-                               "http://127.0.0.1:5000)")] | None = None
+    url: Annotated[str, option("osworld: the OSWorld VM's server, or 'local' for a fresh desktop of troupe's Linux "
+                               "server per episode, no VM (default: $TROUPE_OSWORLD_URL, else local)")] | None = None
     password: Annotated[str, option("osworld: the VM user's password that {CLIENT_PASSWORD} stands for "
                                     "(default: $TROUPE_OSWORLD_PASSWORD, else OSWorld's 'password')",
                                     secret=True)] | None = None
@@ -48,15 +49,16 @@ class OSWorldSuite(Suite):
     flag_prefix = "osworld-"
     default_agent = "sim"
     node_app = "bench.suites.osworld.node:build"
-    vm_cpus = 0.0  # the screen is the VM's
-    vms_at_most = 1  # one --osworld-url: one VM, one episode at a time
+    vm_cpus = 1.0  # a local desktop's applications; a VM's screen takes none here (set per instance)
 
-    def __init__(self, catalog: Catalog, *, cache: Path | None = None, url: str = "http://127.0.0.1:5000",
+    def __init__(self, catalog: Catalog, *, cache: Path | None = None, url: str = LOCAL,
                  password: str = DEFAULT_PASSWORD, domains: list[str] | None = None,
                  task_ids: list[str] | None = None) -> None:
         self.catalog = catalog
         self.cache = cache
         self.url = url
+        if url != LOCAL:  # one --osworld-url: one VM, one episode at a time
+            self.vms_at_most, self.vm_cpus = 1, 0.0
         self.password = password
         self.domains = domains or []
         self.task_ids = task_ids or []
@@ -83,7 +85,7 @@ class OSWorldSuite(Suite):
             raise ConfigError(f"osworld domain {', '.join(unknown)}: not in {catalog.root} "
                              f"(its domains: {', '.join(sorted(known))})")
         return cls(catalog, cache=Path(options.cache) if options.cache else None,
-                   url=options.url or os.environ.get("TROUPE_OSWORLD_URL") or "http://127.0.0.1:5000",
+                   url=options.url or os.environ.get("TROUPE_OSWORLD_URL") or LOCAL,
                    password=options.password or os.environ.get("TROUPE_OSWORLD_PASSWORD") or DEFAULT_PASSWORD,
                    domains=options.domain, task_ids=options.task)
 

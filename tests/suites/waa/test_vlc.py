@@ -83,8 +83,10 @@ def test_no_vlcrc_raises_as_in_waa_and_malformed_rules_are_named():
     assert caught.value.fix == "missing-file" and caught.value.fixed == 1.0
     with pytest.raises(MetricFailed, match="check_qt_max_volume: expected a rule with `expected_qt_max_volume`"):
         check("check_qt_max_volume", VLCRC, volume=200)
-    with pytest.raises(MetricFailed, match="type must be 'match' or 'blackish', got 'pinkish'"):
-        check("check_qt_slider_colours", VLCRC, type="pinkish")
+    assert check("check_qt_slider_colours", VLCRC, type="pinkish") == 0.0  # WAA's None, scored 0
+    with pytest.raises(ReferenceCrash, match="not UTF-8") as caught:
+        check("check_qt_max_volume", b"# caf\xe9\nqt-max-volume=200\n", expected_qt_max_volume=200)
+    assert caught.value.fix == "text-encoding" and caught.value.fixed == 1.0
 
 
 @pytest.mark.anyio

@@ -9,18 +9,22 @@ only pyautogui programs and WAA's browser commands (browser.py: Chromium
 stands in for Chrome and Edge, with DevTools on --devtools-port) are
 carried out: `--allow-commands` lets the token's
 holder run any command as this user, and the server says so on stderr.
+`--osworld` answers OSWorld's dialect too (osworld.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import signal
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
 from actors.backends.waa.client import DEVTOOLS_PORT
+from actors.backends.waa.server import osworld, terminal
 from actors.backends.waa.server.desktop import LinuxDesktop, MainThread
 from actors.backends.waa.server.http import make_server
 from actors.backends.x11.node import screen_size
@@ -39,6 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--devtools-port", type=int, default=DEVTOOLS_PORT,
                         help="where the browser WAA's Chrome and Edge tasks launch answers DevTools, on 127.0.0.1 "
                              f"(default {DEVTOOLS_PORT}, the port WAA's client connects to)")
+    parser.add_argument("--osworld", action="store_true",
+                        help="answer as OSWorld's server too: its own endpoints (/terminal, /window_size, /run_python, "
+                             "...), /home/user as the session's home, and `sudo` and `apt` as its tasks call them "
+                             "(sudo runs the command as this user; apt installs nothing)")
     parser.add_argument("--allow-commands", action="store_true",
                         help="run any command /execute, /setup/execute and /setup/launch ask for, shells included "
                              "(default: pyautogui programs only, parsed and never run as Python)")
@@ -53,10 +61,17 @@ def main(argv: list[str] | None = None) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stopped.set())
     session = Session.start(*args.size, accessibility=False)
+    shims = tempfile.TemporaryDirectory(prefix="troupe-osworld-bin-")
+    terminals = None
+    if args.osworld:
+        osworld.install_shims(Path(shims.name), session.env)
+        osworld.prepare_home(session.home)
+        terminals = terminal.bind_keys(session.home, Path(shims.name), session.env)
     main_thread = MainThread()
     desktop = LinuxDesktop(session, main_thread)
     server = make_server(desktop, args.token, args.port, roots=args.root, allow_commands=args.allow_commands,
-                         devtools_port=args.devtools_port).start()
+                         devtools_port=args.devtools_port, also=functools.partial(osworld.add_endpoints, terminals=terminals) if args.osworld else None,
+                         home_alias=osworld.HOME if args.osworld else None).start()
     try:
         print(f"listening on {server.url} display {session.display}", flush=True)
         main_thread.serve(stopped)
@@ -64,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         server.close()
         desktop.close()
         session.close()
+        shims.cleanup()
     return 0
 
 

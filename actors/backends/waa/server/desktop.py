@@ -136,7 +136,7 @@ class LinuxDesktop:
 
     def execute(self, command: list[str] | str, shell: bool) -> subprocess.CompletedProcess:
         return subprocess.run(command, shell=shell, env=self.session.env, cwd=self.home, capture_output=True,
-                              text=True, timeout=EXECUTE_TIMEOUT)
+                              text=True, timeout=EXECUTE_TIMEOUT, stdin=subprocess.DEVNULL)
 
     def launch(self, command: list[str] | str, shell: bool) -> None:
         argv = ["sh", "-c", command] if shell else list(command)

@@ -128,10 +128,11 @@ class Endpoints:
     """One method per WAA endpoint; each takes the parsed body and returns a Reply."""
 
     def __init__(self, desktop: LinuxDesktop, roots: Iterable[Path] = (), allow_commands: bool = False,
-                 devtools_port: int = DEVTOOLS_PORT) -> None:
+                 devtools_port: int = DEVTOOLS_PORT, home_alias: str | None = None) -> None:
         self.desktop = desktop
         self.devtools_port = devtools_port
         self._extra_roots = tuple(roots)
+        self.home_alias = home_alias
         self.allow_commands = allow_commands
         self.get: dict[str, Callable[[dict[str, str]], Reply]] = {
             "/probe": lambda q: _json(200, {"status": "Probe successful", "message": "Service is operational"}),
@@ -158,7 +159,7 @@ class Endpoints:
 
     @functools.cached_property
     def roots(self) -> Roots:
-        return Roots(self.desktop.home, self._extra_roots)
+        return Roots(self.desktop.home, self._extra_roots, self.home_alias)
 
     def _folder(self, name: str):
         folder = self.desktop.home / name
@@ -169,7 +170,8 @@ class Endpoints:
         """The body's path field `name`, resolved and confined to the roots."""
         return self.roots.confine(_field(body, name))
 
-    def _run_commands(self, what: str) -> None:
+    def require_commands(self, what: str) -> None:
+        """Refuse `what` (CommandsNotAllowed, answered 403) unless the server runs commands."""
         if not self.allow_commands:
             raise CommandsNotAllowed(f"{what}: this server runs pyautogui programs only "
                                      "(start it with --allow-commands to run other commands)")
@@ -193,16 +195,21 @@ class Endpoints:
             return _json(200, {"status": "success", "output": f"stopped {stopped} {stop.browser} process(es)",
                                "error": "" if stopped else f'The process "{stop.browser}.exe" not found.',
                                "returncode": 0 if stopped else 128})
-        self._run_commands(f"command {command!r}" + (" in a shell" if shell else ""))
-        command = _split(command, shell)
-        if isinstance(command, list):
-            command = [str(self.roots.vm_path(a)) if a.startswith("~/") else a for a in command]
+        self.require_commands(f"command {command!r}" + (" in a shell" if shell else ""))
+        command = self._on_this_desktop(_split(command, shell))
         try:
             done = self.desktop.execute(command, shell)
         except (OSError, subprocess.TimeoutExpired) as exc:
             return _json(500, {"status": "error", "message": str(exc)})
         return _json(200, {"status": "success", "output": done.stdout, "error": done.stderr,
                            "returncode": done.returncode})
+
+    def _on_this_desktop(self, command: list[str] | str) -> list[str] | str:
+        """The command with the VM's home standing for this session's: `~/` arguments, and the home
+        alias anywhere in its text."""
+        if isinstance(command, str):
+            return self.roots.in_command(command)
+        return [str(self.roots.vm_path(a)) if a.startswith("~/") else self.roots.in_command(a) for a in command]
 
     def _run_program(self, program: str) -> Reply:
         if len(program.encode("utf-8", "surrogatepass")) > MAX_PROGRAM:
@@ -228,8 +235,8 @@ class Endpoints:
             except FileNotFoundError as exc:
                 return _text(404, str(exc))
             return _text(200, f"{command} launched successfully")
-        self._run_commands(f"launch {command!r}")
-        command = _split(command, shell)
+        self.require_commands(f"launch {command!r}")
+        command = self._on_this_desktop(_split(command, shell))
         try:
             self.desktop.launch(command, shell)
         except FileNotFoundError as exc:
@@ -395,11 +402,16 @@ def make_handler(endpoints: Endpoints, token: str) -> type[BaseHTTPRequestHandle
 
 
 def make_server(desktop: LinuxDesktop, token: str, port: int, *, roots: Iterable[Path] = (),
-                allow_commands: bool = False, devtools_port: int = DEVTOOLS_PORT) -> LoopbackHTTPServer:
+                allow_commands: bool = False, devtools_port: int = DEVTOOLS_PORT,
+                also: Callable[[Endpoints], None] | None = None, home_alias: str | None = None) -> LoopbackHTTPServer:
     """The server, bound to 127.0.0.1:`port` and not yet started: paths confined to the desktop's
-    home and `roots`, commands other than pyautogui programs run only when `allow_commands`, the
-    browser's DevTools on 127.0.0.1:`devtools_port`."""
+    home and `roots` (`home_alias` naming the home as the tasks do), commands other than pyautogui
+    programs run only when `allow_commands`, the browser's DevTools on 127.0.0.1:`devtools_port`;
+    `also` adds another dialect's endpoints (osworld.add_endpoints)."""
     if not token:
         raise ValueError("the WAA Linux server needs a token: it runs input and file requests for whoever holds it")
-    return LoopbackHTTPServer(make_handler(Endpoints(desktop, roots, allow_commands, devtools_port), token), port=port,
-                              name="waa-http", max_connections=MAX_CONNECTIONS)
+    endpoints = Endpoints(desktop, roots, allow_commands, devtools_port, home_alias)
+    if also is not None:
+        also(endpoints)
+    return LoopbackHTTPServer(make_handler(endpoints, token), port=port, name="waa-http",
+                              max_connections=MAX_CONNECTIONS)

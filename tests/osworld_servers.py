@@ -1,0 +1,47 @@
+"""A stand-in for OSWorld's in-VM server (its Flask app on port 5000), on a real socket on 127.0.0.1.
+
+It answers as OSWorld's server answers, where that differs from WAA's: no
+/probe (404), /platform, /screen_size, /terminal, and an accessibility tree
+in OSWorld's own XML (the `accessibility.ubuntu.example.org` namespaces).
+Commands sent to /execute and /setup/execute answer from `outputs` (by the
+JSON of their `command`), the others as an empty success.
+"""
+
+from __future__ import annotations
+
+import json
+
+from tests.waa_servers import Behaviour, StandIn
+
+UBUNTU = "https://accessibility.ubuntu.example.org/ns"
+TREE = (f'<desktop-frame xmlns:st="{UBUNTU}/state" xmlns:cp="{UBUNTU}/component" xmlns:attr="{UBUNTU}/attributes">'
+        '<application name="gnome-terminal-server"><frame name="Terminal" st:active="true" st:showing="true" '
+        'cp:screencoord="(10, 20)" cp:size="(300, 200)"/></application></desktop-frame>')
+SCREEN = (1920, 1080)
+
+
+def osworld_vm(outputs: dict[str, str] | None = None, *, files: dict[str, bytes] | None = None,
+               terminal: str | None = None, refusing: dict[str, tuple[int, bytes]] | None = None) -> Behaviour:
+    """A Behaviour answering as OSWorld's server: `outputs` by the JSON of a command, `files` by VM path
+    (and at /files/<name> as a web server), `terminal` as /terminal's output."""
+    outputs = outputs or {}
+
+    def answer(path: str, body: dict) -> tuple[int, bytes] | None:
+        if path == "/screen_size":
+            return 200, json.dumps({"width": SCREEN[0], "height": SCREEN[1]}).encode()
+        if path in ("/execute", "/setup/execute"):
+            output = outputs.get(json.dumps(body.get("command")), "")
+            return 200, json.dumps({"status": "success", "output": output, "error": "", "returncode": 0}).encode()
+        if path.startswith("/setup/"):
+            return 200, b"done"
+        return None
+
+    return Behaviour(answer=answer, files=dict(files or {}), refusing=dict(refusing or {}), gets={
+        "/probe": (404, b"<!doctype html><title>404 Not Found</title>"),
+        "/platform": (200, b"Linux"),
+        "/terminal": (200, json.dumps({"output": terminal, "status": "success"}).encode()),
+        "/accessibility?backend=uia": (200, json.dumps({"AT": TREE}).encode()),
+    })
+
+
+__all__ = ["SCREEN", "StandIn", "osworld_vm"]
