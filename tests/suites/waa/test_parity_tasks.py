@@ -161,13 +161,13 @@ def guest(request):
     windows = WindowsGuest(prefix=PREFIX)
     with StandIn(windows) as server:
         yield windows, server.url
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None and TALLY:
-        reporter.write_line("\nwhole-task verdicts, WAA's evaluate() against troupe's checker (agree/cases):")
-        for domain, counts in sorted(TALLY.items()):
-            reporter.write_line(f"  {domain:20} {counts['agree']}/{counts['cases']}")
-        reporter.write_line(f"  {'all':20} {sum(c['agree'] for c in TALLY.values())}/"
-                            f"{sum(c['cases'] for c in TALLY.values())}")
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if TALLY and capture is not None:
+        with capture.global_and_fixture_disabled():
+            print("\nwhole-task verdicts, WAA's evaluate() against troupe's checker (agree/cases):")
+            for domain, counts in sorted(TALLY.items()):
+                print(f"  {domain:20} {counts['agree']}/{counts['cases']}")
+            print(f"  {'all':20} {sum(c['agree'] for c in TALLY.values())}/{sum(c['cases'] for c in TALLY.values())}")
 
 
 @pytest.mark.skipif(not TASKS, reason=f"the shared WAA tasks are not at {reference.TASKS}")
