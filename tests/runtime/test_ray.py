@@ -20,15 +20,11 @@ import anyio
 import anyio.to_thread
 import pytest
 
-from actors.agent import Agent
 from actors.backends.browser.processes import browser_mains
-from actors.evaluator import Evaluator
 from actors.episode import Outlets
-from actors.runner import CrewFactory, EpisodeRunner
+from actors.runner import EpisodeRunner
 from bench.suites.miniwob.agent import ScriptedMiniWobAgent
 from bench.suites.miniwob.suite import MiniWobChecker, miniwob_task
-from bench.suites.sim.agent import SimPolicy
-from bench.suites.sim.checker import SimChecker
 from bench.suites.sim.suite import sim_tasks
 from protocols import Reset, StepTaken
 from runtime.errors import NodeDied
@@ -37,6 +33,7 @@ from runtime.limits import Limits
 from runtime.ray_nodes import VM_RESOURCE, LoopbackCluster, Placements, ray_session, run_ray_node
 from runtime.seats import SharedNodes
 from tests.faults import run_killing_after_first_step
+from tests.crews import crew, sim_crew
 
 pytestmark = pytest.mark.anyio
 SIM_APP = "actors.backends.sim.node:build"
@@ -74,7 +71,7 @@ class PlacementLog:
 
 def sim_runner(placements: Placements, concurrency: int, **overrides) -> EpisodeRunner:
     settings = dict(
-        crew=CrewFactory(agent=lambda: Agent(SimPolicy()), evaluator=lambda: Evaluator(SimChecker())),
+        crew=sim_crew(summaries=False),
         vm_slot=functools.partial(run_ray_node, SIM_APP, resources={VM_RESOURCE: 1}, num_cpus=0,
                                   placements=placements),
         limits=Limits(call_seconds=20),
@@ -189,7 +186,7 @@ async def test_miniwob_episodes_run_in_chromium_inside_ray_placed_nodes(cluster)
     log = PlacementLog()
     tasks = [miniwob_task("click-button", 1), miniwob_task("enter-text", 2)]
     runner = EpisodeRunner(
-        crew=CrewFactory(agent=lambda: Agent(ScriptedMiniWobAgent()), evaluator=lambda: Evaluator(MiniWobChecker())),
+        crew=crew(ScriptedMiniWobAgent, MiniWobChecker),
         vm_slot=functools.partial(run_ray_node, "bench.suites.miniwob.node:build",
                                   resources={VM_RESOURCE: 1}, num_cpus=1, placements=log.placements),
         limits=Limits(call_seconds=30),
@@ -208,7 +205,7 @@ async def test_miniwob_slots_share_the_browser_of_a_node_ray_places(cluster):
                              num_cpus=1, seats=2, placements=log.placements)
     async with SharedNodes(node, seats=2) as nodes:
         runner = EpisodeRunner(
-            crew=CrewFactory(agent=lambda: Agent(ScriptedMiniWobAgent()), evaluator=lambda: Evaluator(MiniWobChecker())),
+            crew=crew(ScriptedMiniWobAgent, MiniWobChecker),
             vm_slot=nodes.slot, limits=Limits(call_seconds=30), concurrency=2,
         )
         results = await runner.run(tasks)

@@ -21,13 +21,9 @@ import anyio
 import msgspec
 import pytest
 
-from actors.agent import Agent
-from actors.evaluator import Evaluator
-from actors.runner import CrewFactory, EpisodeRunner
+from actors.runner import EpisodeRunner
 from bench.api import ConfigError, execute, plan
 from bench.fit import connected_concurrency
-from bench.suites.sim.agent import SimPolicy
-from bench.suites.sim.checker import SimChecker
 from bench.suites.sim.suite import sim_tasks
 from protocols import EpisodeStarted, ErrorKind, Inspect, StepTaken, decode
 from runtime.errors import NodeDied, ProtocolError
@@ -41,6 +37,7 @@ from runtime.websocket import serve
 from tests import node_apps
 from tests.faults import descendants
 from tests.paths import ROOT
+from tests.crews import sim_crew
 
 pytestmark = pytest.mark.anyio
 SEATED = functools.partial(run_local_node, "tests.node_apps:build_seated")
@@ -239,7 +236,7 @@ async def test_a_seat_whose_vm_hangs_in_a_call_serves_the_slots_next_attempt(sim
     url, process = sim_node
     hang_once = {"scale": 0.0, "faults": [{"kind": "hang", "step": 2, "attempts": [1]}]}
     runner = EpisodeRunner(
-        crew=CrewFactory(agent=lambda: Agent(SimPolicy()), evaluator=lambda: Evaluator(SimChecker())),
+        crew=sim_crew(summaries=False),
         vm_slot=functools.partial(connect_seat, url, TOKEN, 1), limits=Limits(call_seconds=1.0),
     )
     with anyio.fail_after(30):
