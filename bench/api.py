@@ -546,7 +546,8 @@ def _check_writable(out: Path, name: str) -> None:
     """Refuse a run folder that cannot be created or written, before anything is written: the
     deepest folder of `out` that exists is tried by making (and removing) a folder in it, since
     permissions alone do not say it (root may write anywhere, yet not in /proc)."""
-    shown = str(out) if len(str(out)) <= 80 else str(out)[:60] + "..."
+    text = str(out)
+    shown = text if len(text) <= 80 else f"{text[:40]}...{text[-30:]} ({len(text)} characters)"
     try:
         if out.exists() and not out.is_dir():
             raise ConfigError(f"{name} {shown}: exists and is not a folder")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import functools
 import logging
+import signal
 import sys
 from typing import Any, Awaitable, Callable, NoReturn
 
@@ -200,6 +201,28 @@ def _table(summary: dict) -> Table:
     return table
 
 
+async def _interruptible(run: Callable[[], Awaitable[int]]) -> int:
+    """`run`, ended by Ctrl-C as a cancellation, which every actor and node of the run honours
+    on either event loop, then raised as KeyboardInterrupt; a second Ctrl-C while it ends
+    interrupts at once, as Python's own handler does."""
+    interrupted = anyio.Event()
+
+    async def watch(scope: anyio.CancelScope) -> None:
+        with anyio.open_signal_receiver(signal.SIGINT) as signals:
+            async for _ in signals:
+                interrupted.set()
+                scope.cancel()
+                return
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(watch, tg.cancel_scope)
+        code = await run()
+        tg.cancel_scope.cancel()
+    if interrupted.is_set():
+        raise KeyboardInterrupt
+    return code
+
+
 async def _run(planning: Callable[[], Awaitable[RunPlan]], console: Console, planned: list[RunPlan]) -> int:
     checked = await planning()
     planned.append(checked)
@@ -249,7 +272,7 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
         entry = {"entry": "cli", "argv": [*started_as, *redacted_argv(argv, suite)]}
         planning = functools.partial(plan, args.suite, values, strict=False, name_of=_flag_namer(suite), entry=entry)
         tune_gc()
-        return anyio.run(_run, planning, Console(), planned, backend=args.backend)
+        return anyio.run(_interruptible, functools.partial(_run, planning, Console(), planned), backend=args.backend)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
