@@ -17,7 +17,7 @@ from bench.installation import DISTRIBUTION
 __all__ = ["EXTRAS", "install_hint", "missing", "require"]
 
 # extra -> the top-level modules it installs that troupe imports (pyproject.toml lists their distributions;
-# tests/test_packaging.py checks that the two agree)
+# tests/bench/test_extras.py checks that the two agree)
 EXTRAS: dict[str, tuple[str, ...]] = {
     "web": ("playwright", "miniwob"),
     "desktop": ("mss", *(("Xlib", "jeepney") if sys.platform == "linux" else ()),

@@ -100,7 +100,7 @@ def _as_factory(kind: str, found: Any, label: str) -> Callable[[], Any]:
     if not isinstance(found, type) and hasattr(found, method):
         return lambda: found
     if isinstance(found, type) and not hasattr(found, method):
-        raise ConfigError(f"--{kind} {label}: the class {found.__qualname__} has no `{method}` method")
+        raise ConfigError(f"--{kind} {label}: the class {found.__name__} has no `{method}` method")
     if callable(found):
         return found
     raise ConfigError(f"--{kind} {label}: expected an object with `{method}`, a class or a factory, "

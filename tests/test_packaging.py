@@ -83,6 +83,12 @@ def test_the_wheel_is_troupe_bench_typed_licensed_and_its_core_pulls_no_office_m
     assert re.search(r"^troupe = bench\.cli:main$", scripts, re.M)
 
 
+def test_every_install_line_of_readme_names_troupe_bench_or_a_checkout():
+    installed = re.findall(r"pip install (?:--\S+ )*(?:-e )?'?([^\s'`]+)", (ROOT / "README.md").read_text())
+    assert installed and all(re.fullmatch(r"troupe-bench(\[[a-z,]+\])?|\.\[[a-z,]+\]", name) for name in installed), \
+        installed
+
+
 def test_a_fresh_install_runs_the_sim_suite_from_another_folder_by_both_commands(venv, tmp_path):
     python, troupe = venv / "bin" / "python", venv / "bin" / "troupe"
     runs = {"troupe": ([troupe, "run"], ["troupe", "run"]),

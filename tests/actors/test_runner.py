@@ -109,14 +109,17 @@ class InvalidAction:
         return Decision(action=Click(target=Target(node_id=7)))
 
 
-@pytest.mark.parametrize("policy, reason", [
-    (WrongType, "agent: policy returned str, not a Decision"),
-    (Raising, "agent: policy raised KeyError: 'no plan for this screen'"),
-    (NotAnAction, "agent: policy returned an invalid Decision: click needs `point` or `target` - at `$.action`"),
+@pytest.mark.parametrize("policy, reason, trace", [
+    (WrongType, "agent: policy returned str, not a Decision", "actors.answers.Returned: 'click'"),
+    (Raising, "agent: policy raised KeyError: 'no plan for this screen'",
+     'in decide\n    raise KeyError("no plan for this screen")\nKeyError: \'no plan for this screen\''),
+    (NotAnAction, "agent: policy returned an invalid Decision: click needs `point` or `target` - at `$.action`",
+     "actors.answers.Returned: Decision(action={'type': 'click'}"),
     (InvalidAction, "agent: policy returned an invalid Decision: Expected `str | null`, got `int` - "
-                    "at `$.action.target.node_id`"),
+                    "at `$.action.target.node_id`", "actors.answers.Returned: Decision(action=Click("),
 ])
-async def test_a_broken_policy_fails_each_episode_as_an_agent_error_and_the_run_goes_on(policy, reason):
+async def test_a_broken_policy_fails_each_episode_as_an_agent_error_and_the_run_goes_on(policy, reason, trace):
+    """The episode keeps what went wrong in the policy: its traceback, or what it returned."""
     tasks = sim_tasks(4, sim={"scale": 0.001})
     results = await runner(crew=crew(policy, SimChecker),
                            concurrency=2).run(tasks)
@@ -124,6 +127,7 @@ async def test_a_broken_policy_fails_each_episode_as_an_agent_error_and_the_run_
     for result in results:
         assert result.error_kind is ErrorKind.AGENT and not result.success and result.steps == 0
         assert result.reason.startswith(reason + "; "), result.reason
+        assert trace in result.traceback, result.traceback
 
 
 class RaisingJudge:

@@ -263,4 +263,5 @@ def _same_frames(mine, gold, max_frames: int, threshold: int) -> float:
     return 1.0
 
 
-MEDIA_METRICS = {metric.__name__: gold_required(metric) for metric in (compare_images, compare_audios, compare_videos)}
+MEDIA_METRICS = {metric.__name__: gold_required(metric)
+                 for metric in (compare_images, compare_audios, compare_videos)}

@@ -21,7 +21,8 @@ from bench.suites.waa.errors import GetterCrash, GetterFailed, MetricFailed, Ref
 from bench.suites.waa.getters import resolve
 from bench.suites.waa.metrics import METRICS
 
-from tests.waa_servers import Behaviour, StandIn
+from tests.suites.waa.windows_guest import World, WindowsGuest
+from tests.waa_servers import StandIn
 
 pytestmark = pytest.mark.anyio
 
@@ -129,16 +130,11 @@ def test_the_history_database_holds_the_visits_as_waa_inserts_them():
     assert db.execute("SELECT transition FROM visits").fetchall() == [(805306368,)]
 
 
-def windows(files: dict[str, bytes], tree: str = UIA_TREE) -> Behaviour:
-    """A stand-in answering as WAA's Windows VM: platform, desktop path and tree as its server gives them."""
-    gets = {"/platform": (200, b"Windows"), "/accessibility?backend=uia": (200, json.dumps({"AT": tree}).encode())}
-
-    def answer(path: str, body: dict) -> tuple[int, bytes] | None:
-        if path == "/desktop_path":
-            return 200, json.dumps({"desktop_path": "C:\\Users\\Docker\\Desktop"}).encode()
-        return None
-
-    return Behaviour(files=files, answer=answer, gets=gets)
+def windows(files: dict[str, bytes], tree: str = UIA_TREE) -> WindowsGuest:
+    """A stand-in answering as WAA's Windows VM (its Python, files, platform), with the screen's tree."""
+    guest = WindowsGuest(World(files=files))
+    guest.gets["/accessibility?backend=uia"] = (200, json.dumps({"AT": tree}).encode())
+    return guest
 
 
 async def test_profile_getters_read_windows_files_as_waa_does():
@@ -173,7 +169,8 @@ async def test_an_address_bar_without_a_value_is_waas_crash_and_linux_has_no_edg
                 await resolve(client, {"type": "active_tab_url_parse", "parse_keys": ["a"]})
         finally:
             await client.aclose()
-    linux = windows({})
+    linux = windows({})  # the Linux WAA server: it refuses WAA's platform program and says Linux at /platform
+    linux.world = World(broken={"/execute": (400, b'{"status": "error", "message": "refused: not pyautogui"}')})
     linux.gets["/platform"] = (200, b"Linux")
     with StandIn(linux) as vm:
         client = WAAClient(vm.url)

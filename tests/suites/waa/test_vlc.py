@@ -8,7 +8,7 @@ import pytest
 
 from actors.backends.waa.client import WAAClient
 from bench.suites.waa.getters import resolve
-from bench.suites.waa.errors import ReferenceCrash
+from bench.suites.waa.errors import GetterFailed, ReferenceCrash
 from bench.suites.waa.metrics import METRICS, MetricFailed
 
 from tests.waa_servers import start_linux_server, stop
@@ -94,7 +94,8 @@ async def test_vlc_config_reads_the_vlcrc_under_the_vms_home():
     server = start_linux_server(flags=("--allow-commands",))
     client = WAAClient(server.url, token=server.token)
     try:
-        assert await resolve(client, {"type": "vlc_config", "dest": "vlcrc"}) is None
+        with pytest.raises(GetterFailed, match="VLC never saved its settings"):  # WAA's getter writes None: raises
+            await resolve(client, {"type": "vlc_config", "dest": "vlcrc"})
         reply = await client.execute("mkdir -p ~/.config/vlc && printf 'qt-max-volume=200\\n' > ~/.config/vlc/vlcrc",
                                      shell=True)
         assert reply["returncode"] == 0, reply

@@ -29,13 +29,15 @@ from bench.suites.waa.errors import ReferenceCrash
 logger = logging.getLogger(__name__)
 
 
-def extracted_text(data: bytes) -> str:
-    """Every page's text, joined as WAA joins them."""
-    return "".join(page.extract_text() for page in PdfReader(io.BytesIO(data)).pages)
+def extracted_text(data: bytes, page_end: str = "") -> str:
+    """Every page's text, each followed by `page_end`, joined."""
+    return "".join(page.extract_text() + page_end for page in PdfReader(io.BytesIO(data)).pages)
 
 
 def pdf_text(data: bytes | None) -> str:
-    return "" if data is None else extracted_text(data).strip()
+    """The text as WAA's PyMuPDF reads it, as near as pypdf gets: PyMuPDF ends every line, the
+    page's last one included, with a newline, where pypdf ends a page without one."""
+    return "" if data is None else extracted_text(data, "\n").strip()
 
 
 def compare_pdfs(result: Any, expected: Any, **options: Any) -> float:
