@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import functools
 import logging
+import signal
 import sys
 from typing import Any, Awaitable, Callable, NoReturn
 
@@ -30,6 +31,7 @@ from bench import plugins
 from actors.run_folder import ResultsError, read_results
 from bench.api import RunPlan, execute, plan
 from actors.errors import ConfigError
+from actors.whole_writes import FolderFull
 from bench.config import LimitsConfig, LLMOptions, RunConfig, build, describe, secret_names
 from bench.extras import install_hint
 from bench.installation import DISTRIBUTION
@@ -199,6 +201,28 @@ def _table(summary: dict) -> Table:
     return table
 
 
+async def _interruptible(run: Callable[[], Awaitable[int]]) -> int:
+    """`run`, ended by Ctrl-C as a cancellation, which every actor and node of the run honours
+    on either event loop, then raised as KeyboardInterrupt; a second Ctrl-C while it ends
+    interrupts at once, as Python's own handler does."""
+    interrupted = anyio.Event()
+
+    async def watch(scope: anyio.CancelScope) -> None:
+        with anyio.open_signal_receiver(signal.SIGINT) as signals:
+            async for _ in signals:
+                interrupted.set()
+                scope.cancel()
+                return
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(watch, tg.cancel_scope)
+        code = await run()
+        tg.cancel_scope.cancel()
+    if interrupted.is_set():
+        raise KeyboardInterrupt
+    return code
+
+
 async def _run(planning: Callable[[], Awaitable[RunPlan]], console: Console, planned: list[RunPlan]) -> int:
     checked = await planning()
     planned.append(checked)
@@ -227,7 +251,7 @@ def _interrupted(planned: list[RunPlan]) -> str:
         return "interrupted before any episode started; nothing was written"
     checked = planned[0]
     try:
-        finished = len({line.result.task_id for line in read_results(checked.out)})
+        finished = len({line.result.task_id for line in read_results(checked.out)} & checked.selection)
     except ResultsError:
         finished = len(checked.done)
     return (f"interrupted: {finished} of {len(checked.tasks)} episodes finished and kept in {checked.out}; "
@@ -248,10 +272,13 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
         entry = {"entry": "cli", "argv": [*started_as, *redacted_argv(argv, suite)]}
         planning = functools.partial(plan, args.suite, values, strict=False, name_of=_flag_namer(suite), entry=entry)
         tune_gc()
-        return anyio.run(_run, planning, Console(), planned, backend=args.backend)
+        return anyio.run(_interruptible, functools.partial(_run, planning, Console(), planned), backend=args.backend)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except FolderFull as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(_interrupted(planned), file=sys.stderr)
         return 130

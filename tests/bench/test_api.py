@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import bench
+import bench.api
 from actors.run_folder import ResultsError
 from protocols import Decide, Decision, Done, EpisodeFinished, StepTaken
 from tests.paths import ROOT
@@ -121,7 +122,9 @@ async def test_miniwob_runs_under_either_loop_its_slots_sharing_a_browser_node_a
     assert all(line.result.success for line in run.results), [line.result.reason for line in run.results]
     assert "2 VM slot(s) per browser: one browser for the run's 2 slot(s), a context each: less memory a slot and one" \
            " start-up instead of 2" in said
-    assert json.loads((run.folder / "run.json").read_text())["config"]["slots_per_browser"] == 2
+    recorded = json.loads((run.folder / "run.json").read_text())["config"]
+    assert recorded["slots_per_browser"] == 2
+    assert recorded["vm"] == "node"  # what hosted the browsers: node processes, though no --vm was given
 
 
 def test_run_sync_and_to_pandas(tmp_path):

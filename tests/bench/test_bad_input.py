@@ -263,12 +263,13 @@ async def test_the_api_raises_the_runners_configuration_error_itself(tmp_path, a
 # Mistakes whose documented outcome is not a refusal: the run goes on, or stops in one line.
 
 
-def test_ctrl_c_ends_the_run_in_one_line_saying_how_to_resume_and_resuming_finishes_it(tmp_path):
+@pytest.mark.parametrize("loop", ["asyncio", "trio"])
+def test_ctrl_c_ends_the_run_in_one_line_saying_how_to_resume_and_resuming_finishes_it(tmp_path, loop):
     """A real SIGINT to the process group, as a terminal's Ctrl-C sends it."""
     out = tmp_path / "run"
     command = [sys.executable, "-m", "bench.supervisor", "--suite", "sim", "--episodes", "6", "--concurrency", "1",
-               "--out", str(out)]
-    running = subprocess.Popen([*command, "--scale", "0.3"], cwd=ROOT, stdout=subprocess.DEVNULL,
+               "--backend", loop, "--out", str(out)]
+    running = subprocess.Popen([*command, "--scale", "0.1"], cwd=ROOT, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         results = out / "results.jsonl"

@@ -90,3 +90,11 @@ async def test_scripted_agent_solves_real_miniwob_tasks_end_to_end():
     assert all(r.error_kind in (ErrorKind.NONE, ErrorKind.AGENT) for r in results)
     assert len(solved) >= 10, [(r.task_id, r.reason) for r in results if not r.success]
     assert all(r.reason.startswith("raw reward 1") for r in results if r.success)  # the page's own verdict
+
+
+def test_list_shows_the_tasks_and_seeds_the_options_select(capsys):
+    from bench.supervisor import main
+
+    assert main(["--suite", "miniwob", "--list", "--miniwob-tasks", "click-button,click-tab", "--miniwob-seeds", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:3] == ["miniwob: 4 tasks selected of 256", f"{'click-button':<20} {2:>5}", f"{'click-tab':<20} {2:>5}"]

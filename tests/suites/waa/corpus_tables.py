@@ -156,6 +156,10 @@ def _style_cases() -> list[Case]:
         _case("style-hyperlink-on-empty-cell", book(ROWS, lambda s: setattr(s["E5"], "hyperlink", "http://x.org")),
               book(ROWS, lambda s: setattr(s["E5"], "hyperlink", "http://x.org")), _style("hyperlink")),
         _case("style-libreoffice-red-on-blue", lo_red, lo_red, _style("font_color", "bgcolor", "fgcolor")),
+        _case("style-merged-cells", book(ROWS, lambda s: (s.merge_cells("A2:C2"), _font("FFFF0000", at="A2")(s))),
+              book(ROWS, _font("FFFF0000", at="A2")), _style("font_color", "bgcolor", "fill_type")),
+        _case("style-date-number-format", book([["When"], [dt.datetime(2024, 3, 1)]]),
+              book([["When"], [dt.date(2024, 3, 1)]]), _style("number_format")),
         _case("style-cf-expression-relative", book(ROWS, _formatted(_expression("B2>4"))),
               book(ROWS, _font("FFFF0000", at="C2")), _style("font_color")),
         _case("style-cf-expression-relative-same", book(ROWS, _formatted(_expression("B2>4"))),
@@ -230,6 +234,9 @@ def _check_cell_cases() -> list[Case]:
         _case("check_cell-bool-cell", book([[True]]), gold, _check({"value": _eq(True)}, at="A1")),
         _case("check_cell-sheet-ids-not-part-names", moved, gold, _check({"value": _eq("ann")}, at="A1")),
         _case("check_cell-shared-strings-unreadable", no_shared, gold, _check({"value": _eq(1.5)}, at="B1")),
+        *(_case(f"check_cell-date-serial-format-{fmt}", package({"Sheet1": [row(1, cell("A1", 45352, style="date"))]}),
+                gold, _check({"value": _eq(45352.0), "number_format": _eq(fmt)}, at="A1"))
+          for fmt in ("mm-dd-yy", None)),  # openpyxl types a date cell "d", whose number format WAA reads as None
         _case("check_cell-expected-missing", book(ROWS), None, _check({"value": _eq(3.0)})),
     ]
     for ref, wanted in (("A1", "ann"), ("B1", 1.5), ("C1", "x"), ("D1", "#N/A"), ("E1", True), ("F1", "ann"),

@@ -52,6 +52,7 @@ def test_compare_docx_files_blanks_and_case():
     assert score("compare_docx_files", text("One.", "", "Two."), text("One.", "", "Two."), ignore_blanks=False) == 1.0
     assert score("compare_docx_files", text("ONE."), text("one.")) == 0.0
     assert score("compare_docx_files", text("ONE."), text("one."), ignore_case=True) == 1.0
+    assert score("compare_docx_files", text("One two"), text("One too"), content_only=True) == pytest.approx(6 / 7)
 
 
 def test_line_spacing_per_paragraph():

@@ -9,9 +9,11 @@ import io
 import openpyxl
 import pytest
 from openpyxl.chart import BarChart, LineChart, Reference
+from openpyxl.formatting.rule import FormulaRule
 from openpyxl.pivot.cache import CacheDefinition, CacheField, CacheSource, SharedItems, WorksheetSource
 from openpyxl.pivot.table import DataField, Location, PageField, PivotField, RowColField, TableDefinition
 from openpyxl.styles import Font, PatternFill
+from openpyxl.styles.differential import DifferentialStyle
 
 from bench.suites.waa.metrics import MetricFailed, compare_table
 from tests.suites.waa.workbooks import book
@@ -145,3 +147,21 @@ def test_a_missing_or_unreadable_result_scores_zero_and_malformed_rules_name_the
         score(xlsx(ROWS), xlsx(ROWS), {"type": "style", "sheet_idx0": 0, "sheet_idx1": "EI0", "props": ["glow"]})
     with pytest.raises(MetricFailed, match="need a `rules` list"):
         compare_table(xlsx(ROWS), xlsx(ROWS))
+
+
+def _formatted(formula: str) -> bytes:
+    def build(sheet) -> None:
+        rule = FormulaRule(formula=[formula])
+        rule.dxf = DifferentialStyle(font=Font(color="FFFF0000"))
+        sheet.conditional_formatting.add("B2:B3", rule)
+    return book(ROWS, build)
+
+
+def test_conditional_formats_are_evaluated_per_cell_with_absolute_ranges_as_waa_does():
+    rule = {"type": "style", "sheet_idx0": 0, "sheet_idx1": "EI0", "props": ["font_color"]}
+    red_bob = book(ROWS, lambda sheet: setattr(sheet["B3"], "font", Font(color="FFFF0000")))
+    assert score(_formatted("B2>AVERAGE($B$2:$B$3)"), red_bob, rule) == 1.0  # 4.5 is above the mean, 3 is not
+    assert score(_formatted("B2>4"), red_bob, rule) == 1.0
+    assert score(_formatted("B2>5"), red_bob, rule) == 0.0
+    with pytest.raises(MetricFailed, match=r"absolute reference \$B\$2 in 'B2>\$B\$2' as the range B2:"):
+        score(_formatted("B2>$B$2"), red_bob, rule)

@@ -23,6 +23,7 @@ from PIL import Image, ImageDraw
 
 from actors.backends.waa.client import Retry, WAAClient
 from actors.backends.waa.commands import PREFIX
+from bench.suites.waa.browser.web_apps import INSTALLED_APPS
 from bench.suites.waa.checker import WAAChecker
 from bench.suites.waa.errors import GetterCrash
 from bench.suites.waa.getters import GetterFailed, resolve
@@ -391,3 +392,22 @@ async def test_a_result_getter_crash_scores_a_one_function_task_0_and_is_no_scor
     two = {"func": ["exact_match", "exact_match"], "result": [night_light, night_light], "expected": [wanted, wanted]}
     with pytest.raises(Refused, match="WAA's getter raises here too"):
         await verdict(two)
+
+
+# --- edge's installed web app ------------------------------------------------------------------------------------------
+
+async def test_pwa_check_reads_get_appxpackage_as_waas_msedge_getter(vm):
+    spec = {"type": "validate_pwa_installed"}
+    packages = [{"Name": "Microsoft.WindowsCalculator", "PackageFullName": "Microsoft.WindowsCalculator_11"},
+                {"Name": "www.PWABuilder.App", "PackageFullName": "www.PWABuilder.App_1.0"}]
+    answers = [
+        (ran(json.dumps(packages)), "app_installed"),
+        (ran(json.dumps(packages[:1])), "app_not_installed"),
+        (ran(""), "app_not_installed"),  # nothing printed
+        (ran(json.dumps(packages[1])), "error"),  # one package: ConvertTo-Json prints an object, WAA meets its keys
+        (ran("not json"), "error"),
+        (SERVER_ERROR, "error"),  # (retried, then) no answer, which WAA's getter indexes
+    ]
+    for answer, read in answers:
+        assert await vm.read(spec, {INSTALLED_APPS: answer}) == read
+        assert vm.guest.sent and all(sent == ("/execute", {"command": INSTALLED_APPS}) for sent in vm.guest.sent)
