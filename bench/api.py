@@ -47,9 +47,11 @@ from actors.episode import Outlets
 from actors.errors import ConfigError
 from actors.evaluator import Evaluator
 from actors.result_sink import ResultSink
-from actors.run_folder import ResultLine, ResultsError, count_results, read_episodes, read_results
+from actors.run_folder import RESULTS, ResultLine, ResultsError, count_results, read_episodes, read_results
+from actors.run_lock import check_unlocked, hold_run_folder
 from actors.runner import CrewFactory, EpisodeRunner
 from actors.summarizer import Judge, Summarizer
+from actors.whole_writes import FolderFull, write_whole, writing
 import bench
 from bench import extras, plugins
 from bench.config import RunConfig, build, flatten, public, suite_values
@@ -102,6 +104,7 @@ class RunPlan:
     suite: Suite
     tasks: list[Task]
     done: set[str]
+    """The tasks of the selection that already have a result in `out` (a resumed run)."""
     out: Path
     agent: Callable[[], Policy]
     summarizer: Callable[[], Judge] | None
@@ -116,6 +119,10 @@ class RunPlan:
     @property
     def pending(self) -> list[Task]:
         return [task for task in self.tasks if task.task_id not in self.done]
+
+    @property
+    def selection(self) -> set[str]:
+        return {task.task_id for task in self.tasks}
 
 
 async def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | None = None, *, agent: Any = None,
@@ -150,8 +157,9 @@ async def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | No
         extras.require("ray", "--vm ray")
     out = Path(config.out) if config.out else Path("runs") / f"{loaded.name}-{datetime.datetime.now():%Y%m%d-%H%M%S}"
     _check_writable(out, name_of("out"))
+    check_unlocked(out)
     try:
-        done = {line.result.task_id for line in read_results(out)}
+        done = {line.result.task_id for line in read_results(out)} & {task.task_id for task in tasks}
     except ResultsError as exc:
         raise ConfigError(str(exc)) from None
     config = msgspec.structs.replace(config, out=str(out), vm=_vm_host(loaded, config))
@@ -228,10 +236,23 @@ async def execute(plan: RunPlan, *, on_event: Callable[[Any], Any] | None = None
     """Run the plan's pending episodes on the current event loop and write its folder.
     `on_event` gets every live event (StepTaken, EpisodeFinished, ...), `on_result`
     each finished episode's result; `say` the lines a person watching wants (the viewer's
-    URL; logged at INFO unless the caller shows them itself)."""
-    out, config = plan.out, plan.config
+    URL; logged at INFO unless the caller shows them itself). The folder is this run's alone
+    while it runs (FolderBusy, a ConfigError naming the holder's pid, if another run has it);
+    a full disk ends the run with FolderFull saying what was kept (`_full`)."""
     started = datetime.datetime.now(datetime.timezone.utc)
-    placed: dict[str, Any] | None = {"most_placed": 0, "most_pending": 0, "hosts": {}} if config.vm == "ray" else None
+    placed: dict[str, Any] | None = {"most_placed": 0, "most_pending": 0, "hosts": {}} if plan.config.vm == "ray" else None
+    with hold_run_folder(plan.out):
+        try:
+            await _episodes(plan, started, placed, on_event, on_result, say)
+            return _conclude(plan, started, placed, say)
+        except FolderFull as full:
+            raise _full(plan, full, started, placed, say) from None
+
+
+async def _episodes(plan: RunPlan, started: datetime.datetime, placed: dict[str, Any] | None,
+                    on_event: Callable[[Any], Any] | None, on_result: Callable[[EpisodeResult], None] | None,
+                    say: Callable[[str], None]) -> None:
+    out, config = plan.out, plan.config
     _write_json(out / RUN_INFO, _run_info(plan, started, None, placed))
     for line in plan.chosen:
         say(line)
@@ -254,7 +275,12 @@ async def execute(plan: RunPlan, *, on_event: Callable[[Any], Any] | None = None
                 await relayed.wait()
             tg.cancel_scope.cancel()
 
-    counted = count_results(read_results(out), {task.task_id for task in plan.tasks})
+
+def _conclude(plan: RunPlan, started: datetime.datetime, placed: dict[str, Any] | None,
+              say: Callable[[str], None]) -> Run:
+    """The run's summary, report and final run.json, from what its folder holds."""
+    out = plan.out
+    counted = count_results(read_results(out), plan.selection)
     lines = counted.lines
     episodes, unreadable = read_episodes(out, lines)
     summary = summarize([line.result for line in lines], lines)
@@ -269,6 +295,26 @@ async def execute(plan: RunPlan, *, on_event: Callable[[Any], Any] | None = None
     write_report(out, summary, lines)
     _write_json(out / RUN_INFO, _run_info(plan, started, datetime.datetime.now(datetime.timezone.utc), placed))
     return Run(folder=out, results=lines, summary=json.loads((out / SUMMARY).read_text()))
+
+
+def _full(plan: RunPlan, full: FolderFull, started: datetime.datetime, placed: dict[str, Any] | None,
+          say: Callable[[str], None]) -> FolderFull:
+    """The one error a full disk ends a run with: the folder, the file that could not be written,
+    the results kept, whether the summary still fit, and how to go on."""
+    try:
+        _conclude(plan, started, placed, say)
+        concluded = f"{SUMMARY} written"
+    except FolderFull as also:
+        concluded = f"no room for {SUMMARY}" if also.path.name == SUMMARY else (
+            f"{SUMMARY} written, no room for {_within(plan.out, also.path)}")
+    kept = len(count_results(read_results(plan.out), plan.selection).lines)
+    return FolderFull(full.path, full.reason, f"run folder {plan.out}: {full.reason}: could not write "
+                      f"{_within(plan.out, full.path)}; kept {kept} of {len(plan.tasks)} results whole in {RESULTS}, "
+                      f"{concluded}; free space and run the same command to resume")
+
+
+def _within(folder: Path, path: Path) -> Path:
+    return path.relative_to(folder) if path.is_relative_to(folder) else path
 
 
 SuiteOptions = msgspec.Struct | Mapping[str, Any]
@@ -433,13 +479,13 @@ def _token(config: RunConfig) -> str | None:
 
 @contextmanager
 def _configuration_errors_unwrapped() -> Iterator[None]:
-    """A ConfigError the runner raised (a backend that cannot run on this loop)
-    comes out as itself, not inside the task group's ExceptionGroup: it is one
-    line for the user, not a traceback."""
+    """A ConfigError the runner raised (a backend that cannot run on this loop), or the
+    FolderFull of a full disk, comes out as itself, not inside the task group's
+    ExceptionGroup: it is one line for the user, not a traceback."""
     try:
         yield
     except BaseExceptionGroup as group:
-        found, _ = group.split(ConfigError)
+        found, _ = group.split((ConfigError, FolderFull))
         while isinstance(found, BaseExceptionGroup):
             found = found.exceptions[0]
         if found is None:
@@ -482,7 +528,7 @@ async def _start_viewer(tg, bus: EventBus, config: RunConfig, out: Path, say: Ca
 
 async def _watching_only(serve, say: Callable[[str], None], *, task_status=anyio.TASK_STATUS_IGNORED) -> None:
     """Run a viewer that only watches: once it serves, its failure is said and logged and the
-    run goes on without it (issue 17: a viewer's end took a run down). One that cannot start
+    run goes on without it (watching is a convenience, never worth a run). One that cannot start
     (a port in use) still stops the run before any episode."""
     serving = False
     try:
@@ -571,5 +617,6 @@ def _finite(data: Any) -> Any:
 
 
 def _write_json(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(json.dumps(_finite(data), indent=2, default=str, allow_nan=False).encode() + b"\n")
+    with writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+    write_whole(path, json.dumps(_finite(data), indent=2, default=str, allow_nan=False).encode() + b"\n")

@@ -31,6 +31,7 @@ from bench import plugins
 from actors.run_folder import ResultsError, read_results
 from bench.api import RunPlan, execute, plan
 from actors.errors import ConfigError
+from actors.whole_writes import FolderFull
 from bench.config import LimitsConfig, LLMOptions, RunConfig, build, describe, secret_names
 from bench.extras import install_hint
 from bench.installation import DISTRIBUTION
@@ -259,7 +260,7 @@ def _interrupted(planned: list[RunPlan]) -> str:
         return "interrupted before any episode started; nothing was written"
     checked = planned[0]
     try:
-        finished = len({line.result.task_id for line in read_results(checked.out)})
+        finished = len({line.result.task_id for line in read_results(checked.out)} & checked.selection)
     except ResultsError:
         finished = len(checked.done)
     return (f"interrupted: {finished} of {len(checked.tasks)} episodes finished and kept in {checked.out}; "
@@ -284,6 +285,9 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except FolderFull as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(_interrupted(planned), file=sys.stderr)
         return 130

@@ -399,9 +399,11 @@ def _asyncio_task_group_class() -> type | None:
             scope = self.cancel_scope
             if not self._entered or not scope._active:
                 raise RuntimeError("This task group is not active; no new tasks can be started.")
-            coro = func(*args)
-            task = asyncio.get_running_loop().create_task(
-                coro, name=str(name) if name is not None else getattr(func, "__qualname__", None))
+            loop = scope._host_task.get_loop()  # not get_running_loop(): a getpid call on 3.11
+            if loop.get_task_factory() is not None:  # an eager one would run the task before it is registered
+                super().start_soon(func, *args, name=name)
+                return
+            task = loop.create_task(func(*args), name=str(name) if name is not None else getattr(func, "__qualname__", None))
             _task_states[task] = TaskState(parent_id=id(scope._host_task), cancel_scope=scope)
             scope._tasks.add(task)
             self._tasks.add(task)

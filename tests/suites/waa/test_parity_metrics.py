@@ -36,6 +36,7 @@ def test_every_function_a_task_uses_has_cases(cases_by_function):
         pytest.skip(f"the shared WAA tasks are not at {reference.TASKS}")
     used = used_functions() - {INFEASIBLE}  # decided by the checker from the agent's last action, not a file
     assert len(used) >= 44
+    assert sorted(used - set(METRICS)) == []
     assert sorted(used - set(cases_by_function)) == []
 
 
@@ -60,3 +61,12 @@ def test_troupe_scores_as_waa_does(func, cases_by_function, tmp_path_factory):
             differ.append(f"{case.name}: WAA {waa}, troupe {ours}")
     if differ:
         pytest.fail(f"{len(differ)} of {len(cases)} cases score differently:\n" + "\n".join(differ), pytrace=False)
+
+
+def test_a_different_score_or_an_exception_on_one_side_is_a_disagreement(tmp_path):
+    case = corpus.Case("exact_match", "true", "true", {"expected": "true"})
+    waa = parity.waa_outcome(reference.metrics().exact_match, case, tmp_path)
+    assert waa.agrees(parity.Outcome(1.0 + parity.TOLERANCE / 2))
+    assert not waa.agrees(parity.troupe_outcome(lambda result, expected, **options: 0.0, case))
+    raising = parity.troupe_outcome(lambda result, expected, **options: 1 / 0, case)
+    assert raising.score == parity.NO_SCORE and not waa.agrees(raising)
