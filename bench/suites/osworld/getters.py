@@ -14,7 +14,8 @@ the metrics here read the bytes the same way).
 - `cloud_file`: the expected file from the user's cache folder
   (`<cache>/<task id>/<dest>`), fetched from its URL when the folder lacks it;
 - `cache_file`: a file a `command` step saved (or the user's cache folder
-  holds); OSWorld asserts it exists, so a missing one is an evaluation error.
+  holds); OSWorld asserts it exists, so a missing one is an evaluation error;
+- Chrome's profile getters (chrome.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any, Awaitable, Callable
 
 import httpx
 
+from bench.suites.osworld.chrome import CHROME_GETTERS
 from bench.suites.osworld.episode import Episode
 from bench.suites.osworld.errors import GetterFailed
 
@@ -58,11 +60,6 @@ async def _vm_terminal_output(episode: Episode, spec: dict[str, Any]) -> str | N
     return response.json().get("output") if response.status_code == 200 else None
 
 
-async def file_from_vm(episode: Episode, path: str) -> bytes | None:
-    response = await episode.client.post("/file", data={"file_path": path}, answer_server_errors=True)
-    return response.content if response.status_code == 200 else None
-
-
 def _given(values: list[Any], spec: dict[str, Any]) -> Any:
     """OSWorld's `gives`: the files handed to the metric, one value when it is one."""
     gives = set(spec.get("gives", [0]))
@@ -75,7 +72,7 @@ def _paths(spec: dict[str, Any]) -> list[Any]:
 
 
 async def _vm_file(episode: Episode, spec: dict[str, Any]) -> Any:
-    return _given([await file_from_vm(episode, path) for path in _paths(spec)], spec)
+    return _given([await episode.vm_file(path) for path in _paths(spec)], spec)
 
 
 async def _cloud_file(episode: Episode, spec: dict[str, Any]) -> Any:
@@ -112,6 +109,7 @@ GETTERS: dict[str, Getter] = {
     "vm_file": _vm_file,
     "cloud_file": _cloud_file,
     "cache_file": _cache_file,
+    **CHROME_GETTERS,
 }
 
 

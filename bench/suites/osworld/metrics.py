@@ -10,6 +10,8 @@ General functions (OSWorld's metrics/general.py): `exact_match`,
 `match_in_list`, `is_in_list`, `literal_match`, `check_include_exclude`,
 `file_contains`, `check_line_number`, `diff_text_file`.
 
+Chrome's (chrome.py): `is_expected_bookmarks`, `check_font_size`, `check_history_deleted`.
+
 `infeasible` is decided by the checker from the agent's last action.
 """
 
@@ -20,6 +22,7 @@ import io
 import re
 from typing import Any, Callable
 
+from bench.suites.osworld.chrome import CHROME_METRICS, RULED as CHROME_RULED
 from bench.suites.osworld.errors import MetricFailed
 
 Metric = Callable[..., float]
@@ -113,6 +116,19 @@ METRICS: dict[str, Metric] = {
     "file_contains": file_contains,
     "check_line_number": check_line_number,
     "diff_text_file": diff_text_file,
+    **CHROME_METRICS,
 }
 
 SUPPORTED_FUNCTIONS = frozenset(METRICS) | {INFEASIBLE}
+
+RULED: dict[str, frozenset[str]] = {**CHROME_RULED}
+"""Metrics whose rule `type` names a check troupe has only some of."""
+
+
+def unsupported_rule(func: str, expected: Any) -> str | None:
+    """The rule type a task's expected rule asks of `func` that troupe lacks, if any."""
+    known = RULED.get(func)
+    if known is None or not isinstance(expected, dict) or expected.get("type") != "rule":
+        return None
+    kind = (expected.get("rules") or {}).get("type")
+    return None if kind in known else f"{func} rule {kind}"
