@@ -17,7 +17,7 @@ import msgspec
 
 from runtime.errors import Refused
 
-__all__ = ["answer"]
+__all__ = ["Returned", "answer"]
 
 T = TypeVar("T", bound=msgspec.Struct)
 
@@ -32,8 +32,17 @@ async def answer(role: str, call: Awaitable[Any], expected: type[T]) -> T:
     except Exception as exc:
         raise Refused(f"{role} raised {type(exc).__name__}: {exc}") from exc
     if not isinstance(value, expected):
-        raise Refused(f"{role} returned {type(value).__name__}, not a {expected.__name__}")
+        raise Refused(f"{role} returned {type(value).__name__}, not a {expected.__name__}") from Returned(value)
     try:
         return msgspec.convert(msgspec.to_builtins(value), expected)
     except (msgspec.ValidationError, TypeError) as exc:
-        raise Refused(f"{role} returned an invalid {expected.__name__}: {exc}") from None
+        raise Refused(f"{role} returned an invalid {expected.__name__}: {exc}") from Returned(value)
+
+
+class Returned(Exception):
+    """What the code returned instead of an answer, as the cause of its refusal: a record of the
+    failure shows the value itself, where a traceback would only show this module."""
+
+    def __init__(self, value: Any) -> None:
+        text = repr(value)
+        super().__init__(text if len(text) <= 2000 else text[:2000] + "...")

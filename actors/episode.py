@@ -17,6 +17,7 @@ ends the steps with its reason recorded, and the episode is still evaluated.
 from __future__ import annotations
 
 import itertools
+import traceback
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
@@ -107,6 +108,7 @@ class _Episode:
         self.history: list[StepRecord] = []
         self.now = loop_clock()  # anyio.current_time(), without finding the loop again at each call
         self.ended_by = ""
+        self.ended_trace = ""
         self.unrecorded: deque[StepSummarized] = deque()  # published, not yet told to the ResultSink
 
     async def run(self) -> EpisodeOutcome:
@@ -131,7 +133,7 @@ class _Episode:
                         with self.limits.time.enforce():
                             observation = await self._steps(observation, summaries)
                     except (LimitExceeded, AgentFailed) as exc:
-                        self.ended_by = str(exc)
+                        self.ended_by, self.ended_trace = str(exc), root_trace(exc)
                     if summaries is not None:
                         await summaries.finish()
                 except EnvironmentFailure as exc:
@@ -158,6 +160,7 @@ class _Episode:
             steps=len(records),
             error_kind=error_kind,
             reason=self._reason(verdict),
+            traceback=self.ended_trace,
             timings=EpisodeTimings(
                 reset=reset_done - started, steps=steps_done - reset_done,
                 evaluate=finished - steps_done, total=finished - started,
@@ -281,6 +284,17 @@ class _Episode:
         if verdict.success or not self.ended_by:
             return verdict.reason
         return f"{self.ended_by}; {verdict.reason}"
+
+
+def root_trace(exc: BaseException, limit: int = 20_000) -> str:
+    """The traceback of the first cause of `exc` (what the agent's code raised, under the refusal
+    and the failure that carried it here), at most `limit` characters; "" when nothing caused it."""
+    root = exc
+    while root.__cause__ is not None:
+        root = root.__cause__
+    if root is exc:
+        return ""
+    return "".join(traceback.format_exception(root))[-limit:]
 
 
 def _spend(decision: Decision) -> dict[str, Any]:

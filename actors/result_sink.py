@@ -6,7 +6,9 @@ events for slow readers, and results must never be dropped: a full mailbox
 slows the episode instead (backpressure), which only happens if the disk
 cannot keep up.
 
-results.jsonl is only ever appended to, one whole line per `write`, fsynced.
+results.jsonl is only ever appended to, one whole line at a time (or nothing:
+`actors.whole_writes`), fsynced. A full disk ends the sink with FolderFull,
+naming the file it could not write; what is already written stays whole.
 The sink knows which tasks already have a line (from the file, at start) and
 never writes a second one, so a resumed or doubly-reported run cannot
 duplicate a result. An episode folder left by an attempt that never finished
@@ -35,6 +37,7 @@ from runtime.errors import Refused
 from actors.run_folder import (
     RESULTS, STEPS, TASK, ResultLine, ResultsError, episode_dir, observation_path, read_results, screenshot_path,
 )
+from actors.whole_writes import append_whole, write_whole, writing
 
 __all__ = ["NAME", "RESULTS", "ResultLine", "ResultSink", "ResultsError", "episode_dir", "read_results"]
 
@@ -69,7 +72,7 @@ class ResultSink(Actor):
                 await anyio.to_thread.run_sync(_write_step, folder, record, screenshot, before)
             case StepSummarized(episode_id=episode_id, summary=summary):
                 line = to_json({"summary": summary}) + b"\n"
-                await anyio.to_thread.run_sync(_append, self._folder(episode_id) / STEPS, line, False)
+                await anyio.to_thread.run_sync(append_whole, self._folder(episode_id) / STEPS, line, False)
             case EpisodeFinished(result=result, analysis=analysis):
                 self.attempts.pop(result.episode_id, None)
                 if result.task_id in self.finished:
@@ -82,7 +85,7 @@ class ResultSink(Actor):
                     analysis=analysis.analysis if analysis else "",
                     signals=analysis.signals if analysis else (),
                 )
-                await anyio.to_thread.run_sync(_append, self.run_dir / RESULTS, to_json(line) + b"\n", True)
+                await anyio.to_thread.run_sync(append_whole, self.run_dir / RESULTS, to_json(line) + b"\n", True)
                 self.finished.add(result.task_id)
             case Flush():
                 return Ack()
@@ -96,27 +99,27 @@ class ResultSink(Actor):
 
 
 def _start_folder(folder: Path, task: Task | None) -> None:
-    if folder.exists():
-        shutil.rmtree(folder)  # an unfinished attempt of an earlier, interrupted run
-    folder.mkdir(parents=True)
+    with writing(folder):
+        if folder.exists():
+            shutil.rmtree(folder)  # an unfinished attempt of an earlier, interrupted run
+        folder.mkdir(parents=True)
     if task is not None:
         _write_task(folder, task)
 
 
 def _write_task(folder: Path, task: Task) -> None:
-    (folder / TASK).write_bytes(to_json(task) + b"\n")
+    write_whole(folder / TASK, to_json(task) + b"\n")
 
 
 def _write_step(folder: Path, record: StepRecord, screenshot: bytes, before: Observation | None) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    _append(folder / STEPS, to_json({"step": record}) + b"\n", False)
+    append_whole(folder / STEPS, to_json({"step": record}) + b"\n", False)
     if screenshot:
-        screenshot_path(folder, record.step).write_bytes(screenshot)
+        write_whole(screenshot_path(folder, record.step), screenshot)
     if before is not None:
-        observation_path(folder, record.step).write_bytes(to_json(msgspec.structs.replace(before, screenshot=b"")))
+        write_whole(observation_path(folder, record.step), to_json(msgspec.structs.replace(before, screenshot=b"")))
         first = screenshot_path(folder, 0)
         if record.step == 1 and before.screenshot and not first.exists():
-            first.write_bytes(before.screenshot)
+            write_whole(first, before.screenshot)
 
 
 def _end_torn_line(path: Path) -> None:
@@ -128,16 +131,4 @@ def _end_torn_line(path: Path) -> None:
     with path.open("rb") as file:
         file.seek(-1, os.SEEK_END)
         if file.read(1) != b"\n":
-            _append(path, b"\n", True)
-
-
-def _append(path: Path, line: bytes, durable: bool) -> None:
-    """Append one whole line in a single write; fsync when it must survive a crash."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, line)
-        if durable:
-            os.fsync(fd)
-    finally:
-        os.close(fd)
+            append_whole(path, b"\n", True)

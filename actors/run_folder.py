@@ -5,6 +5,7 @@ benchmark read it. Everything is plain JSON lines and PNGs, so pandas, jq
 and a browser read it too:
 
   results.jsonl                                  one line per finished episode
+  .lock                                          held by the run writing the folder (`actors.run_lock`)
   episodes/<task>/<attempt>/task.json            the task as the suite gave it
   episodes/<task>/<attempt>/steps.jsonl          {"step": StepRecord} and {"summary": ChangeSummary} lines
   episodes/<task>/<attempt>/step-NNN.png         the screen after step NNN (000: after reset)
@@ -13,7 +14,8 @@ and a browser read it too:
 A line cut short by a crash mid-write is skipped (it is a prefix of a line
 that never finished), and so is a line holding NUL bytes (what a file that
 grew before its data reached the disk shows after a crash: JSON text never
-holds a raw NUL); any other malformed line is someone else's file or a bug,
+holds a raw NUL), and so is such a prefix with a whole line glued after it
+(the whole line is read); any other malformed line is someone else's file or a bug,
 and reading stops with an error naming the file, the line and the fault.
 
 A summary counts one line per task, the first, and only tasks of the run's
@@ -28,6 +30,7 @@ import logging
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -95,11 +98,40 @@ def read_lines(path: Path, type: type) -> list:
         try:
             lines.append(decoder.decode(raw))
         except msgspec.DecodeError as exc:
-            if b"\0" in raw or "truncated" in str(exc):
+            if _torn(raw, exc):
                 logger.warning("%s:%d: skipping a line torn by a crash", path, number)
                 continue
-            raise ResultsError(f"{path}:{number}: malformed line: {exc}") from None
+            whole = _after_torn(decoder, raw)
+            if whole is None:
+                raise ResultsError(f"{path}:{number}: malformed line: {exc}") from None
+            logger.warning("%s:%d: skipping a fragment torn by a crash before a whole line", path, number)
+            lines.append(whole)
     return lines
+
+
+def _torn(raw: bytes, exc: msgspec.DecodeError) -> bool:
+    return b"\0" in raw or "truncated" in str(exc)
+
+
+def _after_torn(decoder: msgspec.json.Decoder, raw: bytes) -> Any:
+    """The whole line a crash-torn fragment was glued to (a write that stopped short, then the
+    next line appended right after it): the tail of `raw` from some `{` that decodes, where
+    what precedes it is itself torn. None when `raw` is not that."""
+    start = raw.find(b"{", 1)
+    while start != -1:
+        try:
+            whole = decoder.decode(raw[start:])
+        except msgspec.DecodeError:
+            pass
+        else:
+            try:
+                msgspec.json.decode(raw[:start])
+            except msgspec.DecodeError as exc:
+                if _torn(raw[:start], exc):
+                    return whole
+            return None
+        start = raw.find(b"{", start + 1)
+    return None
 
 
 def read_results(run_dir: Path) -> list[ResultLine]:

@@ -1,8 +1,8 @@
 """troupe's benchmark harness: run a suite from Python or from `python -m bench.supervisor`.
 
     import bench
-    run = await bench.run("sim", agent=MyPolicy(), episodes=20)   # on asyncio or trio
-    run = bench.run_sync("sim", episodes=20)
+    run = await bench.run("sim", agent=MyPolicy(), options={"episodes": 20})   # on asyncio or trio
+    run = bench.run_sync("sim", options={"episodes": 20}, max_steps=10)
     run = bench.load_run("runs/sim-20260101-120000")
 
 The names are imported when first asked for, as in `actors`: a node process

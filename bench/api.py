@@ -1,33 +1,42 @@
 """The one-call API: run a suite from Python, on asyncio or trio, into a run folder.
 
     import bench
-    run = await bench.run("miniwob", agent=MyPolicy(), tasks=["click-button"], seeds=2, out="runs/mine")
-    run = bench.run_sync("sim", episodes=20)
+    run = await bench.run("miniwob", agent=MyPolicy(), options={"tasks": ["click-button"], "seeds": 2},
+                          out="runs/mine")
+    run = bench.run_sync("sim", options={"episodes": 20}, max_steps=10)
     run = bench.load_run("runs/mine")
 
 `python -m bench.supervisor` is a thin layer over the same two steps:
 `plan` checks everything a run needs (options, suite, tasks, agent, LLM
-configuration, the run folder) and raises `ConfigError` before anything is
-written; `execute` runs the episodes and writes the folder. run.json records
+configuration, the run folder, the viewer's port, the `--connect` nodes)
+and makes every choice (concurrency, VM slots per browser, what hosts the
+VMs) once, into a plan nothing changes afterwards, raising `ConfigError`
+before anything is written; `execute` runs the episodes and writes the folder. run.json records
 the call as it was made: the entry point, the options (never a secret), the
 event loop and the versions.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import functools
 import inspect
+import ipaddress
 import json
 import logging
 import math
 import os
 import platform
+import socket
+import tempfile
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable, Iterator
+from typing import Any, AsyncIterator, Callable, Iterator, Unpack
 
 import anyio
 import msgspec
@@ -38,13 +47,17 @@ from actors.episode import Outlets
 from actors.errors import ConfigError
 from actors.evaluator import Evaluator
 from actors.result_sink import ResultSink
-from actors.run_folder import ResultLine, ResultsError, count_results, read_episodes, read_results
+from actors.run_folder import RESULTS, ResultLine, ResultsError, count_results, read_episodes, read_results
+from actors.run_lock import check_unlocked, hold_run_folder
 from actors.runner import CrewFactory, EpisodeRunner
 from actors.summarizer import Judge, Summarizer
+from actors.whole_writes import FolderFull, write_whole, writing
 import bench
 from bench import extras, plugins
-from bench.config import RunConfig, build, public
-from bench.fit import connected_concurrency, fitting_concurrency, fitting_slots_per_browser, shares_browsers
+from bench.config import RunConfig, build, flatten, public, suite_values
+from bench.fit import (connected_concurrency, fitting_concurrency, fitting_slots_per_browser, machine_cap,
+                       shares_browsers)
+from bench.keywords import RunKeywords
 from bench.llm import LLMRoles
 from bench.metrics import run_metrics
 from bench.report import write_report
@@ -83,38 +96,41 @@ class Run:
         return episodes_frame(self.folder)
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunPlan:
-    """A run checked and ready: nothing of it has been written yet."""
+    """A run checked and ready: every choice made (its `config` records them), nothing written yet."""
 
     config: RunConfig
     suite: Suite
     tasks: list[Task]
     done: set[str]
+    """The tasks of the selection that already have a result in `out` (a resumed run)."""
     out: Path
     agent: Callable[[], Policy]
     summarizer: Callable[[], Judge] | None
     llm: LLMRoles
     entry: dict[str, Any] = field(default_factory=dict)
-    concurrency_chosen: str = ""
-    """Why the run has the concurrency it has, when the caller did not set it."""
-    slots_chosen: str = ""
-    """Why a browser hosts the VM slots it does, when the caller did not set it."""
-    placements: dict[str, Any] | None = None
-    """Where `--vm ray` placed the run's VMs: the most placed and waiting at once, and the
-    most on each host (run.json)."""
-    nodes: list[RemoteNode] = field(default_factory=list)
-    """The `--connect` nodes and their seats, once `execute` asked them."""
+    """How the run was started (run.json): the command line, or the Python call."""
+    chosen: tuple[str, ...] = ()
+    """What the run chose for the caller and why (concurrency, VM slots per browser): lines to say as it starts."""
+    nodes: tuple[RemoteNode, ...] = ()
+    """The `--connect` nodes and their seats, as they answered."""
 
     @property
     def pending(self) -> list[Task]:
         return [task for task in self.tasks if task.task_id not in self.done]
 
+    @property
+    def selection(self) -> set[str]:
+        return {task.task_id for task in self.tasks}
 
-def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | None = None, *, agent: Any = None,
-         summarizer: Any = None, strict: bool = True, name_of: Callable[[str], str] = str) -> RunPlan:
-    """Check a run of `suite` with `values` (option name -> value) without writing anything;
-    raise ConfigError (UnknownTask for a task id the suite lacks) naming what is wrong."""
+
+async def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | None = None, *, agent: Any = None,
+               summarizer: Any = None, strict: bool = True, name_of: Callable[[str], str] = str,
+               entry: dict[str, Any] | None = None) -> RunPlan:
+    """Check a run of `suite` with `values` (option name -> value) and make its choices, without
+    writing anything; raise ConfigError (UnknownTask for a task id the suite lacks) naming what is
+    wrong. Asynchronous because a run on `--connect` nodes asks them their seats first."""
     suite_type, source = plugins.suite_class(suite)
     paths = {name: os.fspath(value) for name, value in (values or {}).items() if isinstance(value, os.PathLike)}
     values = {**(values or {}), **paths, "suite": suite_type.name, "source": source}
@@ -122,19 +138,17 @@ def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | None = N
                    options_prefix=suite_type.keyword_prefix())
     loaded = suite_type.from_config(config)
     tasks = loaded.selection()
+    if not tasks:
+        raise ConfigError(f"the {loaded.name} suite's options select no task: nothing to run")
     llm = LLMRoles(config.llm, Capacity("llm", config.llm_slots))
-    agent_factory, agent_label = plugins.agent_factory(loaded.default_agent if agent is None else agent, llm)
+    agent_factory, agent_label = plugins.agent_factory(
+        agent if agent is not None else config.agent or loaded.default_agent, llm)
     summarizer_factory, summarizer_label = plugins.summarizer_factory(
-        loaded.default_summarizer if summarizer is None else summarizer, llm)
-    if config.concurrency or config.connect:  # --connect: the nodes' seats decide, once `execute` asked them
-        concurrency, why = config.concurrency, ""
-    else:
-        concurrency, why = fitting_concurrency(loaded, config)
-    slots, slots_why = _slots_per_browser(loaded, config, concurrency, name_of)
-    config = msgspec.structs.replace(config, agent=agent_label, summarizer=summarizer_label, concurrency=concurrency,
-                                     slots_per_browser=slots)
+        summarizer if summarizer is not None else config.summarizer or loaded.default_summarizer, llm)
+    config = msgspec.structs.replace(config, agent=agent_label, summarizer=summarizer_label)
     llm.check(used=config.uses_llm())
-    config.viewer_address(name_of)
+    _check_viewer(config, name_of)
+    _check_slots_per_browser(loaded, config, name_of)
     if config.connect and not _token(config):
         raise ConfigError("--connect needs a token: pass --token or set TROUPE_NODE_TOKEN")
     if config.vm in ("node", "ray") and loaded.node_app is None:
@@ -143,13 +157,60 @@ def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | None = N
         extras.require("ray", "--vm ray")
     out = Path(config.out) if config.out else Path("runs") / f"{loaded.name}-{datetime.datetime.now():%Y%m%d-%H%M%S}"
     _check_writable(out, name_of("out"))
+    check_unlocked(out)
     try:
-        done = {line.result.task_id for line in read_results(out)}
+        done = {line.result.task_id for line in read_results(out)} & {task.task_id for task in tasks}
     except ResultsError as exc:
         raise ConfigError(str(exc)) from None
-    return RunPlan(config=msgspec.structs.replace(config, out=str(out)), suite=loaded, tasks=tasks, done=done,
-                   out=out, agent=agent_factory, summarizer=summarizer_factory, llm=llm, concurrency_chosen=why,
-                   slots_chosen=slots_why)
+    config = msgspec.structs.replace(config, out=str(out), vm=_vm_host(loaded, config))
+    nodes = await _greet_connected(config) if config.connect else ()
+    pending = sum(task.task_id not in done for task in tasks)
+    concurrency, why = _concurrency(loaded, config, nodes, pending, name_of)
+    slots, slots_why = _slots_per_browser(loaded, config, concurrency, name_of)
+    config = msgspec.structs.replace(config, concurrency=concurrency, slots_per_browser=slots)
+    chosen = ((f"concurrency {concurrency}: {why}",) if why else ()) + (
+        (f"{slots} VM slot(s) per browser: {slots_why}",) if slots_why else ())
+    return RunPlan(config=config, suite=loaded, tasks=tasks, done=done, out=out, agent=agent_factory,
+                   summarizer=summarizer_factory, llm=llm, entry=entry or {}, chosen=chosen, nodes=nodes)
+
+
+def _vm_host(suite: Suite, config: RunConfig) -> str:
+    """What hosts the run's VMs, as run.json records it: a suite whose VM actors cannot live in
+    this process (no `vm_actors`) is hosted by node processes whatever `--vm` said."""
+    if config.vm == "inproc" and (config.connect or suite.vm_actors() is None):
+        return "node"
+    return config.vm
+
+
+def _concurrency(suite: Suite, config: RunConfig, nodes: tuple[RemoteNode, ...], pending: int,
+                 name_of: Callable[[str], str]) -> tuple[int, str]:
+    """The run's concurrency, and why when it is not simply what the caller gave: the `--connect`
+    nodes' seats, what this machine fits, and never more than the episodes there are to run."""
+    given = config.concurrency
+    if nodes:
+        concurrency, why = connected_concurrency(nodes, given)
+    elif given is None:
+        concurrency, why = fitting_concurrency(suite, config)
+    else:
+        concurrency, why = given, ""
+    if 0 < pending < concurrency:
+        said = f"{why}; " if why else f"{name_of('concurrency')} {given}, "
+        concurrency, why = pending, f"{said}capped at the {pending} episode(s) to run"
+    if given is not None and not nodes:
+        fits, lowered = machine_cap(suite, config, concurrency, why or f"{name_of('concurrency')} {given}")
+        if fits < concurrency:
+            return fits, lowered
+    return concurrency, why
+
+
+def _check_slots_per_browser(suite: Suite, config: RunConfig, name_of: Callable[[str], str]) -> None:
+    given = config.slots_per_browser
+    if given is not None and not suite.shares_browser:
+        raise ConfigError(f"{name_of('slots_per_browser')}: the {suite.name} suite's VMs are not browsers "
+                          f"that can share one")
+    if given is not None and given > 1 and config.connect:
+        raise ConfigError(f"{name_of('slots_per_browser')}: --connect nodes host one VM each (one a seat, started "
+                          f"with --seats N); browsers are shared only by the node processes a run starts itself")
 
 
 def _slots_per_browser(suite: Suite, config: RunConfig, concurrency: int,
@@ -158,13 +219,7 @@ def _slots_per_browser(suite: Suite, config: RunConfig, concurrency: int,
     when the caller did not say; never more than the episodes run at once."""
     given = config.slots_per_browser
     if not suite.shares_browser:
-        if given is not None:
-            raise ConfigError(f"{name_of('slots_per_browser')}: the {suite.name} suite's VMs are not browsers "
-                              f"that can share one")
         return None, ""
-    if given is not None and given > 1 and config.connect:
-        raise ConfigError(f"{name_of('slots_per_browser')}: --connect nodes host one VM each (one a seat, started "
-                          f"with --seats N); browsers are shared only by the node processes a run starts itself")
     if config.vm == "ray" and given is None:
         return 1, (f"a node per VM on Ray, spread over its hosts (give {name_of('slots_per_browser')} N for nodes "
                    f"of N VMs sharing a browser, each needing N VMs' resources on one host)")
@@ -181,18 +236,28 @@ async def execute(plan: RunPlan, *, on_event: Callable[[Any], Any] | None = None
     """Run the plan's pending episodes on the current event loop and write its folder.
     `on_event` gets every live event (StepTaken, EpisodeFinished, ...), `on_result`
     each finished episode's result; `say` the lines a person watching wants (the viewer's
-    URL; logged at INFO unless the caller shows them itself)."""
-    if plan.config.connect:
-        await _greet_connected(plan)
-    out, config = plan.out, plan.config
+    URL; logged at INFO unless the caller shows them itself). The folder is this run's alone
+    while it runs (FolderBusy, a ConfigError naming the holder's pid, if another run has it);
+    a full disk ends the run with FolderFull saying what was kept (`_full`)."""
     started = datetime.datetime.now(datetime.timezone.utc)
-    _write_json(out / RUN_INFO, _run_info(plan, started, None))
-    if plan.concurrency_chosen:
-        say(f"concurrency {config.concurrency}: {plan.concurrency_chosen}")
-    if plan.slots_chosen:
-        say(f"{config.slots_per_browser} VM slot(s) per browser: {plan.slots_chosen}")
+    placed: dict[str, Any] | None = {"most_placed": 0, "most_pending": 0, "hosts": {}} if plan.config.vm == "ray" else None
+    with hold_run_folder(plan.out):
+        try:
+            await _episodes(plan, started, placed, on_event, on_result, say)
+            return _conclude(plan, started, placed, say)
+        except FolderFull as full:
+            raise _full(plan, full, started, placed, say) from None
+
+
+async def _episodes(plan: RunPlan, started: datetime.datetime, placed: dict[str, Any] | None,
+                    on_event: Callable[[Any], Any] | None, on_result: Callable[[EpisodeResult], None] | None,
+                    say: Callable[[str], None]) -> None:
+    out, config = plan.out, plan.config
+    _write_json(out / RUN_INFO, _run_info(plan, started, None, placed))
+    for line in plan.chosen:
+        say(line)
     with _configuration_errors_unwrapped():
-        async with (_placement(plan, say) as placements, _vm_slots(plan, placements) as vm_slot,
+        async with (_placement(plan, say, placed) as placements, _vm_slots(plan, placements) as vm_slot,
                     anyio.create_task_group() as tg):
             sink = await spawn(tg, ResultSink(out))
             bus = EventBus()
@@ -210,7 +275,12 @@ async def execute(plan: RunPlan, *, on_event: Callable[[Any], Any] | None = None
                 await relayed.wait()
             tg.cancel_scope.cancel()
 
-    counted = count_results(read_results(out), {task.task_id for task in plan.tasks})
+
+def _conclude(plan: RunPlan, started: datetime.datetime, placed: dict[str, Any] | None,
+              say: Callable[[str], None]) -> Run:
+    """The run's summary, report and final run.json, from what its folder holds."""
+    out = plan.out
+    counted = count_results(read_results(out), plan.selection)
     lines = counted.lines
     episodes, unreadable = read_episodes(out, lines)
     summary = summarize([line.result for line in lines], lines)
@@ -223,35 +293,96 @@ async def execute(plan: RunPlan, *, on_event: Callable[[Any], Any] | None = None
         say(line)
     _write_json(out / SUMMARY, summary)
     write_report(out, summary, lines)
-    _write_json(out / RUN_INFO, _run_info(plan, started, datetime.datetime.now(datetime.timezone.utc)))
+    _write_json(out / RUN_INFO, _run_info(plan, started, datetime.datetime.now(datetime.timezone.utc), placed))
     return Run(folder=out, results=lines, summary=json.loads((out / SUMMARY).read_text()))
 
 
-async def run(suite: str | type[Suite] = "miniwob", *, agent: Any = None, summarizer: Any = None,
+def _full(plan: RunPlan, full: FolderFull, started: datetime.datetime, placed: dict[str, Any] | None,
+          say: Callable[[str], None]) -> FolderFull:
+    """The one error a full disk ends a run with: the folder, the file that could not be written,
+    the results kept, whether the summary still fit, and how to go on."""
+    try:
+        _conclude(plan, started, placed, say)
+        concluded = f"{SUMMARY} written"
+    except FolderFull as also:
+        concluded = f"no room for {SUMMARY}" if also.path.name == SUMMARY else (
+            f"{SUMMARY} written, no room for {_within(plan.out, also.path)}")
+    kept = len(count_results(read_results(plan.out), plan.selection).lines)
+    return FolderFull(full.path, full.reason, f"run folder {plan.out}: {full.reason}: could not write "
+                      f"{_within(plan.out, full.path)}; kept {kept} of {len(plan.tasks)} results whole in {RESULTS}, "
+                      f"{concluded}; free space and run the same command to resume")
+
+
+def _within(folder: Path, path: Path) -> Path:
+    return path.relative_to(folder) if path.is_relative_to(folder) else path
+
+
+SuiteOptions = msgspec.Struct | Mapping[str, Any]
+"""A suite's own settings: its `Options` Struct (`MiniWobSuite.Options(tasks=[...], seeds=2)`),
+or the same as a dict (`{"tasks": [...], "seeds": 2}`)."""
+
+
+async def run(suite: str | type[Suite] | None = None, config: RunConfig | None = None, *, agent: Any = None,
+              summarizer: Any = None, options: SuiteOptions | None = None,
               on_event: Callable[[Any], Any] | None = None, on_result: Callable[[EpisodeResult], None] | None = None,
-              **options: Any) -> Run:
-    """Run `suite` and return its run folder, read back. `agent` is a name, `module:attr`,
-    a Policy object (shared by every episode) or a factory (one Policy per episode);
-    `options` are the command line's flags as keywords (`episodes=20`, `max_steps=10`,
-    `concurrency=4`, `vm="node"`, `connect=[url]`, `viewer="127.0.0.1:8765"`, `out="runs/x"`,
-    `llm_model=...`) and the suite's own (`tasks=[...]`, `seeds=2` for miniwob).
+              **settings: Unpack[RunKeywords]) -> Run:
+    """Run `suite` (default: `config`'s, else miniwob) and return its run folder, read back.
+
+    `agent` is a name, `module:attr`, a Policy class or factory (one Policy per episode)
+    or a Policy object (shared by every episode). The run's settings are `config` (a
+    `RunConfig`), or keywords named as the command line's flags (`max_steps=10`,
+    `concurrency=4`, `vm="node"`, `viewer="127.0.0.1:8765"`, `out="runs/x"`,
+    `llm_model=...`; see `bench.keywords.RunKeywords`), which override `config`'s; the
+    suite's own go in `options`. `on_event` sees every live event (one that raises is
+    logged and the run goes on), `on_result` every finished episode's result.
     Raises ConfigError before writing anything when a setting cannot work."""
-    checked = _python_plan("bench.run", suite, agent, summarizer, options)
+    checked = await _python_plan("bench.run", suite, config, agent, summarizer, options, settings)
     return await execute(checked, on_event=on_event, on_result=on_result)
 
 
-def run_sync(suite: str | type[Suite] = "miniwob", *, backend: str = "asyncio", agent: Any = None,
-             summarizer: Any = None, on_event: Callable[[Any], Any] | None = None,
-             on_result: Callable[[EpisodeResult], None] | None = None, **options: Any) -> Run:
-    """`run` for scripts and notebooks: starts its own event loop (`backend` "asyncio" or "trio")."""
-    checked = _python_plan("bench.run_sync", suite, agent, summarizer, options)
-    return anyio.run(functools.partial(execute, checked, on_event=on_event, on_result=on_result), backend=backend)
+def run_sync(suite: str | type[Suite] | None = None, config: RunConfig | None = None, *, backend: str = "asyncio",
+             agent: Any = None, summarizer: Any = None, options: SuiteOptions | None = None,
+             on_event: Callable[[Any], Any] | None = None, on_result: Callable[[EpisodeResult], None] | None = None,
+             **settings: Unpack[RunKeywords]) -> Run:
+    """`run` for scripts and notebooks, on an event loop of its own (`backend` "asyncio" or
+    "trio"). Called where an event loop already runs (a Jupyter notebook), it runs its loop
+    in a thread of its own and waits for it: a second loop cannot run in the same thread."""
+
+    async def whole() -> Run:
+        checked = await _python_plan("bench.run_sync", suite, config, agent, summarizer, options, settings)
+        return await execute(checked, on_event=on_event, on_result=on_result)
+
+    if not _loop_running():
+        return anyio.run(whole, backend=backend)
+    with ThreadPoolExecutor(1, thread_name_prefix="bench.run_sync") as thread:
+        return thread.submit(anyio.run, whole, backend=backend).result()
 
 
-def _python_plan(call: str, suite: str | type[Suite], agent: Any, summarizer: Any, options: dict[str, Any]) -> RunPlan:
-    checked = plan(suite, options, agent=agent, summarizer=summarizer)
-    checked.entry = {"entry": "python", "call": call}
-    return checked
+def _loop_running() -> bool:
+    try:
+        sniffio.current_async_library()
+        return True
+    except sniffio.AsyncLibraryNotFoundError:
+        pass
+    try:
+        asyncio.get_running_loop()
+        return True
+    except RuntimeError:
+        return False
+
+
+async def _python_plan(call: str, suite: str | type[Suite] | None, config: RunConfig | None, agent: Any,
+                       summarizer: Any, options: SuiteOptions | None, settings: dict[str, Any]) -> RunPlan:
+    unknown = sorted(set(settings) - RunKeywords.__optional_keys__)
+    if unknown:
+        raise ConfigError(f"{call}: no setting {unknown[0]!r}; a suite's own settings go in options= "
+                          f"(options={{{unknown[0]!r}: ...}})")
+    if suite is None:
+        suite = "miniwob" if config is None else config.suite + (f":{config.source}" if config.source else "")
+    prefix = plugins.suite_class(suite)[0].keyword_prefix()
+    values = flatten(config, prefix) if config is not None else {}
+    values |= {**settings, **suite_values(options, prefix)}
+    return await plan(suite, values, agent=agent, summarizer=summarizer, entry={"entry": "python", "call": call})
 
 
 def load_run(folder: str | os.PathLike) -> Run:
@@ -288,16 +419,15 @@ async def _vm_slots(plan: RunPlan, placements: Any) -> AsyncIterator[Any]:
     if config.connect:
         yield seat_slots(plan.nodes, _token(config))[: config.concurrency]
         return
-    build_actors = suite.vm_actors()
     if config.vm == "ray":
         from runtime.ray_nodes import run_ray_node
 
         node = functools.partial(run_ray_node, suite.node_app, resources=suite.vm_resources,
                                  num_cpus=suite.vm_cpus, placements=placements)
-    elif config.vm == "node" or build_actors is None:
+    elif config.vm == "node":
         node = functools.partial(run_local_node, suite.node_app)
     else:
-        yield functools.partial(run_local_host, build_actors)
+        yield functools.partial(run_local_host, suite.vm_actors())
         return
     if (config.slots_per_browser or 1) > 1:
         async with SharedNodes(node, seats=config.slots_per_browser) as nodes:
@@ -306,27 +436,28 @@ async def _vm_slots(plan: RunPlan, placements: Any) -> AsyncIterator[Any]:
         yield node
 
 
-async def _greet_connected(plan: RunPlan) -> None:
-    """Ask the `--connect` nodes their seats and set the run's concurrency from them."""
+async def _greet_connected(config: RunConfig) -> tuple[RemoteNode, ...]:
+    """The `--connect` nodes and their seats; refused when none of them answers (a run on
+    nodes that are not there would only retry and fail every episode)."""
     try:
-        plan.nodes = await greet_nodes(plan.config.connect, _token(plan.config))
+        nodes = tuple(await greet_nodes(config.connect, _token(config)))
     except (ProtocolError, ValueError) as exc:
         raise ConfigError(f"--connect: {exc}") from None
-    concurrency, plan.concurrency_chosen = connected_concurrency(plan.nodes, plan.config.concurrency)
-    plan.config = msgspec.structs.replace(plan.config, concurrency=concurrency)
+    if all(node.problem for node in nodes):
+        raise ConfigError("--connect: no node answered: " + "; ".join(f"{n.url}: {n.problem}" for n in nodes))
+    return nodes
 
 
 @asynccontextmanager
-async def _placement(plan: RunPlan, say: Callable[[str], None]) -> AsyncIterator[Any]:
-    """For `--vm ray`: a Ray session for the run and the record of where its nodes are
-    (said as it changes, written to run.json at the end); None otherwise."""
-    if plan.config.vm != "ray":
+async def _placement(plan: RunPlan, say: Callable[[str], None], seen: dict[str, Any] | None) -> AsyncIterator[Any]:
+    """For `--vm ray`: a Ray session for the run, its nodes' placements said as they change and
+    kept in `seen` (the most placed and waiting at once, the most on each host: run.json); None otherwise."""
+    if seen is None:
         yield None
         return
     from runtime.ray_nodes import Placements, ray_session
 
     said: list[dict[str, Any]] = []
-    seen = plan.placements = {"most_placed": 0, "most_pending": 0, "hosts": {}}
 
     def changed(placements: Placements) -> None:
         now = placements.snapshot()
@@ -348,13 +479,13 @@ def _token(config: RunConfig) -> str | None:
 
 @contextmanager
 def _configuration_errors_unwrapped() -> Iterator[None]:
-    """A ConfigError the runner raised (a backend that cannot run on this loop)
-    comes out as itself, not inside the task group's ExceptionGroup: it is one
-    line for the user, not a traceback."""
+    """A ConfigError the runner raised (a backend that cannot run on this loop), or the
+    FolderFull of a full disk, comes out as itself, not inside the task group's
+    ExceptionGroup: it is one line for the user, not a traceback."""
     try:
         yield
     except BaseExceptionGroup as group:
-        found, _ = group.split(ConfigError)
+        found, _ = group.split((ConfigError, FolderFull))
         while isinstance(found, BaseExceptionGroup):
             found = found.exceptions[0]
         if found is None:
@@ -363,12 +494,24 @@ def _configuration_errors_unwrapped() -> Iterator[None]:
 
 
 async def _relay(events, on_event: Callable[[Any], Any], done: anyio.Event) -> None:
+    """Hand every event to the caller's `on_event`. A callback that raises is the caller's
+    bug, not the run's: the first failure is logged with its traceback, later ones counted,
+    and the run goes on."""
+    failed = 0
     try:
         async for event in events:
-            reply = on_event(event)
-            if inspect.isawaitable(reply):
-                await reply
+            try:
+                reply = on_event(event)
+                if inspect.isawaitable(reply):
+                    await reply
+            except Exception as exc:
+                failed += 1
+                if failed == 1:
+                    logger.warning("on_event raised %s; the run goes on (further failures are counted)",
+                                   describe(exc), exc_info=logger.isEnabledFor(logging.DEBUG))
     finally:
+        if failed > 1:
+            logger.warning("on_event raised %d times in all", failed)
         done.set()
 
 
@@ -385,7 +528,7 @@ async def _start_viewer(tg, bus: EventBus, config: RunConfig, out: Path, say: Ca
 
 async def _watching_only(serve, say: Callable[[str], None], *, task_status=anyio.TASK_STATUS_IGNORED) -> None:
     """Run a viewer that only watches: once it serves, its failure is said and logged and the
-    run goes on without it (issue 17: a viewer's end took a run down). One that cannot start
+    run goes on without it (watching is a convenience, never worth a run). One that cannot start
     (a port in use) still stops the run before any episode."""
     serving = False
     try:
@@ -400,17 +543,56 @@ async def _watching_only(serve, say: Callable[[str], None], *, task_status=anyio
 
 
 def _check_writable(out: Path, name: str) -> None:
-    """Refuse a run folder that cannot be created or written, before anything is written."""
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"{name} {out}: exists and is not a folder")
-    existing = out
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        raise ConfigError(f"{name} {out}: cannot write there ({existing} is not a writable folder)")
+    """Refuse a run folder that cannot be created or written, before anything is written: the
+    deepest folder of `out` that exists is tried by making (and removing) a folder in it, since
+    permissions alone do not say it (root may write anywhere, yet not in /proc)."""
+    text = str(out)
+    shown = text if len(text) <= 80 else f"{text[:40]}...{text[-30:]} ({len(text)} characters)"
+    try:
+        if out.exists() and not out.is_dir():
+            raise ConfigError(f"{name} {shown}: exists and is not a folder")
+        existing = out
+        while not existing.exists():
+            existing = existing.parent
+        if not existing.is_dir():
+            raise ConfigError(f"{name} {shown}: cannot write there ({existing} is not a writable folder)")
+        os.rmdir(tempfile.mkdtemp(prefix=".troupe-check-", dir=existing))
+    except OSError as exc:  # a name too long, a folder that refuses new entries
+        raise ConfigError(f"{name} {shown}: cannot write there ({exc.strerror or exc})") from None
 
 
-def _run_info(plan: RunPlan, started: datetime.datetime, ended: datetime.datetime | None) -> dict[str, Any]:
+def _check_viewer(config: RunConfig, name_of: Callable[[str], str]) -> None:
+    """Refuse a viewer address that cannot serve, before anything is written: a port something
+    else listens on, or an address beyond this machine without a token (anyone who can reach
+    the port would watch the run's screens)."""
+    address = config.viewer_address(name_of)
+    if address is None:
+        return
+    host, port = address
+    flag = f"{name_of('viewer')} {config.viewer}"
+    if not _loopback(host) and not (config.viewer_token or os.environ.get("TROUPE_VIEWER_TOKEN")):
+        raise ConfigError(f"{flag}: serves beyond this machine; give {name_of('viewer_token')} (or set "
+                          "TROUPE_VIEWER_TOKEN) so that only those who have it can watch")
+    try:
+        family, kind, proto, _, where = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(where)
+    except OSError as exc:
+        raise ConfigError(f"{flag}: cannot listen there ({exc.strerror or exc})") from None
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _run_info(plan: RunPlan, started: datetime.datetime, ended: datetime.datetime | None,
+              placements: dict[str, Any] | None) -> dict[str, Any]:
     return {
         **plan.entry,
         "config": public(plan.config),
@@ -419,7 +601,7 @@ def _run_info(plan: RunPlan, started: datetime.datetime, ended: datetime.datetim
                      **{name: metadata.version(name) for name in ("anyio", "msgspec", "websockets", "trio")}},
         "started": started.isoformat(),
         "ended": ended.isoformat() if ended else None,
-        **({"placements": plan.placements} if plan.placements is not None else {}),
+        **({"placements": placements} if placements is not None else {}),
     }
 
 
@@ -435,5 +617,6 @@ def _finite(data: Any) -> Any:
 
 
 def _write_json(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(json.dumps(_finite(data), indent=2, default=str, allow_nan=False).encode() + b"\n")
+    with writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+    write_whole(path, json.dumps(_finite(data), indent=2, default=str, allow_nan=False).encode() + b"\n")

@@ -1,8 +1,8 @@
 """One typed configuration of a run: msgspec Structs, built once from keywords or flags.
 
-`bench.run(...)` keywords and `python -m bench.supervisor` flags land in the
-same Structs: `RunConfig` (what runs, how many at once, where the VMs live,
-where results go), `LimitsConfig`, `LLMOptions`, and the chosen suite's own
+`bench.run(...)` keywords (`bench.keywords`; the suite's own in `options=`)
+and `python -m bench.supervisor` flags land in the same Structs: `RunConfig`
+(what runs, how many at once, where the VMs live, where results go), `LimitsConfig`, `LLMOptions`, and the chosen suite's own
 `Options`. Each setting has one owner: `LimitsConfig.max_steps` is the step
 budget of every episode, whatever suite or agent runs. Values are checked
 here, at the boundary, so a bad one stops the run before anything is
@@ -15,6 +15,7 @@ and are never recorded: `public()` is what run.json holds.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Annotated, Any, Callable, Literal
 
 import msgspec
@@ -25,7 +26,8 @@ from protocols.numbers import MAX_SECONDS
 from runtime.limits import Limits
 
 __all__ = [
-    "ConfigError", "LLMOptions", "LimitsConfig", "RunConfig", "build", "describe", "option", "public", "secret_names",
+    "ConfigError", "LLMOptions", "LimitsConfig", "RunConfig", "build", "describe", "flatten", "option", "public",
+    "secret_names", "suite_values",
 ]
 
 
@@ -187,6 +189,30 @@ def build(values: dict[str, Any], options_type: type[msgspec.Struct] | None, *, 
     options = None if options_type is None else _convert(groups["options"], options_type, strict, name_of, "")
     run = _convert(groups["run"], RunConfig, strict, name_of, "")
     return msgspec.structs.replace(run, limits=limits, llm=llm, options=options)
+
+
+def flatten(config: RunConfig, options_prefix: str = "") -> dict[str, Any]:
+    """`build`'s inverse: the flat values (option name -> value) that make `config` again, the
+    suite's own keyed with `options_prefix` (see `suite_values`)."""
+    values = {name: getattr(config, name) for name in RunConfig.__struct_fields__
+              if name not in ("limits", "llm", "options")}
+    values |= msgspec.structs.asdict(config.limits)
+    values |= {"llm_" + name: value for name, value in msgspec.structs.asdict(config.llm).items()}
+    return values | suite_values(config.options, options_prefix)
+
+
+def suite_values(options: msgspec.Struct | Mapping[str, Any] | None, options_prefix: str) -> dict[str, Any]:
+    """A suite's own settings (its `Options` Struct, or a dict) as `build` values: each keyed
+    with the suite's prefix (`waa_token`), so none is taken for the run's setting of that name."""
+    if isinstance(options, msgspec.Struct):
+        options = msgspec.structs.asdict(options)
+    values: dict[str, Any] = {}
+    for name, value in (options or {}).items():
+        key = name if options_prefix and name.startswith(options_prefix) else options_prefix + name
+        if key in values:
+            raise ConfigError(f"{key}: given twice, as {key.removeprefix(options_prefix)!r} and as {key!r}")
+        values[key] = value
+    return values
 
 
 def _owner(key: str, suite_fields: set[str], options_prefix: str) -> tuple[str | None, str]:

@@ -17,13 +17,13 @@ from bench.installation import DISTRIBUTION
 __all__ = ["EXTRAS", "install_hint", "missing", "require"]
 
 # extra -> the top-level modules it installs that troupe imports (pyproject.toml lists their distributions;
-# tests/test_packaging.py checks that the two agree)
+# tests/bench/test_extras.py checks that the two agree)
 EXTRAS: dict[str, tuple[str, ...]] = {
     "web": ("playwright", "miniwob"),
     "desktop": ("mss", *(("Xlib", "jeepney") if sys.platform == "linux" else ()),
                 *(("uiautomation", "pyautogui") if sys.platform == "win32" else ())),
-    "waa": ("playwright", "numpy", "openpyxl", "pandas", "docx", "odf", "py7zr", "cv2", "soundfile", "soxr",
-            "fastdtw", "rapidfuzz", "pypdf", "LnkParse3"),
+    "waa": ("playwright", "numpy", "openpyxl", "pandas", "formulas", "docx", "odf", "py7zr", "cv2", "soundfile",
+            "soxr", "fastdtw", "rapidfuzz", "pypdf", "LnkParse3"),
     "osworld": (),
     "analysis": ("pandas",),
     "ray": ("ray",),

@@ -36,7 +36,7 @@ from bench.suites.base import Suite
 from runtime.seats import RemoteNode
 
 __all__ = ["MOST", "SLOT_MEMORY_BYTES", "VM_MEMORY_BYTES", "connected_concurrency", "fitting_concurrency",
-           "fitting_slots_per_browser", "shares_browsers"]
+           "fitting_slots_per_browser", "machine_cap", "shares_browsers"]
 
 MOST = 8
 VM_MEMORY_BYTES = 400 * 2**20
@@ -72,6 +72,22 @@ def fitting_concurrency(suite: Suite, config: RunConfig) -> tuple[int, str]:
     chosen = min(MOST, by_cores, by_memory)
     return chosen, (f"what this machine fits: {cores} cores for VMs of {suite.vm_cpus:g} CPU, "
                     f"memory for {by_memory}, at most {MOST}")
+
+
+def machine_cap(suite: Suite, config: RunConfig, wanted: int, said: str) -> tuple[int, str]:
+    """At most `wanted` VMs at once, fewer when the suite cannot have that many, or when this
+    machine's memory does not hold that many of VMs that run here and take CPU (browsers,
+    desktops: more than fit swap or are killed, they do not run faster); and `said` (how
+    `wanted` came to be), with why it was lowered."""
+    if suite.vms_at_most is not None and wanted > suite.vms_at_most:
+        return suite.vms_at_most, f"{said}, but a {suite.name} run has {suite.vms_at_most} VM(s) at most"
+    if suite.vm_cpus <= 0 or config.vm == "ray" or config.connect:
+        return wanted, said
+    per_browser = config.slots_per_browser if shares_browsers(suite, config) else 1
+    fits = _slots_in_memory(_available_memory(), per_browser)
+    if wanted <= fits:
+        return wanted, said
+    return fits, f"{said}, but this machine's memory holds {fits} of the {suite.name} suite's VMs"
 
 
 def connected_concurrency(nodes: Sequence[RemoteNode], given: int | None) -> tuple[int, str]:

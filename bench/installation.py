@@ -57,7 +57,8 @@ def foreign_package(home: Path, version: str) -> str | None:
             return (f"the package {name!r} here is {origin}, changed since troupe-bench installed it; "
                     f"reinstall it: pip install --force-reinstall {DISTRIBUTION}")
         return (f"the package {name!r} here is {origin} (from no installed distribution), not troupe-bench's; "
-                "run from another folder, or take that folder off sys.path (PYTHONPATH)")
+                "run from another folder (python -m looks in the current one first; the troupe command does "
+                "not), or take that folder off sys.path (PYTHONPATH)")
     return None
 
 

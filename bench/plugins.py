@@ -12,6 +12,7 @@ object (shared by every episode) or a factory (one Policy per episode).
 from __future__ import annotations
 
 import importlib
+import traceback
 from importlib import metadata
 from typing import Any, Callable
 
@@ -22,6 +23,7 @@ from actors.errors import ConfigError
 from bench.llm import LLMRoles
 from bench.suites import BUILT_IN, built_in
 from bench.suites.base import Suite
+from runtime.errors import describe
 
 __all__ = ["AGENT_GROUP", "SUITE_GROUP", "agent_factory", "agent_names", "suite_class", "suite_names",
            "summarizer_factory"]
@@ -70,7 +72,7 @@ def suite_class(spec: str | type[Suite]) -> tuple[type[Suite], str | None]:
             return _check_suite(_import(spec, "suite"), spec), None
         raise ConfigError(f"--suite {name!r}: no such suite (choose from {', '.join(suite_names())}, "
                           "or module:attr)")
-    cls = built_in(name) if name in BUILT_IN else _check_suite(known[name].load(), name)
+    cls = built_in(name) if name in BUILT_IN else _check_suite(_load(known[name], "suite"), name)
     if cls.source is None and colon:
         raise ConfigError(f"--suite {name!r} takes nothing after ':', got {source!r}")
     if cls.source is not None and not source:
@@ -85,7 +87,7 @@ def _factory(kind: str, group: str | None, spec: Any, names: list[str]) -> tuple
         found = _entry_points(group) if group else {}
         if spec not in found:
             raise ConfigError(f"--{kind} {spec!r}: no such {kind} (choose from {', '.join(names)}, or module:attr)")
-        return _as_factory(kind, found[spec].load(), spec), spec
+        return _as_factory(kind, _load(found[spec], kind), spec), spec
     label = getattr(spec, "__qualname__", None) or type(spec).__qualname__
     module = getattr(spec, "__module__", None) or type(spec).__module__
     return _as_factory(kind, spec, f"{module}:{label}"), f"{module}:{label}"
@@ -97,6 +99,8 @@ def _as_factory(kind: str, found: Any, label: str) -> Callable[[], Any]:
     method = "decide" if kind == "agent" else "judge"
     if not isinstance(found, type) and hasattr(found, method):
         return lambda: found
+    if isinstance(found, type) and not hasattr(found, method):
+        raise ConfigError(f"--{kind} {label}: the class {found.__name__} has no `{method}` method")
     if callable(found):
         return found
     raise ConfigError(f"--{kind} {label}: expected an object with `{method}`, a class or a factory, "
@@ -109,12 +113,31 @@ def _import(spec: str, kind: str) -> Any:
         found: Any = importlib.import_module(module_name)
     except ImportError as exc:
         raise ConfigError(f"--{kind} {spec}: cannot import {module_name!r}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - whatever the module's own code raised, named in one line
+        raise ConfigError(f"--{kind} {spec}: importing {module_name!r} raised {_where(exc)}") from None
     for part in attr.split("."):
         try:
             found = getattr(found, part)
         except AttributeError:
             raise ConfigError(f"--{kind} {spec}: module {module_name!r} has no attribute {attr!r}") from None
     return found
+
+
+def _load(entry: metadata.EntryPoint, kind: str) -> Any:
+    try:
+        return entry.load()
+    except Exception as exc:  # noqa: BLE001 - an installed package's import failing, named in one line
+        raise ConfigError(f"--{kind} {entry.name}: loading {entry.value} (installed by "
+                          f"{entry.dist.name if entry.dist else 'a package'}) raised {_where(exc)}") from None
+
+
+def _where(exc: Exception) -> str:
+    """`Class: text (file:line)` of an error raised by a module being imported: the line of
+    that module's code where it was raised, which is what its author needs to look at."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    own = [frame for frame in frames if not frame.filename.startswith("<frozen")]
+    place = f" ({own[-1].filename}:{own[-1].lineno})" if own else ""
+    return f"{describe(exc)}{place}"
 
 
 def _check_suite(found: Any, label: str) -> type[Suite]:

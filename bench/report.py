@@ -25,6 +25,7 @@ from protocols import to_json
 from actors.run_folder import (
     ResultLine, ResultsError, episode_dir, read_episodes, read_results, read_task, screenshot_path,
 )
+from actors.whole_writes import write_whole
 from bench.summary import left_out
 from bench.viewer.state import status_of
 
@@ -38,7 +39,7 @@ def write_report(run_dir: Path, summary: dict, lines: list[ResultLine] | None = 
     run_dir = Path(run_dir)
     lines = read_results(run_dir) if lines is None else lines
     path = run_dir / REPORT
-    path.write_text(render(run_dir, summary, lines))
+    write_whole(path, render(run_dir, summary, lines).encode())
     return path
 
 

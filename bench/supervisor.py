@@ -13,9 +13,11 @@ already have a line in results.jsonl are not run again.
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
+import signal
 import sys
-from typing import Any, NoReturn
+from typing import Any, Awaitable, Callable, NoReturn
 
 import anyio
 import msgspec
@@ -26,8 +28,10 @@ from rich.table import Table
 
 import bench
 from bench import plugins
-from bench.api import execute, plan
+from actors.run_folder import ResultsError, read_results
+from bench.api import RunPlan, execute, plan
 from actors.errors import ConfigError
+from actors.whole_writes import FolderFull
 from bench.config import LimitsConfig, LLMOptions, RunConfig, build, describe, secret_names
 from bench.extras import install_hint
 from bench.installation import DISTRIBUTION
@@ -197,7 +201,40 @@ def _table(summary: dict) -> Table:
     return table
 
 
-async def _run(checked, console: Console) -> int:
+async def _interruptible(run: Callable[[], Awaitable[int]]) -> int:
+    """`run`, ended by Ctrl-C as a cancellation, which every actor and node of the run honours
+    on either event loop, then raised as KeyboardInterrupt; a second Ctrl-C while it ends
+    interrupts at once, as Python's own handler does."""
+    interrupted = anyio.Event()
+    outcome: list[int | Exception] = []
+
+    async def watch(scope: anyio.CancelScope) -> None:
+        with anyio.open_signal_receiver(signal.SIGINT) as signals:
+            async for _ in signals:
+                interrupted.set()
+                scope.cancel()
+                return
+
+    async def work(scope: anyio.CancelScope) -> None:
+        try:
+            outcome.append(await run())
+        except Exception as exc:  # raised below as itself (a ConfigError is one line), not in a task group's group
+            outcome.append(exc)
+        scope.cancel()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(watch, tg.cancel_scope)
+        tg.start_soon(work, tg.cancel_scope)
+    if interrupted.is_set():
+        raise KeyboardInterrupt
+    if isinstance(outcome[0], Exception):
+        raise outcome[0]
+    return outcome[0]
+
+
+async def _run(planning: Callable[[], Awaitable[RunPlan]], console: Console, planned: list[RunPlan]) -> int:
+    checked = await planning()
+    planned.append(checked)
     if checked.done:
         console.print(f"resuming {checked.out}: {len(checked.done)} of {len(checked.tasks)} episodes already finished")
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -217,29 +254,43 @@ async def _run(checked, console: Console) -> int:
     return 0 if finished.results else 1
 
 
+def _interrupted(planned: list[RunPlan]) -> str:
+    """The one line a Ctrl-C leaves: what is kept, and how to go on from there."""
+    if not planned:
+        return "interrupted before any episode started; nothing was written"
+    checked = planned[0]
+    try:
+        finished = len({line.result.task_id for line in read_results(checked.out)} & checked.selection)
+    except ResultsError:
+        finished = len(checked.done)
+    return (f"interrupted: {finished} of {len(checked.tasks)} episodes finished and kept in {checked.out}; "
+            f"to resume, run the same command with --out {checked.out} (finished episodes are not run again)")
+
+
 def main(argv: list[str] | None = None, prog: str = PROG) -> int:
     """`prog` is how the command was started (`troupe run` starts this one too), for --help and run.json."""
     argv = sys.argv[1:] if argv is None else argv
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    planned: list[RunPlan] = []
     try:
         values, args, suite = parse_args(argv, prog)
         if args.list:
             print(_listing(values, suite, args.suite))
             return 0
-        agent, summarizer = values.pop("agent", None), values.pop("summarizer", None)
-        checked = plan(args.suite, values, agent=agent, summarizer=summarizer, strict=False,
-                       name_of=_flag_namer(suite))
+        started_as = [sys.executable if word == "python" else word for word in prog.split()]
+        entry = {"entry": "cli", "argv": [*started_as, *redacted_argv(argv, suite)]}
+        planning = functools.partial(plan, args.suite, values, strict=False, name_of=_flag_namer(suite), entry=entry)
+        tune_gc()
+        return anyio.run(_interruptible, functools.partial(_run, planning, Console(), planned), backend=args.backend)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    started_as = [sys.executable if word == "python" else word for word in prog.split()]
-    checked.entry = {"entry": "cli", "argv": [*started_as, *redacted_argv(argv, suite)]}
-    tune_gc()
-    try:
-        return anyio.run(_run, checked, Console(), backend=args.backend)
-    except ConfigError as exc:
+    except FolderFull as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return 1
+    except KeyboardInterrupt:
+        print(_interrupted(planned), file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

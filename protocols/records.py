@@ -94,6 +94,9 @@ class EpisodeResult(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_de
     steps: int = 0
     error_kind: ErrorKind = ErrorKind.NONE
     reason: str = ""
+    traceback: str = ""
+    """Where the agent's own code failed, when that ended the episode (a policy that raised, or
+    answered with what is no Decision): the traceback, or what it returned; `reason` is its one line."""
     timings: EpisodeTimings = EpisodeTimings()
     input_tokens: int = 0
     output_tokens: int = 0

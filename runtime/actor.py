@@ -320,7 +320,9 @@ async def _serve(actor: Actor, mailbox: _Mailbox) -> None:
         try:
             reply = await actor.handle(letter.message)
         except Refused as exc:
-            letter.fail(RequestRefused(actor.name, str(exc)))
+            refused = RequestRefused(actor.name, str(exc))
+            refused.__cause__ = exc  # what the handler's code raised stays reachable for the caller's record
+            letter.fail(refused)
             continue
         except BaseException as exc:
             _refuse_queued(actor, mailbox)  # first: a reply function must not post into a mailbox nobody reads

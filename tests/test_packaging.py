@@ -50,9 +50,10 @@ def wheel(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory, wheel) -> Path:
     folder = tmp_path_factory.mktemp("venv") / "env"
-    made = _run(sys.executable, "-m", "venv", folder, cwd=folder.parent)
+    made = _run(sys.executable, "-m", "venv", "--without-pip", folder, cwd=folder.parent)  # this pip installs into it
     assert made.returncode == 0, made.stderr
-    installed = _run(folder / "bin" / "python", "-m", "pip", "install", "--quiet", wheel, cwd=folder.parent)
+    installed = _run(sys.executable, "-m", "pip", "--python", folder / "bin" / "python", "install", "--quiet", wheel,
+                     cwd=folder.parent)
     assert installed.returncode == 0, installed.stderr
     return folder
 
@@ -80,6 +81,12 @@ def test_the_wheel_is_troupe_bench_typed_licensed_and_its_core_pulls_no_office_m
     assert {f"{info}/licenses/LICENSE", "bench/viewer/page.html", "bench/viewer/timeline.js"} <= names
     assert not any(name.startswith("tests/") for name in names)
     assert re.search(r"^troupe = bench\.cli:main$", scripts, re.M)
+
+
+def test_every_install_line_of_readme_names_troupe_bench_or_a_checkout():
+    installed = re.findall(r"pip install (?:--\S+ )*(?:-e )?'?([^\s'`]+)", (ROOT / "README.md").read_text())
+    assert installed and all(re.fullmatch(r"troupe-bench(\[[a-z,]+\])?|\.\[[a-z,]+\]", name) for name in installed), \
+        installed
 
 
 def test_a_fresh_install_runs_the_sim_suite_from_another_folder_by_both_commands(venv, tmp_path):
@@ -127,6 +134,15 @@ def test_the_perf_modules_that_need_a_checkout_say_so_in_one_line(venv, tmp_path
         assert "checkout" in ran.stderr
 
 
+def test_the_troupe_command_does_not_look_in_the_current_folder(venv, tmp_path):
+    (tmp_path / "actors").mkdir()
+    (tmp_path / "actors" / "__init__.py").write_text("NAME = 'a project of the user'\n")
+    result = _run(venv / "bin" / "troupe", "run", "--suite", "sim", "--episodes", "1", "--out", "run", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    shadowed = _run(venv / "bin" / "python", "-m", "bench.supervisor", "--suite", "sim", cwd=tmp_path)
+    assert shadowed.returncode == 2 and shadowed.stderr.startswith("error: the package 'actors' here is "), shadowed.stderr
+
+
 @pytest.mark.parametrize("how", ["overwritten", "shadowed"])
 def test_another_distribution_that_claims_actors_is_named_in_one_line(venv, wheel, tmp_path, how):
     """`overwritten`: pip installed it into the folder troupe-bench is in, over troupe-bench's actors/;
@@ -135,7 +151,7 @@ def test_another_distribution_that_claims_actors_is_named_in_one_line(venv, whee
     target = tmp_path / "site"
     first = [wheel, imposter] if how == "overwritten" else [imposter]
     for package in first:
-        installed = _run(venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-deps", "--upgrade",
+        installed = _run(sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--upgrade",
                          "--target", target, package, cwd=tmp_path)
         assert installed.returncode == 0, installed.stderr
     for command in (["troupe", "run", "--suite", "sim"], ["python", "-m", "bench.viewer", "--help"]):

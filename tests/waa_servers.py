@@ -54,8 +54,10 @@ class Behaviour:
     `refusing` POST paths answer with their (status, body); `answer(path, body)` may answer any other
     JSON POST with its (status, body), or None to leave it to the rest; `gets` answer GET paths (with
     their query) with their (status, body); `files` are served at
-    GET /files/<name> (as a web server) and, by their VM path, at POST /file; `uploads` keeps each
-    /setup/upload body."""
+    GET /files/<name> (as a web server) and, by their VM path, at POST /file, unless `read(path)`
+    answers that path first with its (status, body); `uploads` keeps each /setup/upload body.
+    `prefix` is stripped from every path: WAA's own client asks `http://{vm_ip}:5000/...`, so given
+    the vm_ip "127.0.0.1:PORT/vm" its requests arrive as "/vm:5000/..."."""
 
     failing: set[str] = field(default_factory=set)
     hang_tree: bool = False
@@ -66,6 +68,8 @@ class Behaviour:
     uploads: list[bytes] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
     release: threading.Event = field(default_factory=threading.Event)
+    read: Callable[[str], tuple[int, bytes] | None] | None = None
+    prefix: str = ""
 
 
 class StandIn:
@@ -90,6 +94,7 @@ class StandIn:
 
         class Handler(QuietHandler):
             def do_GET(self):
+                self.path = self.path.removeprefix(behaviour.prefix)
                 behaviour.requests.append(f"GET {self.path}")
                 if self.path in behaviour.gets:
                     return self._send(*behaviour.gets[self.path])
@@ -108,6 +113,7 @@ class StandIn:
                 self._send(200, b'{"status": "Probe successful"}')
 
             def do_POST(self):
+                self.path = self.path.removeprefix(behaviour.prefix)
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 if self.path == "/setup/upload":
                     behaviour.requests.append(f"POST {self.path}")
@@ -118,6 +124,9 @@ class StandIn:
                     behaviour.requests.append(f"POST {self.path} {path}")
                     if self.path in behaviour.refusing:
                         return self._send(*behaviour.refusing[self.path])
+                    reply = behaviour.read(path) if behaviour.read else None
+                    if reply is not None:
+                        return self._send(*reply)
                     if path not in behaviour.files:
                         return self._send(404, b'{"error": "File not found"}')
                     return self._send(200, behaviour.files[path], "application/octet-stream")

@@ -89,9 +89,11 @@ class Suite(ABC):
         return None
 
     def listing(self) -> str:
-        """What `--list` prints: the number of tasks per domain (suites add what they can run)."""
+        """What `--list` prints: the tasks the options select (what a run with them runs), per
+        domain, and how many the suite has when that is more (suites add what they can run)."""
         counts: dict[str, int] = {}
-        for task in self.list_tasks():
+        for task in self.selection():
             counts[task.domain] = counts.get(task.domain, 0) + 1
-        return "\n".join([f"{self.name}: {sum(counts.values())} tasks"]
-                         + [f"{domain:<20} {n:>5}" for domain, n in counts.items()])
+        selected, every = sum(counts.values()), len(self.list_tasks())
+        header = f"{self.name}: {selected} tasks" + (f" selected of {every}" if selected != every else "")
+        return "\n".join([header] + [f"{domain:<20} {n:>5}" for domain, n in counts.items()])

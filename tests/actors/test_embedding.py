@@ -6,25 +6,20 @@ import functools
 import pytest
 import trio
 
-from actors.agent import Agent
-from actors.evaluator import Evaluator
 from actors.episode import Outlets
-from actors.runner import CrewFactory, EpisodeRunner
-from bench.suites.sim.checker import SimChecker
-from bench.suites.sim.agent import SimJudge, SimPolicy
+from actors.runner import EpisodeRunner
 from actors.backends.sim.node import build
-from actors.summarizer import Summarizer
 from bench.suites.sim.suite import sim_tasks
 from runtime.events import EventBus
 from runtime.host import run_local_host
 from runtime.limits import Limits
+from tests.crews import sim_crew
 
 
 
 def make_runner(bus):
     return EpisodeRunner(
-        crew=CrewFactory(agent=lambda: Agent(SimPolicy()), evaluator=lambda: Evaluator(SimChecker()),
-                         summarizer=lambda: Summarizer(SimJudge())),
+        crew=sim_crew(),
         vm_slot=functools.partial(run_local_host, build),
         limits=Limits(call_seconds=5),
         concurrency=2,

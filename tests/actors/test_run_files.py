@@ -147,3 +147,32 @@ def test_a_garbled_observation_in_a_replayed_run_is_that_episodes_error_naming_t
     assert results[broken].error_kind.value == "environment" and str(observation) in results[broken].reason
     assert all(result.success for task, result in results.items() if task != broken)
     assert not [record.getMessage() for record in caplog.records if record.exc_info]  # a refusal, no traceback
+
+
+def test_a_torn_line_glued_to_a_whole_one_is_recovered_on_resume(run):
+    """A write cut short, then the next line appended right after it (an older harness had no
+    whole-or-nothing append): the fragment is skipped, the whole line it carries counts."""
+    lines = (run / "results.jsonl").read_bytes().splitlines(keepends=True)
+    (run / "results.jsonl").write_bytes(b"".join(lines[:-2]) + lines[-2][:40] + lines[-1])
+    resumed = sim(run)
+    assert resumed.returncode == 0, resumed.stderr
+    tasks = [line.result.task_id for line in read_results(run)]
+    assert len(tasks) == EPISODES == len(set(tasks))
+    assert summary(run)["overall"]["episodes"] == EPISODES
+
+
+def test_glued_text_that_is_not_a_torn_prefix_stays_an_error(run):
+    lines = (run / "results.jsonl").read_bytes().splitlines(keepends=True)
+    (run / "results.jsonl").write_bytes(b"".join(lines[:-1]) + b'{"result": 3}' + lines[-1])
+    resumed = sim(run)
+    assert resumed.returncode == 2 and "results.jsonl:4: malformed line" in resumed.stderr
+
+
+def test_the_resume_counts_only_the_tasks_of_its_selection(run):
+    first = json.loads((run / "results.jsonl").read_bytes().splitlines()[0])
+    first["result"].update(task_id="elsewhere/x", episode_id="elsewhere/x#1")
+    with (run / "results.jsonl").open("ab") as file:
+        file.write(json.dumps(first).encode() + b"\n")
+    resumed = sim(run, EPISODES + 1)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"resuming {run}: {EPISODES} of {EPISODES + 1} episodes already finished" in resumed.stdout

@@ -11,10 +11,9 @@ from actors.episode import Outlets
 from actors.evaluator import Evaluator
 from actors.runner import CrewFactory, EpisodeRunner
 from bench.suites.sim.checker import SimChecker
-from bench.suites.sim.agent import SimJudge, SimPolicy
+from bench.suites.sim.agent import SimPolicy
 from actors.backends.browser import node as browser_node
 from actors.backends.sim.node import build
-from actors.summarizer import Summarizer
 from bench.suites.sim.suite import sim_tasks
 from protocols import Click, Decision, EpisodeFinished, ErrorKind, Target
 from runtime.actor import Actor
@@ -22,6 +21,7 @@ from runtime.events import EventBus
 from runtime.host import run_local_host
 from runtime.limits import Limits
 from runtime.supervisor import Intensity
+from tests.crews import crew, sim_crew
 
 pytestmark = pytest.mark.anyio
 
@@ -29,8 +29,7 @@ pytestmark = pytest.mark.anyio
 
 def runner(**overrides):
     settings = dict(
-        crew=CrewFactory(agent=lambda: Agent(SimPolicy()), evaluator=lambda: Evaluator(SimChecker()),
-                         summarizer=lambda: Summarizer(SimJudge())),
+        crew=sim_crew(),
         vm_slot=functools.partial(run_local_host, build),
         limits=Limits(call_seconds=2),
         concurrency=3,
@@ -110,21 +109,25 @@ class InvalidAction:
         return Decision(action=Click(target=Target(node_id=7)))
 
 
-@pytest.mark.parametrize("policy, reason", [
-    (WrongType, "agent: policy returned str, not a Decision"),
-    (Raising, "agent: policy raised KeyError: 'no plan for this screen'"),
-    (NotAnAction, "agent: policy returned an invalid Decision: click needs `point` or `target` - at `$.action`"),
+@pytest.mark.parametrize("policy, reason, trace", [
+    (WrongType, "agent: policy returned str, not a Decision", "actors.answers.Returned: 'click'"),
+    (Raising, "agent: policy raised KeyError: 'no plan for this screen'",
+     'in decide\n    raise KeyError("no plan for this screen")\nKeyError: \'no plan for this screen\''),
+    (NotAnAction, "agent: policy returned an invalid Decision: click needs `point` or `target` - at `$.action`",
+     "actors.answers.Returned: Decision(action={'type': 'click'}"),
     (InvalidAction, "agent: policy returned an invalid Decision: Expected `str | null`, got `int` - "
-                    "at `$.action.target.node_id`"),
+                    "at `$.action.target.node_id`", "actors.answers.Returned: Decision(action=Click("),
 ])
-async def test_a_broken_policy_fails_each_episode_as_an_agent_error_and_the_run_goes_on(policy, reason):
+async def test_a_broken_policy_fails_each_episode_as_an_agent_error_and_the_run_goes_on(policy, reason, trace):
+    """The episode keeps what went wrong in the policy: its traceback, or what it returned."""
     tasks = sim_tasks(4, sim={"scale": 0.001})
-    results = await runner(crew=CrewFactory(agent=lambda: Agent(policy()), evaluator=lambda: Evaluator(SimChecker())),
+    results = await runner(crew=crew(policy, SimChecker),
                            concurrency=2).run(tasks)
     one_result_per_task(results, tasks)
     for result in results:
         assert result.error_kind is ErrorKind.AGENT and not result.success and result.steps == 0
         assert result.reason.startswith(reason + "; "), result.reason
+        assert trace in result.traceback, result.traceback
 
 
 class RaisingJudge:
@@ -144,17 +147,14 @@ class RaisingAnalyst:
 
 async def test_a_judge_that_always_raises_costs_only_the_summaries():
     tasks = sim_tasks(6, sim={"scale": 0.001})
-    crew = CrewFactory(agent=lambda: Agent(SimPolicy()), evaluator=lambda: Evaluator(SimChecker()),
-                       summarizer=lambda: Summarizer(RaisingJudge()))
-    results = await runner(crew=crew).run(tasks)
+    results = await runner(crew=crew(SimPolicy, SimChecker, RaisingJudge)).run(tasks)
     one_result_per_task(results, tasks)
     assert all(r.success for r in results)
 
 
 async def test_a_checker_that_answers_no_verdict_makes_each_episode_an_evaluation_error_and_the_run_goes_on():
     tasks = sim_tasks(6, sim={"scale": 0.001})
-    crew = CrewFactory(agent=lambda: Agent(SimPolicy()), evaluator=lambda: Evaluator(WrongVerdict()))
-    results = await runner(crew=crew).run(tasks)
+    results = await runner(crew=crew(SimPolicy, WrongVerdict)).run(tasks)
     one_result_per_task(results, tasks)
     for result in results:
         assert result.error_kind is ErrorKind.EVALUATION and not result.success
@@ -164,10 +164,10 @@ async def test_a_checker_that_answers_no_verdict_makes_each_episode_an_evaluatio
 async def test_an_analyst_that_raises_leaves_the_deterministic_analysis():
     tasks = sim_tasks(4, sim={"scale": 0.001, "agent_error_rate": 1.0})
     bus = EventBus()
-    crew = CrewFactory(agent=lambda: Agent(SimPolicy()),
-                       evaluator=lambda: Evaluator(SimChecker(), analyst=RaisingAnalyst()))
+    analysed = CrewFactory(agent=lambda: Agent(SimPolicy()),
+                           evaluator=lambda: Evaluator(SimChecker(), analyst=RaisingAnalyst()))
     with bus.subscribe() as events:
-        results = await runner(crew=crew, limits=Limits(max_steps=3, call_seconds=2), outlets=Outlets(bus=bus)).run(tasks)
+        results = await runner(crew=analysed, limits=Limits(max_steps=3, call_seconds=2), outlets=Outlets(bus=bus)).run(tasks)
         bus.close()
         finished = [e async for e in events if isinstance(e, EpisodeFinished)]
     one_result_per_task(results, tasks)

@@ -7,15 +7,12 @@ import io
 import pytest
 from PIL import Image, ImageChops
 
-from actors.agent import Agent
 from actors.backends.sim.draw import PALETTE, Ink, draw_png
 from actors.backends.sim.node import build
 from actors.backends.sim.png import encode_png
 from actors.backends.sim.vm import SimVM
 from actors.backends.sim.world import World
-from actors.evaluator import Evaluator
-from actors.runner import CrewFactory, EpisodeRunner
-from actors.summarizer import Summarizer
+from actors.runner import EpisodeRunner
 from bench.suites.sim.agent import SimJudge
 from bench.suites.sim.checker import SimChecker
 from bench.suites.sim.suite import sim_tasks
@@ -23,6 +20,7 @@ from protocols import Click, Decide, Decision, Done, Key, Point, Scroll, Target,
 from runtime.errors import Refused
 from runtime.host import run_local_host
 from runtime.limits import Limits
+from tests.crews import crew
 
 pytestmark = pytest.mark.anyio
 
@@ -175,8 +173,7 @@ async def test_a_policy_that_only_sees_pixels_clicks_the_drawn_button_and_succee
                 raw_config={"sim": {"layout": layout, "scale": 0.0}}, evaluation_spec={"expect": {"clicked": ["Send"]}})
     policy = ClickTheButton()
     runner = EpisodeRunner(
-        crew=CrewFactory(agent=lambda: Agent(policy), evaluator=lambda: Evaluator(SimChecker()),
-                         summarizer=lambda: Summarizer(SimJudge())),
+        crew=crew(lambda: policy, SimChecker, SimJudge),
         vm_slot=functools.partial(run_local_host, build), limits=Limits(call_seconds=5), concurrency=1,
     )
     (result,) = await runner.run([task])

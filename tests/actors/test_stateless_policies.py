@@ -21,7 +21,7 @@ def actions(run):
 
 @pytest.mark.parametrize("backend", ["asyncio", "trio"])
 def test_a_fresh_sim_policy_per_step_takes_the_same_actions(tmp_path, backend):
-    common = dict(episodes=6, scale=0.001, agent_error_rate=0.3, concurrency=3, backend=backend)
+    common = dict(options={"episodes": 6, "scale": 0.001, "agent_error_rate": 0.3}, concurrency=3, backend=backend)
     kept = bench.run_sync("sim", agent="sim", out=tmp_path / "kept", **common)
     fresh = bench.run_sync("sim", agent=FreshEachStep(), out=tmp_path / "fresh", **common)
     assert actions(fresh) == actions(kept)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import bench
+import bench.api
 from actors.run_folder import ResultsError
 from protocols import Decide, Decision, Done, EpisodeFinished, StepTaken
 from tests.paths import ROOT
@@ -86,7 +87,7 @@ async def test_run_writes_the_cli_run_folder_on_either_loop_and_load_run_reads_i
     async def collect(event):
         events.append(event)
 
-    run = await bench.run("sim", agent=policy, episodes=3, concurrency=2, max_steps=4, scale=0.0,
+    run = await bench.run("sim", agent=policy, options={"episodes": 3, "scale": 0.0}, concurrency=2, max_steps=4,
                           out=str(tmp_path / "run"), on_event=collect)
     assert {p.name for p in run.folder.iterdir()} >= {"results.jsonl", "summary.json", "report.html", "run.json",
                                                        "episodes"}
@@ -105,7 +106,8 @@ async def test_run_writes_the_cli_run_folder_on_either_loop_and_load_run_reads_i
 
 @pytest.mark.anyio
 async def test_the_step_budget_is_the_runs_max_steps_in_every_episode(tmp_path, anyio_backend):
-    run = await bench.run("sim", episodes=4, max_steps=2, scale=0.0, agent_error_rate=0.0, out=str(tmp_path / "run"))
+    run = await bench.run("sim", options={"episodes": 4, "scale": 0.0, "agent_error_rate": 0.0}, max_steps=2,
+                          out=str(tmp_path / "run"))
     assert all(line.result.steps <= 2 for line in run.results)
     assert any("step limit of 2" in line.result.reason for line in run.results)
 
@@ -113,18 +115,20 @@ async def test_the_step_budget_is_the_runs_max_steps_in_every_episode(tmp_path, 
 @pytest.mark.anyio
 async def test_miniwob_runs_under_either_loop_its_slots_sharing_a_browser_node_and_says_so(tmp_path, anyio_backend):
     said = []
-    checked = bench.api.plan("miniwob", {"tasks": ["click-button"], "seeds": 2, "concurrency": 2,
+    checked = await bench.api.plan("miniwob", {"tasks": ["click-button"], "seeds": 2, "concurrency": 2,
                                          "out": str(tmp_path / "run")})
     run = await bench.api.execute(checked, say=said.append)
     assert sorted(line.result.task_id for line in run.results) == ["click-button@0", "click-button@1"]
     assert all(line.result.success for line in run.results), [line.result.reason for line in run.results]
     assert "2 VM slot(s) per browser: one browser for the run's 2 slot(s), a context each: less memory a slot and one" \
            " start-up instead of 2" in said
-    assert json.loads((run.folder / "run.json").read_text())["config"]["slots_per_browser"] == 2
+    recorded = json.loads((run.folder / "run.json").read_text())["config"]
+    assert recorded["slots_per_browser"] == 2
+    assert recorded["vm"] == "node"  # what hosted the browsers: node processes, though no --vm was given
 
 
 def test_run_sync_and_to_pandas(tmp_path):
-    run = bench.run_sync("sim", episodes=2, scale=0.0, out=str(tmp_path / "run"), backend="trio")
+    run = bench.run_sync("sim", options={"episodes": 2, "scale": 0.0}, out=str(tmp_path / "run"), backend="trio")
     frame = run.to_pandas()
     assert len(frame) == 2 and set(frame["task_id"]) == {"sim-0-0000", "sim-0-0001"}
     assert json.loads((run.folder / "run.json").read_text())["call"] == "bench.run_sync"
@@ -143,7 +147,7 @@ async def test_the_llm_config_file_is_read_once_when_the_run_is_checked(tmp_path
     with FakeLLM(by_role(agent=form_filler), api_key="sk-read-once") as server:
         config = tmp_path / "llm.toml"
         config.write_text(f'[llm]\nbase_url = "{server.url}"\nmodel = "fake-model"\nmax_retries = 0\n')
-        checked = bench.api.plan("sim", {"episodes": 2, "scale": 0.0, "agent_error_rate": 0.0, "llm_config": str(config),
+        checked = await bench.api.plan("sim", {"episodes": 2, "scale": 0.0, "agent_error_rate": 0.0, "llm_config": str(config),
                                          "llm_api_key_env": "TEST_LLM_KEY", "out": str(tmp_path / "run")},
                                  agent="llm", summarizer="none")
         config.unlink()  # every agent of the run uses what was read when the run was checked
@@ -157,3 +161,26 @@ def test_bench_exports_exactly_its_public_names():
         "load_run", "run", "run_sync",
     ]
     assert all(hasattr(bench, name) and not name.startswith("_") for name in bench.__all__)
+
+
+def test_bench_runs_keywords_are_the_run_configs_settings_flattened():
+    from bench.config import RunConfig, flatten
+    from bench.keywords import RunKeywords
+
+    assert RunKeywords.__optional_keys__ == set(flatten(RunConfig())) - {"suite", "source", "agent", "summarizer"}
+
+
+@pytest.mark.anyio
+async def test_bench_run_takes_a_run_config_and_refuses_a_setting_it_does_not_have(tmp_path, anyio_backend):
+    from bench.suites.sim.suite import SimSuite
+
+    config = bench.RunConfig(suite="sim", concurrency=2, limits=bench.LimitsConfig(max_steps=3),
+                             options=SimSuite.Options(episodes=3, scale=0.0))
+    run = await bench.run(config=config, out=tmp_path / "run")
+    recorded = json.loads((run.folder / "run.json").read_text())["config"]
+    assert (recorded["suite"], recorded["concurrency"], recorded["limits"]["max_steps"]) == ("sim", 2, 3)
+    assert len(run.results) == 3
+    with pytest.raises(bench.ConfigError, match=r"^bench.run: no setting 'episodes'; a suite's own settings go in "
+                                                r"options= \(options=\{'episodes': \.\.\.\}\)$"):
+        await bench.run("sim", episodes=2, out=tmp_path / "never")
+    assert not (tmp_path / "never").exists()

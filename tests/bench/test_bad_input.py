@@ -1,15 +1,23 @@
 """Every bad input: one `error:` line and exit status 2 from the CLI, ConfigError from the API, nothing written."""
 
+import json
 import os
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import msgspec
 import pytest
 
 import bench
 from actors.errors import ConfigError
+from actors.run_folder import read_results
+from bench.keywords import RunKeywords
 from bench.suites.base import UnknownTask
+from bench.viewer.state import ViewerState
 from tests.paths import ROOT
 
 MISSING = "/nonexistent/waa/evaluation_examples_windows"
@@ -34,6 +42,39 @@ def a_file(folder: Path) -> str:
     path = folder / "a-file"
     path.write_text("not a folder")
     return str(path / "run")
+
+
+def too_long(folder: Path) -> str:
+    return str(folder / ("x" * 300))
+
+
+HELD: list[socket.socket] = []
+"""Sockets rows hold open while their case runs; `release_held` closes them after each test."""
+
+
+def busy_port(folder: Path) -> str:
+    """HOST:PORT where something else already listens."""
+    held = socket.create_server(("127.0.0.1", 0))
+    HELD.append(held)
+    return f"127.0.0.1:{held.getsockname()[1]}"
+
+
+def raising_suite(folder: Path) -> str:
+    """`module:attr` of a suite module that raises on import (its folder is on the path)."""
+    (folder / "raising_suite.py").write_text("import json\n\nraise RuntimeError('no config for this suite')\n")
+    return "raising_suite:Suite"
+
+
+def agent_without_decide(folder: Path) -> str:
+    (folder / "no_decide.py").write_text("class Agent:\n    def act(self, request):\n        return None\n")
+    return "no_decide:Agent"
+
+
+@pytest.fixture(autouse=True)
+def release_held():
+    yield
+    while HELD:
+        HELD.pop().close()
 
 
 # (case, CLI flags, bench.run keywords, what the one line says: the same, or (CLI's, API's) where the CLI names
@@ -103,6 +144,25 @@ CASES = [
      {"suite": "sim", "agent": "no_such_module:Agent"}, "cannot import 'no_such_module'"),
     ("viewer address without a port", ["--suite", "sim", "--viewer", "localhost"],
      {"suite": "sim", "viewer": "localhost"}, ("--viewer: expected HOST:PORT", "viewer: expected HOST:PORT")),
+    ("out in /proc", ["--suite", "sim", "--out", "/proc/x"], {"suite": "sim", "out": "/proc/x"},
+     ("--out /proc/x: cannot write there", "out /proc/x: cannot write there")),
+    ("over-long out name", ["--suite", "sim", "--out", too_long], {"suite": "sim", "out": too_long},
+     "characters): cannot write there (File name too long)"),
+    ("viewer on a busy port", ["--suite", "sim", "--viewer", busy_port], {"suite": "sim", "viewer": busy_port},
+     ": cannot listen there (Address already in use)"),
+    ("viewer beyond this machine without a token", ["--suite", "sim", "--viewer", "0.0.0.0:8765"],
+     {"suite": "sim", "viewer": "0.0.0.0:8765"},
+     ("--viewer 0.0.0.0:8765: serves beyond this machine; give --viewer-token",
+      "viewer 0.0.0.0:8765: serves beyond this machine; give viewer_token")),
+    ("connect to a node that is not there", ["--suite", "sim", "--connect", "ws://127.0.0.1:9", "--token", "t"],
+     {"suite": "sim", "connect": ["ws://127.0.0.1:9"], "token": "t"},
+     "--connect: no node answered: ws://127.0.0.1:9: OSError: All connection attempts failed"),
+    ("empty miniwob task list", ["--suite", "miniwob", "--miniwob-tasks", ""], {"suite": "miniwob", "tasks": []},
+     "miniwob tasks: expected task names, 'default' (24 tasks) or 'all' (128), got []"),
+    ("suite module that raises on import", ["--suite", raising_suite], {"suite": raising_suite},
+     "importing 'raising_suite' raised RuntimeError: no config for this suite ("),
+    ("agent class without decide", ["--suite", "sim", "--agent", agent_without_decide],
+     {"suite": "sim", "agent": agent_without_decide}, "the class Agent has no `decide` method"),
 ]
 IDS = [case[0] for case in CASES]
 
@@ -116,8 +176,9 @@ def test_the_cli_prints_one_error_line_exits_2_and_writes_nothing(tmp_path, case
     flags = [resolve(flag, tmp_path) for flag in flags]
     out = [] if "--out" in flags else ["--out", str(tmp_path / "out")]
     before = set(ROOT.joinpath("runs").glob("*")) if ROOT.joinpath("runs").exists() else set()
+    path = os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))
     result = subprocess.run([sys.executable, "-m", "bench.supervisor", *flags, *out], cwd=ROOT, capture_output=True,
-                            text=True, timeout=60, env={**os.environ, "COLUMNS": "200"})
+                            text=True, timeout=60, env={**os.environ, "COLUMNS": "200", "PYTHONPATH": path})
     assert result.returncode == 2, result.stderr
     lines = result.stderr.splitlines()
     expected = message if isinstance(message, str) else message[0]
@@ -128,11 +189,15 @@ def test_the_cli_prints_one_error_line_exits_2_and_writes_nothing(tmp_path, case
 
 @pytest.mark.anyio
 @pytest.mark.parametrize(("case", "flags", "keywords", "message"), CASES, ids=IDS)
-async def test_the_api_raises_config_error_and_writes_nothing(tmp_path, case, flags, keywords, message, anyio_backend):
+async def test_the_api_raises_config_error_and_writes_nothing(tmp_path, case, flags, keywords, message, anyio_backend,
+                                                             monkeypatch):
+    monkeypatch.syspath_prepend(str(tmp_path))
     keywords = {name: resolve(value, tmp_path) for name, value in keywords.items()}
-    keywords.setdefault("out", str(tmp_path / "out"))
+    settings = {name: value for name, value in keywords.items() if name in RunKeywords.__optional_keys__}
+    options = {name: value for name, value in keywords.items() if name not in {*settings, "suite", "agent"}}
+    settings.setdefault("out", str(tmp_path / "out"))
     with pytest.raises(ConfigError) as raised:
-        await bench.run(keywords.pop("suite"), **keywords)
+        await bench.run(keywords["suite"], agent=keywords.get("agent"), options=options, **settings)
     assert (message if isinstance(message, str) else message[1]) in str(raised.value)
     assert not (tmp_path / "out").exists()
 
@@ -140,13 +205,13 @@ async def test_the_api_raises_config_error_and_writes_nothing(tmp_path, case, fl
 @pytest.mark.anyio
 async def test_a_suite_option_given_plain_and_with_its_prefix_is_refused(tmp_path, anyio_backend):
     with pytest.raises(ConfigError, match="waa_tasks: given twice, as 'tasks' and as 'waa_tasks'"):
-        await bench.run("waa", tasks=MISSING, waa_tasks=MISSING, out=str(tmp_path / "out"))
+        await bench.run("waa", options={"tasks": MISSING, "waa_tasks": MISSING}, out=str(tmp_path / "out"))
     assert not (tmp_path / "out").exists()
 
 
 def test_an_unknown_task_is_both_a_config_error_and_a_lookup_error():
     with pytest.raises(UnknownTask) as raised:
-        bench.run_sync("miniwob", tasks=["click-buton"])
+        bench.run_sync("miniwob", options={"tasks": ["click-buton"]})
     assert isinstance(raised.value, LookupError) and isinstance(raised.value, ConfigError)
 
 
@@ -192,4 +257,100 @@ async def test_the_api_raises_the_runners_configuration_error_itself(tmp_path, a
     (tmp_path / "asyncio_only_api.py").write_text(ASYNCIO_ONLY)
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(ConfigError, match="this backend needs asyncio"):
-        await bench.run("asyncio_only_api:AsyncioOnly", episodes=2, out=str(tmp_path / "out"))
+        await bench.run("asyncio_only_api:AsyncioOnly", options={"episodes": 2}, out=str(tmp_path / "out"))
+
+
+# Mistakes whose documented outcome is not a refusal: the run goes on, or stops in one line.
+
+
+@pytest.mark.parametrize("loop", ["asyncio", "trio"])
+def test_ctrl_c_ends_the_run_in_one_line_saying_how_to_resume_and_resuming_finishes_it(tmp_path, loop):
+    """A real SIGINT to the process group, as a terminal's Ctrl-C sends it."""
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "bench.supervisor", "--suite", "sim", "--episodes", "6", "--concurrency", "1",
+               "--backend", loop, "--out", str(out)]
+    running = subprocess.Popen([*command, "--scale", "0.1"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        results = out / "results.jsonl"
+        for _ in range(600):
+            if results.exists() and results.read_text().count("\n") >= 1:
+                break
+            time.sleep(0.05)
+        os.killpg(running.pid, signal.SIGINT)
+        stderr = running.communicate(timeout=60)[1]
+    finally:
+        running.kill()
+    assert running.returncode == 130, stderr
+    (line,) = stderr.splitlines()
+    kept = len(list(read_results(out)))
+    assert line == (f"interrupted: {kept} of 6 episodes finished and kept in {out}; to resume, run the same command "
+                    f"with --out {out} (finished episodes are not run again)")
+    assert 1 <= kept < 6
+    resumed = subprocess.run([*command, "--scale", "0"], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "COLUMNS": "200"})
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"resuming {out}: {kept} of 6 episodes already finished" in resumed.stdout
+    assert sorted(line.result.task_id for line in read_results(out)) == [f"sim-0-{i:04d}" for i in range(6)]
+
+
+@pytest.mark.anyio
+async def test_an_on_event_callback_that_raises_is_logged_once_and_the_run_goes_on(tmp_path, anyio_backend, caplog):
+    seen = []
+
+    def on_event(event):
+        seen.append(event)
+        raise RuntimeError("the callback's own bug")
+
+    run = await bench.run("sim", options={"episodes": 2, "scale": 0.0, "agent_error_rate": 0.0}, on_event=on_event,
+                          out=tmp_path / "run")
+    assert len(run.results) == 2 and all(line.result.success for line in run.results)
+    said = [record.getMessage() for record in caplog.records if record.name == "bench.api"]
+    assert said == ["on_event raised RuntimeError: the callback's own bug; the run goes on (further failures are "
+                    "counted)", f"on_event raised {len(seen)} times in all"]
+
+
+@pytest.mark.anyio
+async def test_run_sync_inside_a_running_event_loop_runs_its_own_in_a_thread(tmp_path, anyio_backend):
+    """As in a Jupyter notebook, whose cells run inside the kernel's asyncio loop."""
+    run = bench.run_sync("sim", options={"episodes": 2, "scale": 0.0}, out=tmp_path / "run", backend="trio")
+    assert len(run.results) == 2
+    assert json.loads((run.folder / "run.json").read_text())["event_loop"] == "trio"
+
+
+def test_concurrency_above_the_work_is_capped_at_it_saying_so(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "bench.supervisor", "--suite", "sim", "--episodes", "2",
+                             "--concurrency", "64", "--scale", "0", "--out", str(tmp_path / "run")],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60, env={**os.environ, "COLUMNS": "200"})
+    assert result.returncode == 0, result.stderr
+    assert "concurrency 2: --concurrency 64, capped at the 2 episode(s) to run" in result.stdout
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["config"]["concurrency"] == 2
+
+
+@pytest.mark.anyio
+async def test_an_agent_class_without_decide_is_refused_when_the_run_is_checked(tmp_path, anyio_backend):
+    class Thinker:
+        def think(self, request):
+            return None
+
+    with pytest.raises(ConfigError, match="^--agent .*Thinker: the class Thinker has no `decide` method$"):
+        await bench.run("sim", agent=Thinker, out=tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
+class RaisingPolicy:
+    async def decide(self, request):
+        raise ValueError("the policy's own bug")
+
+
+@pytest.mark.anyio
+async def test_a_policy_that_raises_keeps_its_traceback_in_the_results_and_the_viewers_episode_data(
+        tmp_path, anyio_backend):
+    viewer = ViewerState()
+    run = await bench.run("sim", agent=RaisingPolicy, options={"episodes": 2, "scale": 0.0}, on_event=viewer.apply,
+                          out=tmp_path / "run")
+    where = 'in decide\n    raise ValueError("the policy\'s own bug")\nValueError: the policy\'s own bug'
+    for line in read_results(run.folder):
+        assert line.result.error_kind.value == "agent" and where in line.result.traceback
+    shown = msgspec.json.decode(msgspec.json.encode(viewer.snapshot()))["episodes"]
+    assert len(shown) == 2 and all(where in card["result"]["traceback"] for card in shown)

@@ -90,12 +90,13 @@ def test_cli_connects_to_a_running_node_by_url(tmp_path, running_node):
     assert [line.result.success for line in read_results(out)] == [True, True]
 
 
-def test_cli_with_a_wrong_node_token_records_environment_errors_that_say_so(tmp_path, running_node):
+def test_cli_with_a_wrong_node_token_is_refused_in_one_line_saying_so(tmp_path, running_node):
     out = tmp_path / "run"
     result = run_cli("--episodes", "1", "--connect", running_node, "--token", "wrong", "--out", str(out))
-    (line,) = read_results(out)
-    assert line.result.error_kind.value == "environment"
-    assert "invalid token" in line.result.reason
+    assert result.returncode == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: --connect: no node answered: {running_node}: ") and "invalid token" in line
+    assert not out.exists()
 
 
 def test_cli_connect_without_a_token_is_refused_before_running(tmp_path):

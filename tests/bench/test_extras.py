@@ -24,7 +24,10 @@ def _declared(extra: str) -> set[str]:
 def test_each_extras_modules_come_from_exactly_the_distributions_pyproject_gives_it(extra):
     providers = metadata.packages_distributions()
     found = {provider.lower() for module in extras.EXTRAS[extra] for provider in providers[module]}
-    assert found == _declared(extra)
+    declared = _declared(extra)
+    assert found == declared, (f"pyproject.toml's [{extra}] installs {sorted(declared - found)} whose modules "
+                               f"bench/extras.py's EXTRAS[{extra!r}] does not name; it names modules of "
+                               f"{sorted(found - declared)}, which [{extra}] does not install")
 
 
 def test_every_extra_of_a_built_in_suite_is_declared_and_all_holds_every_extra():

@@ -10,45 +10,69 @@ from bench.fit import MOST
 from tests.suites.waa.test_suite import WAA, needs_waa
 
 
-def test_browser_runs_get_a_vm_per_core_on_one_browser_and_sleeping_vms_the_most(tmp_path, monkeypatch):
+pytestmark = pytest.mark.anyio
+EIGHT = {"tasks": ["click-button"], "seeds": 8}
+"""Eight MiniWoB episodes: more work than the concurrencies below, which the work does not cap."""
+
+
+def said(checked, start: str) -> str:
+    """The line the run says as it starts that begins with `start` ("" if none)."""
+    return next((line for line in checked.chosen if line.startswith(start)), "")
+
+
+async def test_browser_runs_get_a_vm_per_core_on_one_browser_and_sleeping_vms_the_most(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "cpu_count", lambda: 3)
-    browsers = plan("miniwob", {"tasks": ["click-button"], "seeds": 1, "out": str(tmp_path / "m")})
-    assert browsers.config.concurrency == 3 and "3 cores" in browsers.concurrency_chosen
-    assert browsers.config.slots_per_browser == 3 and "one browser for the run's 3 slot(s)" in browsers.slots_chosen
-    sims = plan("sim", {"episodes": 4, "out": str(tmp_path / "s")})
-    assert sims.config.concurrency == MOST and "take no CPU" in sims.concurrency_chosen
+    browsers = await plan("miniwob", {**EIGHT, "out": str(tmp_path / "m")})
+    assert browsers.config.concurrency == 3 and "3 cores" in said(browsers, "concurrency 3: ")
+    assert browsers.config.slots_per_browser == 3
+    assert "one browser for the run's 3 slot(s)" in said(browsers, "3 VM slot(s) per browser: ")
+    sims = await plan("sim", {"episodes": 9, "out": str(tmp_path / "s")})
+    assert sims.config.concurrency == MOST and "take no CPU" in said(sims, f"concurrency {MOST}: ")
 
 
-def test_an_llm_agents_vms_are_not_bounded_by_the_cores(tmp_path, monkeypatch):
+async def test_an_llm_agents_vms_are_not_bounded_by_the_cores(tmp_path, monkeypatch):
     """An LLM agent leaves its browser idle for seconds a step: one core fits several."""
     monkeypatch.setattr(os, "cpu_count", lambda: 1)
     monkeypatch.setattr("bench.fit._available_memory", lambda: 8 * 2**30)
-    scripted = plan("miniwob", {"tasks": ["click-button"], "out": str(tmp_path / "scripted")})
+    scripted = await plan("miniwob", {**EIGHT, "out": str(tmp_path / "scripted")})
     assert scripted.config.concurrency == 1
-    llm = plan("miniwob", {"tasks": ["click-button"], "agent": "llm", "out": str(tmp_path / "llm")})
-    assert llm.config.concurrency == MOST and "LLM agent" in llm.concurrency_chosen
-    few_calls = plan("miniwob", {"tasks": ["click-button"], "agent": "llm", "llm_slots": 3, "out": str(tmp_path / "3")})
-    assert few_calls.config.concurrency == 3 and "3 LLM call(s)" in few_calls.concurrency_chosen
+    llm = await plan("miniwob", {**EIGHT, "agent": "llm", "llm_model": "m", "out": str(tmp_path / "llm")})
+    assert llm.config.concurrency == MOST and "LLM agent" in said(llm, "concurrency")
+    few_calls = await plan("miniwob", {**EIGHT, "agent": "llm", "llm_model": "m", "llm_slots": 3,
+                                       "out": str(tmp_path / "3")})
+    assert few_calls.config.concurrency == 3 and "3 LLM call(s)" in said(few_calls, "concurrency")
     monkeypatch.setattr("bench.fit._available_memory", lambda: 600 * 2**20)
-    small = plan("miniwob", {"tasks": ["click-button"], "agent": "llm", "out": str(tmp_path / "small")})
+    small = await plan("miniwob", {**EIGHT, "agent": "llm", "llm_model": "m", "out": str(tmp_path / "small")})
     assert small.config.concurrency == 3  # one browser (400 MiB) and two more contexts (100 each)
 
 
-def test_memory_bounds_it_counting_a_browser_and_a_context_per_slot_and_what_is_given_stands(tmp_path, monkeypatch):
+async def test_memory_bounds_it_counting_a_browser_and_a_context_per_slot_and_what_fits_stands(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "cpu_count", lambda: 64)
     monkeypatch.setattr("bench.fit._available_memory", lambda: 800 * 2**20)
 
-    def fitted(**options):
-        return plan("miniwob", {"tasks": ["click-button"], "out": str(tmp_path / str(len(options))), **options}).config
+    async def fitted(**options):
+        return (await plan("miniwob", {**EIGHT, "out": str(tmp_path / str(len(options))), **options})).config
 
     # One browser with a context per slot: 400 MiB for the first slot, 100 for each further one.
-    assert (fitted().concurrency, fitted().slots_per_browser) == (5, 5)
-    assert fitted(slots_per_browser=1).concurrency == 2  # a browser each: 400 MiB a slot
-    assert fitted(slots_per_browser=2).concurrency == 2  # a second browser would not fit beside the first
-    given = plan("miniwob", {"tasks": ["click-button"], "concurrency": 5, "slots_per_browser": 8,
-                             "out": str(tmp_path / "g")})
+    assert ((await fitted()).concurrency, (await fitted()).slots_per_browser) == (5, 5)
+    assert (await fitted(slots_per_browser=1)).concurrency == 2  # a browser each: 400 MiB a slot
+    assert (await fitted(slots_per_browser=2)).concurrency == 2  # a second browser would not fit beside the first
+    given = await plan("miniwob", {**EIGHT, "concurrency": 5, "slots_per_browser": 8, "out": str(tmp_path / "g")})
     assert (given.config.concurrency, given.config.slots_per_browser) == (5, 5)  # never more seats than slots
-    assert given.concurrency_chosen == "" and given.slots_chosen == ""
+    assert given.chosen == ()
+
+
+async def test_a_given_concurrency_is_capped_at_the_work_and_at_what_the_machines_memory_holds(tmp_path, monkeypatch):
+    monkeypatch.setattr("bench.fit._available_memory", lambda: 800 * 2**20)
+    two = await plan("miniwob", {"tasks": ["click-button"], "seeds": 2, "concurrency": 64, "out": str(tmp_path / "2")})
+    assert two.config.concurrency == 2 and two.config.slots_per_browser == 2
+    assert two.chosen[0] == "concurrency 2: concurrency 64, capped at the 2 episode(s) to run"
+    many = await plan("miniwob", {**EIGHT, "concurrency": 64, "slots_per_browser": 1, "out": str(tmp_path / "m")})
+    assert many.config.concurrency == 2
+    assert many.chosen == ("concurrency 2: concurrency 64, capped at the 8 episode(s) to run, but this machine's "
+                           "memory holds 2 of the miniwob suite's VMs",)
+    sims = await plan("sim", {"episodes": 100, "concurrency": 64, "out": str(tmp_path / "s")})
+    assert sims.config.concurrency == 64 and sims.chosen == ()  # simulated VMs take no memory to speak of
 
 
 def test_the_cli_says_what_it_chose(tmp_path):
@@ -56,26 +80,27 @@ def test_the_cli_says_what_it_chose(tmp_path):
 
     done = run_cli("--episodes", "2", "--scale", "0.001", "--out", str(tmp_path / "run"))
     assert done.returncode == 0, done.stderr
-    assert f"concurrency {MOST}: sim VMs take no CPU" in done.stdout
+    assert "concurrency 2: sim VMs take no CPU; capped at the 2 episode(s) to run" in done.stdout
 
 
 @needs_waa
-def test_a_waa_run_has_one_vm(tmp_path):
-    waa = plan("waa", {"tasks": str(WAA), "out": str(tmp_path / "w")})
-    assert waa.config.concurrency == 1 and "1 VM(s) at most" in waa.concurrency_chosen
+async def test_a_waa_run_has_one_vm(tmp_path):
+    waa = await plan("waa", {"tasks": str(WAA), "out": str(tmp_path / "w")})
+    assert waa.config.concurrency == 1 and "1 VM(s) at most" in said(waa, "concurrency 1: ")
 
 
-def test_nodes_ray_places_host_one_vm_unless_told_to_share_a_browser(tmp_path):
-    default = plan("miniwob", {"vm": "ray", "out": str(tmp_path / "a")})
+async def test_nodes_ray_places_host_one_vm_unless_told_to_share_a_browser(tmp_path):
+    default = await plan("miniwob", {"vm": "ray", "out": str(tmp_path / "a")})
     assert default.config.slots_per_browser == 1
-    assert "a node per VM on Ray" in default.slots_chosen and "slots_per_browser N" in default.slots_chosen
-    shared = plan("miniwob", {"vm": "ray", "slots_per_browser": 4, "concurrency": 8, "out": str(tmp_path / "b")})
-    assert shared.config.slots_per_browser == 4 and shared.slots_chosen == ""
-    assert plan("miniwob", {"vm": "ray", "slots_per_browser": 4, "concurrency": 2,
-                            "out": str(tmp_path / "c")}).config.slots_per_browser == 2  # never more than run at once
+    assert "a node per VM on Ray" in said(default, "1 VM slot(s) per browser: ") and "slots_per_browser N" in said(
+        default, "1 VM slot(s)")
+    shared = await plan("miniwob", {"vm": "ray", "slots_per_browser": 4, "concurrency": 8, "out": str(tmp_path / "b")})
+    assert shared.config.slots_per_browser == 4 and shared.chosen == ()
+    assert (await plan("miniwob", {"vm": "ray", "slots_per_browser": 4, "concurrency": 2,
+                                   "out": str(tmp_path / "c")})).config.slots_per_browser == 2  # never above concurrency
 
 
-def test_slots_per_browser_is_refused_where_browsers_cannot_be_shared(tmp_path):
+async def test_slots_per_browser_is_refused_where_browsers_cannot_be_shared(tmp_path):
     from bench.config import ConfigError
 
     cases = [
@@ -87,4 +112,4 @@ def test_slots_per_browser_is_refused_where_browsers_cannot_be_shared(tmp_path):
     ]
     for suite, options, message in cases:
         with pytest.raises(ConfigError, match=f"^{re.escape(message)}"):
-            plan(suite, {**options, "out": str(tmp_path / "x")})
+            await plan(suite, {**options, "out": str(tmp_path / "x")})

@@ -34,8 +34,9 @@ def test_an_actors_in_the_current_folder_that_shadows_ours_is_one_error_line(tmp
     result = _run(*program, cwd=tmp_path)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == (f"error: the package 'actors' here is {tmp_path / shape} (from no installed "
-                             "distribution), not troupe-bench's; run from another folder, or take that folder off "
-                             "sys.path (PYTHONPATH)\n")
+                             "distribution), not troupe-bench's; run from another folder (python -m looks in the "
+                             "current one first; the troupe command does not), or take that folder off sys.path "
+                             "(PYTHONPATH)\n")
 
 
 def test_importing_bench_from_python_raises_an_import_error_that_says_the_same(tmp_path):

@@ -68,14 +68,16 @@ def test_a_wrong_key_ends_every_episode_with_an_agent_error_that_says_so(tmp_pat
         assert "HTTP 401 (check the API key): Incorrect API key provided." in line.result.reason
 
 
-def test_a_malformed_llm_config_stops_the_run_with_the_field_named(tmp_path, monkeypatch):
+@pytest.mark.anyio
+async def test_a_malformed_llm_config_stops_the_run_with_the_field_named(tmp_path, monkeypatch, anyio_backend):
     monkeypatch.delenv("OPENAI_MODEL", raising=False)
     config = tmp_path / "llm.toml"
     config.write_text('[llm]\nmodel = "m"\ntimeout = "soon"\n')
     out = str(tmp_path / "out")
     with pytest.raises(ConfigError, match=r"Expected `float \| null`, got `str` - at `\$.timeout`"):
-        plan("sim", {"llm_config": str(config), "out": out}, agent="llm")
+        await plan("sim", {"llm_config": str(config), "out": out}, agent="llm")
     with pytest.raises(ConfigError, match="no LLM model given"):
-        plan("sim", {"llm_base_url": "http://x/v1", "out": out}, agent="llm")
-    assert plan("sim", {"out": out}, summarizer="sim").config.analysis == "signals"  # no LLM role: nothing to check
+        await plan("sim", {"llm_base_url": "http://x/v1", "out": out}, agent="llm")
+    no_llm = await plan("sim", {"out": out}, summarizer="sim")
+    assert no_llm.config.analysis == "signals"  # no LLM role: nothing to check
     assert not Path(out).exists()

@@ -128,7 +128,8 @@ async def test_the_api_takes_a_suite_class_and_an_agent_factory(tmp_path, anyio_
         made.append(GiveUp())
         return made[-1]
 
-    run = await bench.run(TinySuite, agent=factory, episodes=3, concurrency=3, scale=0.0, out=str(tmp_path / "run"))
+    run = await bench.run(TinySuite, agent=factory, options={"episodes": 3, "scale": 0.0}, concurrency=3,
+                          out=str(tmp_path / "run"))
     assert len(run.results) == 3 and len(made) >= 3  # one policy per episode's crew
 
 
@@ -142,3 +143,19 @@ def test_a_bad_module_attr_is_a_config_error(tmp_path, monkeypatch, agent, messa
     with pytest.raises(ConfigError, match=message):
         bench.run_sync("sim", agent=agent, out=str(tmp_path / "run"))
     assert not (tmp_path / "run").exists()
+
+
+def test_readmes_own_suite_runs_from_the_command_line_with_its_own_flag(tmp_path):
+    from tests.bench.test_api import readme_files
+
+    (tmp_path / "two_forms.py").write_text(readme_files()["two_forms.py"])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)]), "COLUMNS": "200"}
+    command = [sys.executable, "-m", "bench.supervisor", "--suite", "two_forms:TwoForms", "--two-forms-forms", "3"]
+    listed = subprocess.run([*command, "--list"], cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.startswith("two-forms: 3 tasks\n")
+    ran = subprocess.run([*command, "--out", str(tmp_path / "run")], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=60, env=env)
+    assert ran.returncode == 0, ran.stderr
+    results = [json.loads(line)["result"] for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+    assert sorted(result["task_id"] for result in results) == ["sim-0-0000", "sim-0-0001", "sim-0-0002"]

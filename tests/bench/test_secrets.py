@@ -82,7 +82,8 @@ def test_a_waa_run_records_neither_its_token_flag_nor_its_environment_token(tmp_
 async def test_the_api_records_no_token(tmp_path, anyio_backend, monkeypatch):
     for name, value in SECRETS.items():
         monkeypatch.setenv(name, value)
-    run = await bench.run("sim", episodes=1, scale=0.0, viewer="127.0.0.1:0", viewer_token=FLAG_SECRETS[1],
+    run = await bench.run("sim", options={"episodes": 1, "scale": 0.0}, viewer="127.0.0.1:0",
+                          viewer_token=FLAG_SECRETS[1],
                           token=FLAG_SECRETS[0], out=str(tmp_path / "run"))
     assert_nowhere([*SECRETS.values(), *FLAG_SECRETS], run.folder)
     assert strict_json(run.folder / "run.json")["config"]["viewer"] == "127.0.0.1:0"

@@ -4,6 +4,7 @@ import asyncio
 import gc
 import time
 import weakref
+from contextlib import asynccontextmanager
 
 import anyio
 import pytest
@@ -21,16 +22,24 @@ async def test_the_clock_is_the_one_anyio_reads():
     assert before + 0.01 <= now <= anyio.current_time()
 
 
-async def test_a_wakeup_wakes_its_waiter_and_a_second_set_does_nothing():
-    wakeup = wakeup_factory()()
+@asynccontextmanager
+async def waiting_on(wait):
+    """A task awaits `wait` (with a deadline 5 s away) from 10 ms before the block; yields the
+    list its result goes to, and leaves once the task has it."""
     got = []
 
-    async def wait():
-        got.append(await wakeup.wait(anyio.current_time() + 5))
+    async def waiting():
+        got.append(await wait(anyio.current_time() + 5))
 
     async with anyio.create_task_group() as tg:
-        tg.start_soon(wait)
+        tg.start_soon(waiting)
         await anyio.sleep(0.01)
+        yield got
+
+
+async def test_a_wakeup_wakes_its_waiter_and_a_second_set_does_nothing():
+    wakeup = wakeup_factory()()
+    async with waiting_on(wakeup.wait) as got:
         assert got == []
         wakeup.set()
         wakeup.set()
@@ -46,14 +55,7 @@ async def test_a_waiter_wakes_only_the_task_that_waits_there_now():
     waiter.wake()  # nobody waits: nothing is kept for a later wait
     assert not waiter.waiting
     assert await waiter.wait(anyio.current_time() + 0.02) is False
-    got = []
-
-    async def wait():
-        got.append(await waiter.wait(anyio.current_time() + 5))
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(wait)
-        await anyio.sleep(0.01)
+    async with waiting_on(waiter.wait) as got:
         assert waiter.waiting and got == []
         waiter.wake()
     assert got == [True] and not waiter.waiting

@@ -20,15 +20,11 @@ import anyio
 import anyio.to_thread
 import pytest
 
-from actors.agent import Agent
 from actors.backends.browser.processes import browser_mains
-from actors.evaluator import Evaluator
 from actors.episode import Outlets
-from actors.runner import CrewFactory, EpisodeRunner
+from actors.runner import EpisodeRunner
 from bench.suites.miniwob.agent import ScriptedMiniWobAgent
 from bench.suites.miniwob.suite import MiniWobChecker, miniwob_task
-from bench.suites.sim.agent import SimPolicy
-from bench.suites.sim.checker import SimChecker
 from bench.suites.sim.suite import sim_tasks
 from protocols import Reset, StepTaken
 from runtime.errors import NodeDied
@@ -37,6 +33,7 @@ from runtime.limits import Limits
 from runtime.ray_nodes import VM_RESOURCE, LoopbackCluster, Placements, ray_session, run_ray_node
 from runtime.seats import SharedNodes
 from tests.faults import run_killing_after_first_step
+from tests.crews import crew, sim_crew
 
 pytestmark = pytest.mark.anyio
 SIM_APP = "actors.backends.sim.node:build"
@@ -74,7 +71,7 @@ class PlacementLog:
 
 def sim_runner(placements: Placements, concurrency: int, **overrides) -> EpisodeRunner:
     settings = dict(
-        crew=CrewFactory(agent=lambda: Agent(SimPolicy()), evaluator=lambda: Evaluator(SimChecker())),
+        crew=sim_crew(summaries=False),
         vm_slot=functools.partial(run_ray_node, SIM_APP, resources={VM_RESOURCE: 1}, num_cpus=0,
                                   placements=placements),
         limits=Limits(call_seconds=20),
@@ -189,7 +186,7 @@ async def test_miniwob_episodes_run_in_chromium_inside_ray_placed_nodes(cluster)
     log = PlacementLog()
     tasks = [miniwob_task("click-button", 1), miniwob_task("enter-text", 2)]
     runner = EpisodeRunner(
-        crew=CrewFactory(agent=lambda: Agent(ScriptedMiniWobAgent()), evaluator=lambda: Evaluator(MiniWobChecker())),
+        crew=crew(ScriptedMiniWobAgent, MiniWobChecker),
         vm_slot=functools.partial(run_ray_node, "bench.suites.miniwob.node:build",
                                   resources={VM_RESOURCE: 1}, num_cpus=1, placements=log.placements),
         limits=Limits(call_seconds=30),
@@ -208,7 +205,7 @@ async def test_miniwob_slots_share_the_browser_of_a_node_ray_places(cluster):
                              num_cpus=1, seats=2, placements=log.placements)
     async with SharedNodes(node, seats=2) as nodes:
         runner = EpisodeRunner(
-            crew=CrewFactory(agent=lambda: Agent(ScriptedMiniWobAgent()), evaluator=lambda: Evaluator(MiniWobChecker())),
+            crew=crew(ScriptedMiniWobAgent, MiniWobChecker),
             vm_slot=nodes.slot, limits=Limits(call_seconds=30), concurrency=2,
         )
         results = await runner.run(tasks)
@@ -289,7 +286,7 @@ async def test_bench_run_with_vm_ray_places_the_runs_vms_and_records_where(clust
     import bench
 
     # the test process is connected to the module's cluster already: the run uses that connection
-    run = await bench.run("sim", vm="ray", episodes=6, concurrency=4, scale=0.001, out=tmp_path / "run")
+    run = await bench.run("sim", vm="ray", options={"episodes": 6, "scale": 0.001}, concurrency=4, out=tmp_path / "run")
     assert len(run.results) == 6 and all(line.result.error_kind.value != "environment" for line in run.results)
     placements = json.loads((run.folder / "run.json").read_text())["placements"]
     assert 1 <= placements["most_placed"] <= 4  # never more than the run's concurrency
@@ -299,7 +296,7 @@ async def test_bench_run_with_vm_ray_places_the_runs_vms_and_records_where(clust
 async def test_bench_run_with_vm_ray_and_slots_per_browser_places_nodes_of_that_many_vms(cluster, tmp_path):
     import bench
 
-    run = await bench.run("miniwob", vm="ray", tasks=["click-button"], seeds=4, concurrency=2,
+    run = await bench.run("miniwob", vm="ray", options={"tasks": ["click-button"], "seeds": 4}, concurrency=2,
                           slots_per_browser=2, out=tmp_path / "run")
     assert len(run.results) == 4 and all(line.result.success for line in run.results), \
         [line.result.reason for line in run.results]
@@ -307,10 +304,10 @@ async def test_bench_run_with_vm_ray_and_slots_per_browser_places_nodes_of_that_
     assert placements["most_placed"] == 2 and placements["hosts"] == {"127.0.0.1": 2}  # one node of two VMs
 
 
-def test_vm_ray_without_the_ray_package_is_one_configuration_error(monkeypatch, tmp_path):
+async def test_vm_ray_without_the_ray_package_is_one_configuration_error(monkeypatch, tmp_path):
     from bench.api import ConfigError, plan
 
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(ConfigError, match=r"^--vm ray needs the \[ray\] extra: pip install 'troupe-bench\[ray\]'$"):
-        plan("sim", {"vm": "ray", "out": str(tmp_path / "never")})
+        await plan("sim", {"vm": "ray", "out": str(tmp_path / "never")})
     assert not (tmp_path / "never").exists()

@@ -21,13 +21,9 @@ import anyio
 import msgspec
 import pytest
 
-from actors.agent import Agent
-from actors.evaluator import Evaluator
-from actors.runner import CrewFactory, EpisodeRunner
+from actors.runner import EpisodeRunner
 from bench.api import ConfigError, execute, plan
 from bench.fit import connected_concurrency
-from bench.suites.sim.agent import SimPolicy
-from bench.suites.sim.checker import SimChecker
 from bench.suites.sim.suite import sim_tasks
 from protocols import EpisodeStarted, ErrorKind, Inspect, StepTaken, decode
 from runtime.errors import NodeDied, ProtocolError
@@ -41,6 +37,7 @@ from runtime.websocket import serve
 from tests import node_apps
 from tests.faults import descendants
 from tests.paths import ROOT
+from tests.crews import sim_crew
 
 pytestmark = pytest.mark.anyio
 SEATED = functools.partial(run_local_node, "tests.node_apps:build_seated")
@@ -173,7 +170,7 @@ def sim_node():
 async def run_connected(url: str, out: Path, on_event, **options):
     """A bench.api run of 6 sim episodes on the node at `url`; the run and the lines it said."""
     said: list[str] = []
-    checked = plan("sim", {"connect": [url], "token": TOKEN, "episodes": 6, "scale": 0.05, "out": out, **options})
+    checked = await plan("sim", {"connect": [url], "token": TOKEN, "episodes": 6, "scale": 0.05, "out": out, **options})
     return await execute(checked, on_event=on_event, say=said.append), said
 
 
@@ -239,7 +236,7 @@ async def test_a_seat_whose_vm_hangs_in_a_call_serves_the_slots_next_attempt(sim
     url, process = sim_node
     hang_once = {"scale": 0.0, "faults": [{"kind": "hang", "step": 2, "attempts": [1]}]}
     runner = EpisodeRunner(
-        crew=CrewFactory(agent=lambda: Agent(SimPolicy()), evaluator=lambda: Evaluator(SimChecker())),
+        crew=sim_crew(summaries=False),
         vm_slot=functools.partial(connect_seat, url, TOKEN, 1), limits=Limits(call_seconds=1.0),
     )
     with anyio.fail_after(30):
@@ -261,14 +258,27 @@ def test_a_connected_run_has_a_slot_per_seat_or_fewer_if_told_and_says_which():
     ("nowhere", TOKEN, "All connection attempts failed"),
     ("the node", "wrong", "invalid token"),
 ])
-async def test_a_node_that_cannot_be_asked_gets_one_slot_whose_episodes_say_why(where, token, why, sim_node, tmp_path):
+async def test_a_run_on_nodes_none_of_which_can_be_asked_is_refused_in_one_line(where, token, why, sim_node, tmp_path):
     url = "ws://127.0.0.1:9" if where == "nowhere" else sim_node[0]
-    run, said = await run_connected(url, tmp_path / "run", None, token=token, episodes=2)
-    assert [line for line in said if line.startswith(f"concurrency 1: a VM slot per seat of the --connect nodes: "
-                                                     f"{url} 1 (could not be asked: ") and why in line]
+    with pytest.raises(ConfigError) as refused:
+        await run_connected(url, tmp_path / "run", None, token=token, episodes=2)
+    assert str(refused.value).startswith(f"--connect: no node answered: {url}: ") and why in str(refused.value)
+    assert "\n" not in str(refused.value) and not (tmp_path / "run").exists()
+
+
+async def test_a_node_that_cannot_be_asked_beside_one_that_answers_gets_one_slot_whose_episodes_say_why(
+        sim_node, tmp_path):
+    url, nobody = sim_node[0], "ws://127.0.0.1:9"
+    said: list[str] = []
+    checked = await plan("sim", {"connect": [url, nobody], "token": TOKEN, "episodes": 2, "scale": 0.0,
+                                 "max_attempts": 1, "out": tmp_path / "run"})
+    run = await execute(checked, say=said.append)
+    assert f"concurrency 2: a VM slot per seat of the --connect nodes: {url} 3, {nobody} 1 (could not be asked: " \
+           "OSError: All connection attempts failed); capped at the 2 episode(s) to run" in said
     assert len(one_result_each(run)) == 2
-    for line in run.results:
-        assert line.result.error_kind is ErrorKind.ENVIRONMENT and url in line.result.reason and why in line.result.reason
+    failed = [line.result for line in run.results if line.result.error_kind is ErrorKind.ENVIRONMENT]
+    assert all(nobody in result.reason and "All connection attempts failed" in result.reason for result in failed), \
+        [result.reason for result in failed]
 
 
 @asynccontextmanager

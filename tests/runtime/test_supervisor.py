@@ -109,17 +109,23 @@ def restarted(supervisor):
 # -- strategies --------------------------------------------------------------------------
 
 
-async def test_one_for_one_restarts_only_the_failed_child():
+@asynccontextmanager
+async def b_crashed(names, last_started, **options):
+    """A supervisor of workers `names` whose child b has just crashed, once `last_started` has
+    started again: yields it, the log since the crash, and the children's handles before and after."""
     log = []
-    sup = Supervisor(workers(log, "a", "b", "c"), backoff=NO_BACKOFF)
+    sup = Supervisor(workers(log, *names), backoff=NO_BACKOFF, **options)
     async with running(sup):
-        before = await handles(sup, "abc")
+        before = await handles(sup, names)
         log.clear()
         with pytest.raises(ActorCrashed):
             await before["b"].ask("crash")
-        await wait_until(lambda: ("start", "b") in log)
-        after = await handles(sup, "abc")
+        await wait_until(lambda: ("start", last_started) in log)
+        yield sup, log, before, await handles(sup, names)
 
+
+async def test_one_for_one_restarts_only_the_failed_child():
+    async with b_crashed("abc", "b") as (sup, log, before, after):
         assert log == [("stopping", "b"), ("stop", "b"), ("start", "b")]
         assert after["a"] is before["a"] and after["c"] is before["c"]
         assert await after["b"].ask("who") == ("b", 2)
@@ -127,16 +133,7 @@ async def test_one_for_one_restarts_only_the_failed_child():
 
 
 async def test_one_for_all_stops_the_others_in_reverse_and_restarts_all_in_order():
-    log = []
-    sup = Supervisor(workers(log, "a", "b", "c"), strategy=Strategy.ONE_FOR_ALL, backoff=NO_BACKOFF)
-    async with running(sup):
-        before = await handles(sup, "abc")
-        log.clear()
-        with pytest.raises(ActorCrashed):
-            await before["b"].ask("crash")
-        await wait_until(lambda: ("start", "c") in log)
-        after = await handles(sup, "abc")
-
+    async with b_crashed("abc", "c", strategy=Strategy.ONE_FOR_ALL) as (sup, log, before, after):
         assert [event for event in log if event[0] != "stopping"] == [
             ("stop", "b"),  # its own cleanup, as it crashed
             ("stop", "c"),
@@ -151,16 +148,7 @@ async def test_one_for_all_stops_the_others_in_reverse_and_restarts_all_in_order
 
 
 async def test_rest_for_one_restarts_the_failed_child_and_those_started_after_it():
-    log = []
-    sup = Supervisor(workers(log, "a", "b", "c", "d"), strategy=Strategy.REST_FOR_ONE, backoff=NO_BACKOFF)
-    async with running(sup):
-        before = await handles(sup, "abcd")
-        log.clear()
-        with pytest.raises(ActorCrashed):
-            await before["b"].ask("crash")
-        await wait_until(lambda: ("start", "d") in log)
-        after = await handles(sup, "abcd")
-
+    async with b_crashed("abcd", "d", strategy=Strategy.REST_FOR_ONE) as (sup, log, before, after):
         assert [event for event in log if event[0] != "stopping"] == [
             ("stop", "b"),
             ("stop", "d"),

@@ -1,3 +1,5 @@
+from contextlib import asynccontextmanager
+
 import anyio
 import msgspec
 import pytest
@@ -37,9 +39,13 @@ class Echo:
             self.ended.set()
 
 
-async def start(tg, handler, **kwargs):
+@asynccontextmanager
+async def serving(handler, **kwargs):
+    """`handler` served (with TOKEN unless `token` is given) while the block runs: yields the port."""
     kwargs.setdefault("token", TOKEN)
-    return await tg.start(lambda task_status: serve(handler, task_status=task_status, **kwargs))
+    async with anyio.create_task_group() as tg:
+        yield await tg.start(lambda task_status: serve(handler, task_status=task_status, **kwargs))
+        tg.cancel_scope.cancel()
 
 
 class RawClient:
@@ -82,20 +88,17 @@ class RawClient:
 async def test_observation_with_a_1mb_screenshot_round_trips_byte_for_byte():
     screenshot = bytes(range(256)) * 4096  # 1 MiB, every byte value
     observation = Observation(screenshot=screenshot, viewport=Viewport(1280, 800), url="https://example.org")
-    async with anyio.create_task_group() as tg:
-        port = await start(tg, Echo())
+    async with serving(Echo()) as port:
         ws = await connect(f"ws://127.0.0.1:{port}", token=TOKEN)
         await ws.send(msgspec.msgpack.encode(observation))
         back = msgspec.msgpack.decode(await ws.receive(), type=Observation)
         assert back == observation and len(back.screenshot) == 2**20
         await ws.close()
         assert (ws.close_code, ws.close_reason) == (1000, "normal closure")
-        tg.cancel_scope.cancel()
 
 
 async def test_missing_or_wrong_token_is_refused_in_the_handshake_and_the_right_one_accepted():
-    async with anyio.create_task_group() as tg:
-        port = await start(tg, Echo())
+    async with serving(Echo()) as port:
         url = f"ws://127.0.0.1:{port}"
         with pytest.raises(HandshakeError, match="HTTP 401.*missing token") as missing:
             await connect(url)
@@ -108,24 +111,20 @@ async def test_missing_or_wrong_token_is_refused_in_the_handshake_and_the_right_
         await ws.send(b"in")
         assert await ws.receive() == b"in"
         await ws.close()
-        tg.cancel_scope.cancel()
 
 
 async def test_a_server_without_a_token_must_say_so_and_then_accepts_anyone():
     with pytest.raises(TypeError):
         await serve(Echo())  # token is a required keyword
-    async with anyio.create_task_group() as tg:
-        port = await start(tg, Echo(), token=None)
+    async with serving(Echo(), token=None) as port:
         ws = await connect(f"ws://127.0.0.1:{port}")
         await ws.send(b"open")
         assert await ws.receive() == b"open"
-        tg.cancel_scope.cancel()
 
 
 async def test_oversized_message_closes_with_1009_and_the_server_keeps_serving():
     echo = Echo()
-    async with anyio.create_task_group() as tg:
-        port = await start(tg, echo, max_size=64 * 1024)
+    async with serving(echo, max_size=64 * 1024) as port:
         ws = await connect(f"ws://127.0.0.1:{port}", token=TOKEN)
         await ws.send(b"x" * (64 * 1024 + 1))
         with pytest.raises(ConnectionClosed) as info:
@@ -138,13 +137,11 @@ async def test_oversized_message_closes_with_1009_and_the_server_keeps_serving()
         other = await connect(f"ws://127.0.0.1:{port}", token=TOKEN)
         await other.send(b"y" * (64 * 1024))  # exactly at the limit is fine
         assert await other.receive() == b"y" * (64 * 1024)
-        tg.cancel_scope.cancel()
 
 
 async def test_the_client_bounds_what_it_accepts_too():
     echo = Echo()
-    async with anyio.create_task_group() as tg:
-        port = await start(tg, echo)
+    async with serving(echo) as port:
         ws = await connect(f"ws://127.0.0.1:{port}", token=TOKEN, max_size=1000)
         await ws.send(b"z" * 1001)  # the server echoes it; the client refuses it
         with pytest.raises(ConnectionClosed) as info:
@@ -153,7 +150,6 @@ async def test_the_client_bounds_what_it_accepts_too():
         with anyio.fail_after(5):
             await echo.ended.wait()
         assert echo.closed[0].code == 1009
-        tg.cancel_scope.cancel()
 
 
 async def test_max_size_is_bounded():
@@ -168,8 +164,7 @@ async def test_max_size_is_bounded():
 
 async def test_text_messages_close_the_connection_with_1003():
     echo = Echo()
-    async with anyio.create_task_group() as tg:
-        port = await start(tg, echo)
+    async with serving(echo) as port:
         raw = await RawClient.open(port)
         raw.protocol.send_text(b"{\"json\": true}")
         await raw.flush()
@@ -183,12 +178,10 @@ async def test_text_messages_close_the_connection_with_1003():
         with anyio.fail_after(5):
             await echo.ended.wait()
         assert echo.closed[0].code == 1003
-        tg.cancel_scope.cancel()
 
 
 async def test_pings_are_answered_and_fragmented_messages_reassembled():
-    async with anyio.create_task_group() as tg:
-        port = await start(tg, Echo())
+    async with serving(Echo()) as port:
         raw = await RawClient.open(port)
         raw.protocol.send_ping(b"are you there")
         await raw.flush()
@@ -201,20 +194,17 @@ async def test_pings_are_answered_and_fragmented_messages_reassembled():
         await raw.flush()
         events = await raw.events()
         assert [(e.opcode, e.data) for e in events] == [(Opcode.BINARY, b"fragmented")]
-        tg.cancel_scope.cancel()
 
 
 async def test_abrupt_eof_from_the_client_is_a_1006_connection_closed_on_the_server():
     echo = Echo()
-    async with anyio.create_task_group() as tg:
-        port = await start(tg, echo)
+    async with serving(echo) as port:
         raw = await RawClient.open(port)
         await raw.stream.aclose()
         with anyio.fail_after(5):
             await echo.ended.wait()
         assert echo.closed[0].code == 1006
         assert "without a close frame" in echo.closed[0].reason
-        tg.cancel_scope.cancel()
 
 
 async def test_abrupt_eof_from_the_server_is_a_1006_connection_closed_on_the_client():
@@ -241,8 +231,7 @@ async def test_abrupt_eof_from_the_server_is_a_1006_connection_closed_on_the_cli
 
 
 async def test_a_handler_exception_closes_with_1011_and_a_truncated_reason_but_the_server_goes_on():
-    async with anyio.create_task_group() as tg:
-        port = await start(tg, Echo())
+    async with serving(Echo()) as port:
         ws = await connect(f"ws://127.0.0.1:{port}", token=TOKEN)
         await ws.send(b"raise")
         with pytest.raises(ConnectionClosed) as info:
@@ -254,13 +243,11 @@ async def test_a_handler_exception_closes_with_1011_and_a_truncated_reason_but_t
         ws = await connect(f"ws://127.0.0.1:{port}", token=TOKEN)
         await ws.send(b"still there?")
         assert await ws.receive() == b"still there?"
-        tg.cancel_scope.cancel()
 
 
 async def test_close_reason_is_cut_to_123_bytes_on_a_character_boundary():
     echo = Echo()
-    async with anyio.create_task_group() as tg:
-        port = await start(tg, echo)
+    async with serving(echo) as port:
         ws = await connect(f"ws://127.0.0.1:{port}", token=TOKEN)
         await ws.close(4000, "ü" * 200)
         with anyio.fail_after(5):
@@ -269,12 +256,10 @@ async def test_close_reason_is_cut_to_123_bytes_on_a_character_boundary():
         assert echo.closed[0].reason == "ü" * 61  # 122 bytes; a 62nd would need 124
         with pytest.raises(ValueError):
             await ws.close(1006)  # reserved: never sent in a close frame
-        tg.cancel_scope.cancel()
 
 
 async def test_concurrent_senders_and_a_cancelled_send_never_corrupt_the_stream():
-    async with anyio.create_task_group() as tg:
-        port = await start(tg, Echo())
+    async with serving(Echo()) as port:
         ws = await connect(f"ws://127.0.0.1:{port}", token=TOKEN)
         sent = {bytes([i]) * (100_000 + i) for i in range(20)}
         async with anyio.create_task_group() as senders:
@@ -290,7 +275,6 @@ async def test_concurrent_senders_and_a_cancelled_send_never_corrupt_the_stream(
         await ws.send(b"after")
         assert await ws.receive() == big
         assert await ws.receive() == b"after"
-        tg.cancel_scope.cancel()
 
 
 async def test_connect_errors_are_clear():
@@ -309,12 +293,10 @@ async def test_messages_sent_just_before_a_close_are_delivered_before_connection
             await ws.send(b"last words %d" % i)
         await ws.close(4001, "bye")
 
-    async with anyio.create_task_group() as tg:
-        port = await start(tg, last_words)
+    async with serving(last_words) as port:
         ws = await connect(f"ws://127.0.0.1:{port}", token=TOKEN)
         await anyio.sleep(0.05)  # let everything arrive, so one read holds the messages and the close
         assert [await ws.receive() for _ in range(3)] == [b"last words 0", b"last words 1", b"last words 2"]
         with pytest.raises(ConnectionClosed) as info:
             await ws.receive()
         assert (info.value.code, info.value.reason) == (4001, "bye")
-        tg.cancel_scope.cancel()

@@ -114,6 +114,9 @@ class MiniWobSuite(Suite):
             names = list(self.names) if self.chosen == "all" else list(DEFAULT_TASKS)
         else:
             names = [self.chosen] if isinstance(self.chosen, str) else list(self.chosen)
+        if not names or not all(names):
+            raise ConfigError(f"miniwob tasks: expected task names, 'default' ({len(DEFAULT_TASKS)} tasks) or "
+                              f"'all' ({len(self.names)}), got {self.chosen!r}")
         for name in names:
             if name not in self.names:
                 raise UnknownTask(self.name, name, self.names)

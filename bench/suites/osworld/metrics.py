@@ -8,9 +8,9 @@ file (UTF-8, universal newlines), so an empty file is still a file.
 
 General functions (OSWorld's metrics/general.py): `exact_match`,
 `match_in_list`, `is_in_list`, `literal_match`, `check_include_exclude`,
-`file_contains`, `check_line_number`, `diff_text_file`.
-
-Chrome's (chrome.py): `is_expected_bookmarks`, `check_font_size`, `check_history_deleted`.
+`file_contains`, `check_line_number`, `diff_text_file`; the applications'
+own in chrome.py (`is_expected_bookmarks`, `check_font_size`,
+`check_history_deleted`), vlc.py, gimp.py and impress.py.
 
 `infeasible` is decided by the checker from the agent's last action.
 """
@@ -24,6 +24,9 @@ from typing import Any, Callable
 
 from bench.suites.osworld.chrome import CHROME_METRICS, RULED as CHROME_RULED
 from bench.suites.osworld.errors import MetricFailed
+from bench.suites.osworld.gimp import GIMP_METRICS
+from bench.suites.osworld.impress import IMPRESS_METRICS
+from bench.suites.osworld.vlc import VLC_METRICS
 
 Metric = Callable[..., float]
 INFEASIBLE = "infeasible"
@@ -117,6 +120,9 @@ METRICS: dict[str, Metric] = {
     "check_line_number": check_line_number,
     "diff_text_file": diff_text_file,
     **CHROME_METRICS,
+    **VLC_METRICS,
+    **GIMP_METRICS,
+    **IMPRESS_METRICS,
 }
 
 SUPPORTED_FUNCTIONS = frozenset(METRICS) | {INFEASIBLE}

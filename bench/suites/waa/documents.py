@@ -6,12 +6,9 @@ file's bytes (None when the agent did not save it: score 0) and, where the
 task has one, the gold file's bytes or a rule. A file python-docx cannot
 open scores 0, as in WAA.
 
-- `compare_docx_files`: the paragraphs' text. By default (`ignore_blanks`)
-  the paragraphs joined by newlines, runs of whitespace as one space and the
-  ends stripped, must be equal; with `ignore_blanks: false` there must be as
-  many paragraphs, equal one for one (a soft line break inside a paragraph
-  is not a paragraph break). `ignore_case`; `ignore_order` sorts the
-  paragraphs first;
+- `compare_docx_files`: the paragraphs' text, judged as paragraph_texts.py
+  says (a soft line break inside a paragraph is not a paragraph break); two
+  OpenDocument text files are read as .odt files (odt.py);
 - `compare_line_spacing`: `compare_docx_files`, then as many paragraphs
   with equal line spacing each;
 - `compare_docx_tables`: as many tables, of the same shape, cell texts equal
@@ -41,7 +38,9 @@ open scores 0, as in WAA.
   is not XML holds no font.
 
 Where WAA's function raises (a highlighted-text file that is not a zip, a
-document without paragraphs, a paragraph without the tab piece asked for), `ReferenceCrash` names the optional fix.
+document without paragraphs, a paragraph without the tab piece asked for),
+`ReferenceCrash` names the optional fix; so does a check of two files whose
+gold file could not be read (`errors.gold_required`).
 """
 
 from __future__ import annotations
@@ -56,7 +55,9 @@ import docx
 from docx.document import Document
 from docx.enum.text import WD_ALIGN_PARAGRAPH, WD_TAB_ALIGNMENT
 
-from bench.suites.waa.errors import MetricFailed, ReferenceCrash, rule_field
+from bench.suites.waa.errors import ReferenceCrash, gold_required, rule_field
+from bench.suites.waa.odt import is_odt, open_odt, paragraph_texts
+from bench.suites.waa.paragraph_texts import same_texts, text_score
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 
@@ -80,36 +81,32 @@ def _texts(document: Document) -> list[str]:
     return [p.text for p in document.paragraphs]
 
 
-def _same_paragraphs(mine: Document, gold: Document, **options: bool) -> bool:
-    return same_texts(_texts(mine), _texts(gold), **options)
-
-
-def same_texts(first: list[str], second: list[str], *, ignore_blanks: bool = True, ignore_case: bool = False,
-               ignore_order: bool = False) -> bool:
-    """compare_docx_files' judgement of two documents' paragraph texts (the .odt kind reads them too)."""
-    if ignore_order:
-        first, second = sorted(first), sorted(second)
-    if ignore_case:
-        first, second = [t.lower() for t in first], [t.lower() for t in second]
-    if ignore_blanks:
-        return re.sub(r"\s+", " ", "\n".join(first)).strip() == re.sub(r"\s+", " ", "\n".join(second)).strip()
-    return first == second
-
-
-def compare_docx_files(result: bytes | None, expected: bytes | None, *, ignore_blanks: bool = True,
-                       ignore_case: bool = False, ignore_order: bool = False, content_only: bool = False,
-                       **options: Any) -> float:
-    if content_only:
-        raise MetricFailed("compare_docx_files: `content_only` (a fuzzy ratio) is not supported")
+def _paragraphs_of_both(result: bytes | None, expected: bytes | None) -> tuple[list[str], list[str]] | None:
+    """Both files' paragraph texts, as .docx files or, when both are OpenDocument text, as .odt files
+    (WAA goes by the files' names, which the tasks give the suffix of their format)."""
     pair = _both(result, expected)
-    return float(pair is not None and _same_paragraphs(*pair, ignore_blanks=ignore_blanks, ignore_case=ignore_case,
-                                                       ignore_order=ignore_order))
+    if pair is not None:
+        return _texts(pair[0]), _texts(pair[1])
+    if result is None or expected is None or not (is_odt(result) and is_odt(expected)):
+        return None
+    documents = open_odt(result), open_odt(expected)
+    if None in documents:
+        return None
+    return paragraph_texts(documents[0]), paragraph_texts(documents[1])
+
+
+def compare_docx_files(result: bytes | None, expected: bytes | None, **options: Any) -> float:
+    texts = _paragraphs_of_both(result, expected)
+    if texts is None:
+        return 0.0
+    wanted = ("ignore_blanks", "ignore_case", "ignore_order", "content_only")
+    return text_score(*texts, **{k: bool(v) for k, v in options.items() if k in wanted})
 
 
 def _after_same_text(result: bytes | None, expected: bytes | None) -> tuple[Document, Document] | None:
     """Both documents when their text agrees as compare_docx_files' defaults judge it, else None."""
     pair = _both(result, expected)
-    return pair if pair is not None and _same_paragraphs(*pair) else None
+    return pair if pair is not None and same_texts(_texts(pair[0]), _texts(pair[1])) else None
 
 
 def compare_line_spacing(result: bytes | None, expected: bytes | None, **options: Any) -> float:
@@ -277,16 +274,12 @@ def check_tabstops(result: bytes | None, expected: bytes | None, *, word_number_
 
 
 DOCX_METRICS: dict[str, Callable[..., float]] = {
-    "compare_docx_files": compare_docx_files,
-    "compare_line_spacing": compare_line_spacing,
-    "compare_docx_tables": compare_docx_tables,
+    **{metric.__name__: gold_required(metric) for metric in (
+        compare_docx_files, compare_line_spacing, compare_docx_tables, compare_highlighted_text,
+        compare_subscript_contains, evaluate_strike_through_last_paragraph, check_italic_font_size_14,
+        check_tabstops)},
     "compare_font_names": compare_font_names,
-    "compare_highlighted_text": compare_highlighted_text,
-    "compare_subscript_contains": compare_subscript_contains,
     "is_first_line_centered": is_first_line_centered,
     "has_page_numbers_in_footers": has_page_numbers_in_footers,
-    "evaluate_strike_through_last_paragraph": evaluate_strike_through_last_paragraph,
-    "check_italic_font_size_14": check_italic_font_size_14,
     "find_default_font": find_default_font,
-    "check_tabstops": check_tabstops,
 }

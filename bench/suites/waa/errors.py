@@ -9,7 +9,8 @@ error too. Each such case names a fix in `FIXES`; a run that turns the fix
 on scores the case instead, and the verdict's reason says the fix was used.
 """
 
-from typing import Any
+import functools
+from typing import Any, Callable
 
 from protocols import TroupeError
 
@@ -31,17 +32,19 @@ class MetricFailed(TroupeError, ValueError):
 
 
 FIXES: dict[str, str] = {
-    "text-encoding": "compare_text_file: read a file that is not UTF-8 as Latin-1 instead of failing as WAA does",
+    "text-encoding": "compare_text_file and the VLC checks: read a file that is not UTF-8 as Latin-1 instead of "
+                     "failing as WAA does",
     "jsonc": "check_json_settings: read settings.json's // and /* */ comments and trailing commas as VS Code "
-             "does, and score an empty or unreadable file 0 (WAA's json.load raises on them)",
+             "does, and score an empty or unreadable file, or one that is not a JSON object, 0 (WAA's json.load or "
+             "its dict update raises on them)",
     "missing-file": "a metric WAA runs on a value that is not there (it raises opening or searching None): "
                     "score it as an empty one",
     "unread-answer": "a getter whose command or request gave WAA no usable answer (an error instead of output, "
                      "fewer lines or bytes than it reads, a folder it cannot list): read it as the negative "
                      "answer instead of failing as WAA does",
     "unreadable-archive": "an archive that is missing, is not the kind the task asks (7z, zip) or does not open "
-                          "with its password, where WAA's py7zr or zipfile raises: zipped_folder_in_desktop reads "
-                          "'false' and compare_zip_files scores 0",
+                          "with its password, or holds a PDF that does not read, where WAA's py7zr, zipfile or "
+                          "PyPDF2 raises: zipped_folder_in_desktop reads 'false' and compare_zip_files scores 0",
     "unreadable-media": "compare_images, compare_audios, compare_videos: a result file that is not an image, audio "
                         "or video the reference libraries can decode, or an image too small for SSIM, scores 0",
 }
@@ -78,3 +81,15 @@ def rule_field(expected: Any, func: str, key: str) -> Any:
     if not isinstance(expected, dict) or key not in expected:
         raise MetricFailed(f"{func}: expected a rule with `{key}`, got {expected!r}")
     return expected[key]
+
+
+def gold_required(metric: Callable[..., float]) -> Callable[..., float]:
+    """`metric` of a result and a gold file, raising where WAA does when the gold file could not be
+    read: WAA's `evaluate()` then calls the metric without it, and its second parameter is required."""
+    @functools.wraps(metric)
+    def checked(result: Any, expected: Any, **options: Any) -> float:
+        if expected is None:
+            raise ReferenceCrash(f"{metric.__name__}: the gold file could not be read (WAA's evaluate() calls the "
+                                 "metric without it, which raises)", fix="missing-file", fixed=0.0)
+        return metric(result, expected, **options)
+    return checked

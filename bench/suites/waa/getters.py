@@ -11,14 +11,15 @@ as msgpack. Each reads what WAA's getter of that name reads:
   anything but 200 (after the client's retries of a 5xx), as WAA's client
   reads it, with a warning in the log unless the answer was 404;
 - `cloud_file`: the bytes at a public URL, fetched without the server's token;
-- `vm_command_line`: what a command printed on the VM;
+- `vm_command_line`: what a command printed on the VM (None for an answer
+  other than 200);
 - `vm_file_exists_in_vm_folder`: 1.0 when the file has content, fetched
   through /file as WAA does (an empty file scores 0);
-- `vm_folder_exists_in_documents`, `vm_file_exists_in_desktop`,
-  `is_file_desktop`, `is_file_saved_desktop`: facts about the VM's folders,
-  through /file_exists, /folder_exists and the desktop and documents paths
-  the server reports;
-- `vlc_config`: VLC's vlcrc, found under the home folder the desktop path names;
+- `vm_folder_exists_in_documents`, `vm_file_exists_in_desktop`: /folder_exists
+  and /file_exists in the documents or desktop folder the server reports (any
+  answer but 200 is no, as WAA reads it); `is_file_desktop`,
+  `is_file_saved_desktop`: the desktop file through /file;
+- `vlc_config`: VLC's vlcrc, where WAA's getter reads it (`_vlc_config`);
 - the Chrome and Edge getters (profile files, DevTools, the address bar) in
   browser/;
 - the Windows families in their own modules: settings, clock, explorer (File
@@ -29,12 +30,14 @@ as msgpack. Each reads what WAA's getter of that name reads:
 
 from __future__ import annotations
 
+import posixpath
 from typing import Any, Awaitable, Callable
 
 import httpx
 
 from actors.backends.waa.client import WAAClient
 from bench.suites.waa.browser import BROWSER_GETTERS
+from bench.suites.waa.browser.profile import LINUX, WINDOWS, vm_platform
 from bench.suites.waa.clock import CLOCK_GETTERS
 from bench.suites.waa.errors import GetterFailed
 from bench.suites.waa.explorer import EXPLORER_GETTERS
@@ -43,6 +46,9 @@ from bench.suites.waa.paint import PAINT_GETTERS
 from bench.suites.waa.settings import SETTINGS_GETTERS
 
 Getter = Callable[[WAAClient, dict[str, Any]], Awaitable[Any]]
+
+WINDOWS_VLCRC = "C:\\Users\\Docker\\AppData\\Roaming\\vlc\\vlcrc"
+"""Where WAA's getter reads vlcrc on Windows, whoever the user is."""
 
 
 async def _rule(client: WAAClient, spec: dict[str, Any]) -> Any:
@@ -69,28 +75,38 @@ async def _cloud_file(client: WAAClient, spec: dict[str, Any]) -> Any:
         return await _each_path(spec, one)
 
 
-async def _vm_command_line(client: WAAClient, spec: dict[str, Any]) -> str:
-    shell = spec.get("shell", False)
-    reply = await client.execute(spec["command"], shell=shell.lower() == "true" if isinstance(shell, str) else shell)
-    return reply.get("output", "")
+async def _vm_command_line(client: WAAClient, spec: dict[str, Any]) -> str | None:
+    """The command's `output`, sent as given (`shell` too, a string or a bool, as WAA sends it);
+    None for an answer other than 200; an answer without `output` fails, as WAA indexes it."""
+    response = await client.post("/execute", json={"command": spec["command"], "shell": spec.get("shell", False)},
+                                 answer_server_errors=True)
+    if response.status_code != 200:
+        return None
+    try:
+        return response.json()["output"]
+    except (ValueError, KeyError, TypeError):
+        raise GetterFailed(f"vm_command_line: /execute answered without an output: {response.text[:200]}") from None
 
 
-async def _exists(client: WAAClient, endpoint: str, folder: str, key: str, name: str) -> bool:
-    """/file_exists and /folder_exists answer 200 when it exists and 400 when it does not."""
-    response = await client.post(endpoint, json={"path": folder, key: name})
-    if response.status_code not in (200, 400):
-        _check(response, endpoint, f"{folder} {name}")
+async def _exists(client: WAAClient, endpoint: str, folder: str | None, key: str, name: str) -> bool:
+    """/file_exists and /folder_exists answer 200 when it exists; any other answer is no, as WAA reads it."""
+    response = await client.post(endpoint, json={"path": folder, key: name}, answer_server_errors=True)
     return response.status_code == 200
 
 
-async def _special_folder(client: WAAClient, which: str) -> str:
-    response = await client.post(f"/{which}_path")
-    _check(response, f"/{which}_path", "")
+async def _special_folder(client: WAAClient, which: str) -> str | None:
+    """The desktop or documents folder; None when the server does not say, as WAA's controller reads it."""
+    response = await client.post(f"/{which}_path", answer_server_errors=True)
+    if response.status_code != 200:
+        return None
     return response.json()[f"{which}_path"]
 
 
-def join(folder: str, name: str) -> str:
-    """Join in the VM's own path flavour: backslashes if the folder uses them."""
+def join(folder: str | None, name: str) -> str:
+    """Join in the VM's own path flavour: backslashes if the folder uses them. No folder (the
+    server did not say where the desktop is) fails, as WAA's `None + "\\" + name` raises."""
+    if folder is None:
+        raise GetterFailed(f"no folder to find {name!r} in: the server did not name it")
     separator = "\\" if "\\" in folder else "/"
     return folder.rstrip("\\/") + separator + name
 
@@ -115,20 +131,30 @@ async def _file_in_desktop(client: WAAClient, spec: dict[str, Any]) -> bool:
     return await _exists(client, "/file_exists", desktop, "file_name", spec["file_name"])
 
 
-async def _vlc_config(client: WAAClient, spec: dict[str, Any]) -> bytes | None:
-    """VLC's vlcrc, None when VLC never saved one. WAA names no path: it lives
-    under the user's home, which is the desktop folder's parent; Windows keeps
-    it in AppData\\Roaming, Linux in .config."""
-    desktop = await _special_folder(client, "desktop")
-    windows = "\\" in desktop
-    separator = "\\" if windows else "/"
-    home = desktop.rstrip(separator).rsplit(separator, 1)[0]
-    within = "AppData\\Roaming\\vlc\\vlcrc" if windows else ".config/vlc/vlcrc"
-    return await _vm_file(client, {"path": home + separator + within})
+async def _vlc_config(client: WAAClient, spec: dict[str, Any]) -> bytes:
+    """VLC's vlcrc: on Windows at WAA's fixed path (`WINDOWS_VLCRC`), on Linux in .config
+    under the home, the desktop folder's parent. A VLC that never saved one fails, as WAA's
+    getter raises writing None."""
+    platform = await vm_platform(client)
+    if platform == WINDOWS:
+        path = WINDOWS_VLCRC
+    elif platform == LINUX:
+        desktop = await _special_folder(client, "desktop")
+        if desktop is None:
+            raise GetterFailed("vlc_config: the server did not name the desktop folder, below whose parent vlcrc is")
+        path = posixpath.join(posixpath.dirname(desktop.rstrip("/")), ".config/vlc/vlcrc")
+    else:
+        raise GetterFailed(f"vlc_config: WAA reads vlcrc on Windows and Linux, and the VM runs {platform!r}")
+    content = await _vm_file(client, {"path": path})
+    if content is None:
+        raise GetterFailed(f"vlc_config: no vlcrc at {path} (VLC never saved its settings)")
+    return content
 
 
 async def _is_file_desktop(client: WAAClient, spec: dict[str, Any]) -> str:
-    return str(await _file_in_desktop(client, {"file_name": spec["filename"]})).lower()
+    """"true" when /file gives the desktop file (an empty one too), as WAA reads it."""
+    desktop = await _special_folder(client, "desktop")
+    return str(await _vm_file(client, {"path": join(desktop, spec["filename"])}) is not None).lower()
 
 
 async def _is_file_saved_desktop(client: WAAClient, spec: dict[str, Any]) -> str:

@@ -26,7 +26,8 @@ scipy nor numba:
 
 Where WAA's function raises (an image or audio file its library cannot
 decode, an image under 7 pixels on a side, an empty file where WAA gets a
-path), `ReferenceCrash` names the `unreadable-media` fix, which scores 0.
+path), `ReferenceCrash` names the `unreadable-media` fix, which scores 0; a
+gold file that could not be read raises too (`errors.gold_required`).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ import soxr
 from fastdtw import fastdtw
 from PIL import Image, UnidentifiedImageError
 
-from bench.suites.waa.errors import ReferenceCrash
+from bench.suites.waa.errors import ReferenceCrash, gold_required
 
 SSIM_WINDOW = 7
 SSIM_K1, SSIM_K2, SSIM_RANGE = 0.01, 0.03, 255.0
@@ -262,8 +263,5 @@ def _same_frames(mine, gold, max_frames: int, threshold: int) -> float:
     return 1.0
 
 
-MEDIA_METRICS = {
-    "compare_images": compare_images,
-    "compare_audios": compare_audios,
-    "compare_videos": compare_videos,
-}
+MEDIA_METRICS = {metric.__name__: gold_required(metric)
+                 for metric in (compare_images, compare_audios, compare_videos)}

@@ -11,7 +11,8 @@ included):
   `ignore_blanks`: tabs and newlines become spaces, the ends are stripped and
   runs of whitespace are one space; `ignore_case`); a missing result scores 0;
 - `check_json_settings`: every key of `expected["expected"]` has that value in
-  the result file, read with plain `json.load` (no comments);
+  the result file, read with plain `json.load` (no comments), which must hold
+  an object;
 - `check_json_keybindings`: keybindings.json, read as JSON or, failing that,
   as JSON after its first line (where VS Code writes a comment), is a list
   holding the wanted binding as one of its entries, exactly (an entry with
@@ -124,6 +125,9 @@ def check_json_settings(result: bytes | str | None, expected: Any, **options: An
     except ValueError as exc:
         raise ReferenceCrash(f"check_json_settings: settings.json is not plain JSON ({exc})", fix="jsonc",
                              fixed=_jsonc_score(result, wanted)) from None
+    if not isinstance(data, dict):
+        raise ReferenceCrash(f"check_json_settings: settings.json holds a {type(data).__name__}, not an object "
+                             "(WAA's dict update raises)", fix="jsonc", fixed=0.0)
     return _holds(data, wanted)
 
 

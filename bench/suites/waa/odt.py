@@ -4,7 +4,7 @@ WAA first compares the two documents' text as compare_docx_files does for
 .odt files: each `text:p`'s text is its own text nodes and those directly
 inside its `text:span` children (deeper markup, `text:s` spaces and tabs
 are not read), judged with compare_docx_files' defaults
-(documents.same_texts). Then the result passes when no span of it uses an
+(paragraph_texts.same_texts). Then the result passes when no span of it uses an
 automatic style any of whose properties has the background colour
 #ffff00 (Writer's yellow highlight); another highlight colour passes.
 
@@ -17,19 +17,33 @@ as a `style:map`), and so does WAA: `ReferenceCrash` names the
 from __future__ import annotations
 
 import io
+import zipfile
 from typing import Any
 
 from odf.element import Element
 from odf.opendocument import OpenDocument, load
 from odf.text import P, Span
 
-from bench.suites.waa.documents import same_texts
-from bench.suites.waa.errors import ReferenceCrash
+from bench.suites.waa.errors import ReferenceCrash, gold_required
+from bench.suites.waa.paragraph_texts import same_texts
 
 HIGHLIGHT = "#ffff00"
 
 
-def _open(data: bytes | None) -> OpenDocument | None:
+MIMETYPE = b"application/vnd.oasis.opendocument.text"
+
+
+def is_odt(data: bytes) -> bool:
+    """Whether the bytes are an OpenDocument text file, by the package's mimetype member."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as package:
+            return package.read("mimetype").strip() == MIMETYPE
+    except (zipfile.BadZipFile, KeyError):
+        return False
+
+
+def open_odt(data: bytes | None) -> OpenDocument | None:
+    """The document, or None when there is none or odfpy cannot read it (WAA scores both 0)."""
     if data is None:
         return None
     try:
@@ -75,10 +89,10 @@ def _highlighted(document: OpenDocument) -> bool:
 
 
 def check_highlighted_words(result: bytes | None, expected: bytes | None, **options: Any) -> float:
-    mine, gold = _open(result), _open(expected)
+    mine, gold = open_odt(result), open_odt(expected)
     if mine is None or gold is None or not same_texts(paragraph_texts(mine), paragraph_texts(gold)):
         return 0.0
     return 0.0 if _highlighted(mine) else 1.0
 
 
-ODT_METRICS = {"check_highlighted_words": check_highlighted_words}
+ODT_METRICS = {"check_highlighted_words": gold_required(check_highlighted_words)}

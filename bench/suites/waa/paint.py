@@ -1,81 +1,80 @@
-"""Microsoft Paint getters, on the image file a task's postconfig saves on the guest.
+"""Microsoft Paint getters, on the image file a task's postconfig saves on the guest, as WAA's
+getters/microsoftpaint.py reads it:
 
-WAA's microsoftpaint.py was not among the reference sources this project
-could read, so these two follow the task files' intent and WAA's getter
-conventions (a file fetched through /file, a bool compared with
-exact_match against `true`); their verdicts are checked against images
-built here, not against WAA's:
+- `image_dimension_matches_input`: the image at `filepath` is exactly `width` x `height`
+  pixels (the task gives them as strings); False when a field is empty;
+- `is_red_circle_present_on_canvas`: WAA's `find_red_circle` on the screenshot at `filepath`:
+  the red pixels (R at least 150, G and B at most 100) have a centroid and a mean distance from
+  it, the radius; the square of that radius around the centroid must be more than 80% white
+  (every channel at least 200). A red ring on a white canvas passes; a filled disc, or red
+  scattered over a darker picture, does not. No file is False (WAA's 0, equal to False).
 
-- `image_dimension_matches_input`: the image at `filepath` is exactly
-  `width` x `height` pixels (the task gives them as strings);
-- `is_red_circle_present_on_canvas`: the screenshot at `filepath` shows a
-  red circle: a connected red region (HSV hue within 10 of red, saturation
-  and value at least 100) of at least `MIN_AREA` pixels whose outline is
-  round (circularity 4πA/P² at least `MIN_CIRCULARITY`) and fills its
-  enclosing circle (at least `MIN_FILL`), which a red square such as
-  Paint's palette swatch does not (2/π).
-
-A missing file, or one that is not an image, is False: there is nothing on
-the canvas to judge.
+Where WAA's getter raises, so that WAA's evaluate() scores the task 0, these fail
+(`GetterFailed`) and the checker scores it the same: an image file that is not there
+(PIL opens None) or that is not an image.
 """
 
 from __future__ import annotations
 
 import io
-import math
 from typing import Any
 
-import cv2
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
 from actors.backends.waa.client import WAAClient
+from bench.suites.waa.errors import GetterFailed
 from bench.suites.waa.guest import fetch_file
 
-MIN_AREA = 300
-MIN_CIRCULARITY = 0.75
-MIN_FILL = 0.75
+RED_LOW, RED_HIGH = np.array([150, 0, 0]), np.array([255, 100, 100])
+WHITE_LOW, WHITE_HIGH = np.array([200, 200, 200]), np.array([255, 255, 255])
+WHITE_SHARE = 0.8
+"""More than this share of the circle's square must be white."""
 
 
-def _image(data: bytes | None) -> Image.Image | None:
-    if not data:
-        return None
+def _image(data: bytes | None, getter: str, path: str) -> Image.Image:
+    if data is None:
+        raise GetterFailed(f"{getter}: no image at {path} (WAA's getter opens None)")
     try:
         image = Image.open(io.BytesIO(data))
         image.load()
-    except (UnidentifiedImageError, OSError):
-        return None
+    except (UnidentifiedImageError, OSError) as exc:
+        raise GetterFailed(f"{getter}: {path} is not an image PIL opens ({exc})") from None
     return image
 
 
 async def image_dimension_matches_input(client: WAAClient, spec: dict[str, Any]) -> bool:
-    wanted = (int(spec["width"]), int(spec["height"]))
-    image = _image(await fetch_file(client, spec["filepath"], "image_dimension_matches_input"))
-    return image is not None and image.size == wanted
-
-
-def red_mask(image: Image.Image) -> np.ndarray:
-    hsv = cv2.cvtColor(np.asarray(image.convert("RGB")), cv2.COLOR_RGB2HSV)
-    low = cv2.inRange(hsv, np.array([0, 100, 100]), np.array([10, 255, 255]))
-    high = cv2.inRange(hsv, np.array([170, 100, 100]), np.array([180, 255, 255]))
-    return cv2.bitwise_or(low, high)
+    path = spec["filepath"]
+    if not path or not spec["width"] or not spec["height"]:
+        return False
+    image = _image(await fetch_file(client, path, "image_dimension_matches_input"), "image_dimension_matches_input",
+                   path)
+    return image.width == float(spec["width"]) and image.height == float(spec["height"])
 
 
 def has_red_circle(image: Image.Image) -> bool:
-    contours, _ = cv2.findContours(red_mask(image), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    for contour in contours:
-        area, perimeter = cv2.contourArea(contour), cv2.arcLength(contour, True)
-        if area < MIN_AREA or perimeter == 0:
-            continue
-        _, radius = cv2.minEnclosingCircle(contour)
-        if 4 * math.pi * area / perimeter ** 2 >= MIN_CIRCULARITY and area / (math.pi * radius ** 2) >= MIN_FILL:
-            return True
-    return False
+    pixels = np.array(image.convert("RGB"))
+    red = ((pixels >= RED_LOW) & (pixels <= RED_HIGH)).all(axis=-1)
+    white = ((pixels >= WHITE_LOW) & (pixels <= WHITE_HIGH)).all(axis=-1)
+    rows, columns = np.where(red)
+    if rows.size == 0:
+        return False
+    x, y = np.mean(columns), np.mean(rows)
+    radius = int(np.mean(np.sqrt((columns - x) ** 2 + (rows - y) ** 2)))
+    inside = white[int(y - radius):int(y + radius), int(x - radius):int(x + radius)]
+    if inside.size == 0:
+        return False
+    return bool(np.sum(inside) / inside.size > WHITE_SHARE)
 
 
 async def is_red_circle_present_on_canvas(client: WAAClient, spec: dict[str, Any]) -> bool:
-    image = _image(await fetch_file(client, spec["filepath"], "is_red_circle_present_on_canvas"))
-    return image is not None and has_red_circle(image)
+    path = spec["filepath"]
+    if not path:
+        return False
+    data = await fetch_file(client, path, "is_red_circle_present_on_canvas")
+    if not data:
+        return False
+    return has_red_circle(_image(data, "is_red_circle_present_on_canvas", path))
 
 
 PAINT_GETTERS = {

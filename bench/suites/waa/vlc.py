@@ -23,11 +23,14 @@ it the same way, including where that differs from how VLC reads it:
 - `check_qt_slider_colours`: the value of the last line mentioning
   `qt-slider-colours` (default VLC's), type `match` equal to
   `expected_qt_slider_colours`, type `blackish` every RGB triple with each
-  channel below `BLACKISH` (an unreadable list scores 0).
+  channel below `BLACKISH` (an unreadable list scores 0); another type scores 0
+  (WAA's function returns None, which its `evaluate()` scores 0).
 
 WAA opens the file it fetched, so a vlcrc that is not there (VLC never
 saved its preferences) makes WAA's check raise: `ReferenceCrash`, whose fix
-reads it as an empty file (every option at its default).
+reads it as an empty file (every option at its default). WAA decodes the
+file as UTF-8 and raises on other bytes: `ReferenceCrash` too, whose
+`text-encoding` fix reads it as Latin-1.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ VLC_DEFAULT_SLIDER = "153;210;153;20;210;20;255;199;15;245;39;29"
 
 
 def _lines(vlcrc: bytes | str) -> list[str]:
-    return (vlcrc.decode("utf-8", "replace") if isinstance(vlcrc, bytes) else vlcrc).split("\n")
+    return (vlcrc.decode("latin-1") if isinstance(vlcrc, bytes) else vlcrc).split("\n")
 
 
 def value_of(vlcrc: bytes | str, marker: str, default: str) -> str:
@@ -67,7 +70,12 @@ def _guarded(func: str, check: Callable[[bytes | str, Any], float]) -> Callable[
         if result is None:
             raise ReferenceCrash(f"{func}: VLC's vlcrc is not on the VM", fix="missing-file",
                                  fixed=check(b"", expected))
-        return check(result, expected)
+        try:
+            text = result.decode("utf-8") if isinstance(result, bytes) else result
+        except UnicodeDecodeError as exc:
+            raise ReferenceCrash(f"{func}: the vlcrc is not UTF-8 ({exc})", fix="text-encoding",
+                                 fixed=check(result, expected)) from None
+        return check(text, expected)
     metric.__name__ = func
     return metric
 
@@ -110,7 +118,7 @@ def _slider(vlcrc: bytes | str, expected: dict[str, Any]) -> float:
         return float(colours == rule_field(expected, "check_qt_slider_colours", "expected_qt_slider_colours"))
     if kind == "blackish":
         return _blackish(colours)
-    raise MetricFailed(f"check_qt_slider_colours: type must be 'match' or 'blackish', got {kind!r}")
+    return 0.0  # WAA's check returns None for another type, which its evaluate() scores 0
 
 
 OPTION_CHECKS = {

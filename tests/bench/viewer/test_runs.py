@@ -3,6 +3,7 @@ Chromium. Two real sim runs (the second with a clumsier agent and no summarizer)
 real command; the tests open an episode, step through it with the keyboard, filter, group, sort and
 compare, and keep a screenshot of each view (under $TROUPE_ARTIFACTS when set)."""
 
+import json
 import os
 import shutil
 import socket
@@ -211,3 +212,18 @@ def test_a_url_and_folders_together_are_refused(tmp_path, capsys):
         main(["http://127.0.0.1:1/", str(tmp_path)])
     assert exit.value.code == 2
     assert "give one viewer URL, or run folders only" in capsys.readouterr().err
+
+
+def test_an_episode_whose_policy_failed_shows_the_policys_traceback(runs, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(runs[0], copy)
+    lines = (copy / "results.jsonl").read_text().splitlines()
+    failed = json.loads(lines[0])
+    failed["result"]["traceback"] = ("Traceback (most recent call last):\n  File \"policy.py\", line 3, in decide\n"
+                                     "ValueError: the policy's own bug\n")
+    (copy / "results.jsonl").write_text("\n".join([json.dumps(failed), *lines[1:]]) + "\n")
+    with viewer(copy) as url, chromium_page() as page:
+        page.goto(url)
+        page.locator(f".card[data-task='{failed['result']['task_id']}']").click()
+        page.wait_for_selector("#episode:not([hidden])")
+        assert page.text_content("#episode .traceback") == failed["result"]["traceback"]

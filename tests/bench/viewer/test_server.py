@@ -7,14 +7,9 @@ import json
 import anyio
 import pytest
 
-from actors.agent import Agent
 from actors.episode import Outlets
-from actors.evaluator import Evaluator
-from actors.runner import CrewFactory, EpisodeRunner
-from bench.suites.sim.checker import SimChecker
-from bench.suites.sim.agent import SimJudge, SimPolicy
+from actors.runner import EpisodeRunner
 from actors.backends.sim.node import build
-from actors.summarizer import Summarizer
 from bench.suites.sim.suite import sim_tasks
 from bench.viewer.server import ViewerServer
 from protocols import (
@@ -25,6 +20,7 @@ from runtime.events import EventBus
 from runtime.host import run_local_host
 from runtime.limits import Limits
 from runtime.websocket import ConnectionClosed, HandshakeError, connect
+from tests.crews import sim_crew
 
 pytestmark = pytest.mark.anyio
 
@@ -167,8 +163,7 @@ async def timed_run(with_viewer: bool) -> float:
     bus = EventBus()
     tasks = sim_tasks(12, seed=3, sim={"scale": 0.01, "agent_error_rate": 0.0})
     runner = EpisodeRunner(
-        crew=CrewFactory(agent=lambda: Agent(SimPolicy()), evaluator=lambda: Evaluator(SimChecker()),
-                         summarizer=lambda: Summarizer(SimJudge())),
+        crew=sim_crew(),
         vm_slot=functools.partial(run_local_host, build), limits=Limits(call_seconds=5), concurrency=4,
         outlets=Outlets(bus=bus),
     )

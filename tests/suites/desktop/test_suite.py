@@ -6,11 +6,9 @@ from collections import Counter
 
 import pytest
 
-from actors.agent import Agent
 from actors.episode import Outlets
-from actors.evaluator import Evaluator
 from bench.suites.desktop.checker import OSStateChecker
-from actors.runner import CrewFactory, EpisodeRunner
+from actors.runner import EpisodeRunner
 from actors.backends.x11.node import build
 from bench.suites.desktop.agent import DesktopScriptedPolicy
 from bench.suites.desktop.suite import TASKS, to_task
@@ -19,6 +17,7 @@ from runtime.host import run_local_host
 from runtime.limits import Limits
 from runtime.remote import run_local_node
 from tests.faults import descendants, run_killing_after_first_step
+from tests.crews import crew
 
 pytestmark = pytest.mark.anyio
 SOLVED = ["editor-append-line", "editor-replace-word", "files-create-folder", "files-rename",
@@ -31,7 +30,7 @@ def tasks(*ids):
 
 def runner(vm_slot, bus=None, concurrency=1):
     return EpisodeRunner(
-        crew=CrewFactory(agent=lambda: Agent(DesktopScriptedPolicy()), evaluator=lambda: Evaluator(OSStateChecker())),
+        crew=crew(DesktopScriptedPolicy, OSStateChecker),
         vm_slot=vm_slot, limits=Limits(call_seconds=30, max_steps=10), concurrency=concurrency,
         outlets=Outlets(bus=bus or EventBus()),
     )

@@ -6,9 +6,7 @@ import functools
 
 import pytest
 
-from actors.agent import Agent
-from actors.evaluator import Evaluator
-from actors.runner import CrewFactory, EpisodeRunner
+from actors.runner import EpisodeRunner
 from bench.suites.miniwob.agent import plan_for
 from bench.agents import AGENTS
 from bench.suites import SUITES
@@ -19,6 +17,7 @@ from bench.config import RunConfig
 from protocols import ErrorKind, Evaluate, Task
 from runtime.limits import Limits
 from runtime.remote import run_local_node
+from tests.crews import crew
 
 SOLVED = ("click-button", "click-checkboxes", "click-option", "choose-list", "enter-text", "enter-password",
           "focus-text-2", "login-user", "click-dialog-2", "click-tab", "simple-arithmetic", "enter-text-2")
@@ -82,7 +81,7 @@ async def test_scripted_agent_solves_real_miniwob_tasks_end_to_end():
 
     tasks = [SUITES["miniwob"](task_names(), (0,), 10).load_task(f"{name}@3") for name in SOLVED]
     runner = EpisodeRunner(
-        crew=CrewFactory(agent=lambda: Agent(ScriptedMiniWobAgent()), evaluator=lambda: Evaluator(MiniWobChecker())),
+        crew=crew(ScriptedMiniWobAgent, MiniWobChecker),
         vm_slot=functools.partial(run_local_node, "bench.suites.miniwob.node:build", ready_timeout=60),
         limits=Limits(call_seconds=30), concurrency=3,
     )
@@ -91,3 +90,11 @@ async def test_scripted_agent_solves_real_miniwob_tasks_end_to_end():
     assert all(r.error_kind in (ErrorKind.NONE, ErrorKind.AGENT) for r in results)
     assert len(solved) >= 10, [(r.task_id, r.reason) for r in results if not r.success]
     assert all(r.reason.startswith("raw reward 1") for r in results if r.success)  # the page's own verdict
+
+
+def test_list_shows_the_tasks_and_seeds_the_options_select(capsys):
+    from bench.supervisor import main
+
+    assert main(["--suite", "miniwob", "--list", "--miniwob-tasks", "click-button,click-tab", "--miniwob-seeds", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:3] == ["miniwob: 4 tasks selected of 256", f"{'click-button':<20} {2:>5}", f"{'click-tab':<20} {2:>5}"]

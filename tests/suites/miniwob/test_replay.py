@@ -11,7 +11,7 @@ TASKS = ["click-button", "enter-text", "click-checkboxes"]
 
 
 def test_a_replayed_miniwob_run_scores_the_same_scripted_agent_step_for_step(tmp_path):
-    live = bench.run_sync("miniwob", tasks=TASKS, seeds=[2], concurrency=2, out=tmp_path / "live")
+    live = bench.run_sync("miniwob", options={"tasks": TASKS, "seeds": [2]}, concurrency=2, out=tmp_path / "live")
     solved = [line.result for line in live.results if line.result.success]
     assert len(solved) >= 2, [line.result.reason for line in live.results]
     for result in solved:

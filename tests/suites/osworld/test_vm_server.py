@@ -10,9 +10,7 @@ import json
 
 import pytest
 
-from actors.agent import Agent
-from actors.evaluator import Evaluator
-from actors.runner import CrewFactory, EpisodeRunner
+from actors.runner import EpisodeRunner
 from actors.backends.waa.client import Retry
 from bench.suites.osworld.checker import OSWorldChecker
 from bench.suites.osworld.needs import cache_name
@@ -22,6 +20,7 @@ from runtime.host import run_local_host
 from runtime.limits import Limits
 
 from tests.osworld_servers import SCREEN, StandIn, osworld_vm
+from tests.crews import crew
 
 pytestmark = pytest.mark.anyio
 
@@ -55,7 +54,7 @@ class Scripted:
 
 
 def runner(build, policy) -> EpisodeRunner:
-    return EpisodeRunner(crew=CrewFactory(agent=lambda: Agent(policy), evaluator=lambda: Evaluator(OSWorldChecker())),
+    return EpisodeRunner(crew=crew(lambda: policy, OSWorldChecker),
                          vm_slot=functools.partial(run_local_host, build), limits=Limits(call_seconds=30),
                          max_attempts=1)
 

@@ -11,13 +11,11 @@ from pathlib import Path
 import anyio
 import pytest
 
-from actors.agent import Agent
 from actors.backends.replay import ReplayError, ReplayVM
 from actors.episode import Outlets
-from actors.evaluator import Evaluator
 from actors.result_sink import ResultSink, read_results
 from actors.run_folder import episode_dir, read_episodes, read_screenshot, read_steps
-from actors.runner import CrewFactory, EpisodeRunner
+from actors.runner import EpisodeRunner
 from bench.metrics import run_metrics
 from bench.scoring import grounded, step_matches
 from actors.errors import ConfigError
@@ -28,6 +26,7 @@ from protocols import (
 from runtime.actor import spawn
 from runtime.host import run_local_host
 from tests.paths import ROOT
+from tests.crews import crew
 
 VIEW = Viewport(1000, 500)
 SUBMIT = Target(node_id="b7", bbox=BBox(100, 100, 50, 20), name="Submit")
@@ -105,7 +104,7 @@ async def replay(suite: ReplaySuite, policy, out: Path):
     async with anyio.create_task_group() as tg:
         sink = await spawn(tg, ResultSink(out))
         runner = EpisodeRunner(
-            crew=CrewFactory(agent=lambda: Agent(policy), evaluator=lambda: Evaluator(suite.checker())),
+            crew=crew(lambda: policy, suite.checker),
             vm_slot=functools.partial(run_local_host, suite.vm_actors()), concurrency=2, outlets=Outlets(sink=sink))
         results = await runner.run(suite.list_tasks())
         await sink.ask(Flush())
@@ -176,7 +175,7 @@ def test_an_unknown_replay_folder_is_refused_naming_it(tmp_path):
 @pytest.mark.parametrize("suite, message", [
     ("replay", "suite 'replay' needs RUN_DIR: --suite replay:RUN_DIR"),
     ("sim:x", "suite 'sim' takes nothing after ':'"),
-    ("nope", "--suite 'nope': no such suite (choose from desktop, miniwob, replay, sim, waa, or module:attr)"),
+    ("nope", "--suite 'nope': no such suite (choose from desktop, miniwob, osworld, replay, sim, waa, or module:attr)"),
     ("nope:x", "--suite nope:x: cannot import 'nope'"),  # NAME:SOURCE of no known suite is a plugin
 ])
 def test_the_suite_argument_says_what_is_wrong_with_it(suite, message):

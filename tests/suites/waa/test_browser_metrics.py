@@ -21,7 +21,8 @@ from bench.suites.waa.errors import GetterCrash, GetterFailed, MetricFailed, Ref
 from bench.suites.waa.getters import resolve
 from bench.suites.waa.metrics import METRICS
 
-from tests.waa_servers import Behaviour, StandIn
+from tests.suites.waa.windows_guest import World, WindowsGuest
+from tests.waa_servers import StandIn
 
 pytestmark = pytest.mark.anyio
 
@@ -100,8 +101,10 @@ def test_shortcuts_cart_and_pdfs():
                                                  {"type": "url", "url_content": "https://x/2048.html"}) == 1
     assert METRICS["is_added_to_steam_cart"]({"content": "The Dota 2 Official Soundtrack"},
                                              {"items": ["The Dota 2 Official Soundtrack"]}) == 1
-    assert compare_pdfs(None, None) == 1.0  # two empty texts are alike
-    assert compare_pdfs(b"not a pdf", None) == 0.0
+    with pytest.raises(ReferenceCrash, match="gold PDF") as no_gold:  # WAA's evaluate() calls it without one
+        compare_pdfs(None, None)
+    assert no_gold.value.fixed == 1.0  # two empty texts are alike
+    assert compare_pdfs(b"not a pdf", [None]) == 0.0
     assert compare_pdfs([None, None], [None]) == 1.0  # pairs up to the shorter list, over the expected count
 
 
@@ -127,16 +130,11 @@ def test_the_history_database_holds_the_visits_as_waa_inserts_them():
     assert db.execute("SELECT transition FROM visits").fetchall() == [(805306368,)]
 
 
-def windows(files: dict[str, bytes], tree: str = UIA_TREE) -> Behaviour:
-    """A stand-in answering as WAA's Windows VM: platform, desktop path and tree as its server gives them."""
-    gets = {"/platform": (200, b"Windows"), "/accessibility?backend=uia": (200, json.dumps({"AT": tree}).encode())}
-
-    def answer(path: str, body: dict) -> tuple[int, bytes] | None:
-        if path == "/desktop_path":
-            return 200, json.dumps({"desktop_path": "C:\\Users\\Docker\\Desktop"}).encode()
-        return None
-
-    return Behaviour(files=files, answer=answer, gets=gets)
+def windows(files: dict[str, bytes], tree: str = UIA_TREE) -> WindowsGuest:
+    """A stand-in answering as WAA's Windows VM (its Python, files, platform), with the screen's tree."""
+    guest = WindowsGuest(World(files=files))
+    guest.gets["/accessibility?backend=uia"] = (200, json.dumps({"AT": tree}).encode())
+    return guest
 
 
 async def test_profile_getters_read_windows_files_as_waa_does():
@@ -171,7 +169,8 @@ async def test_an_address_bar_without_a_value_is_waas_crash_and_linux_has_no_edg
                 await resolve(client, {"type": "active_tab_url_parse", "parse_keys": ["a"]})
         finally:
             await client.aclose()
-    linux = windows({})
+    linux = windows({})  # the Linux WAA server: it refuses WAA's platform program and says Linux at /platform
+    linux.world = World(broken={"/execute": (400, b'{"status": "error", "message": "refused: not pyautogui"}')})
     linux.gets["/platform"] = (200, b"Linux")
     with StandIn(linux) as vm:
         client = WAAClient(vm.url)

@@ -12,9 +12,7 @@ import socket
 import anyio
 import pytest
 
-from actors.agent import Agent
-from actors.evaluator import Evaluator
-from actors.runner import CrewFactory, EpisodeRunner
+from actors.runner import EpisodeRunner
 from bench.suites.waa.checker import WAAChecker
 from actors.backends.waa.client import Retry
 from bench.suites.waa.node import actors_for, waa_backend
@@ -23,6 +21,7 @@ from runtime.host import run_local_host
 from runtime.limits import Limits
 
 from tests.waa_servers import Behaviour, StandIn
+from tests.crews import crew
 
 pytestmark = pytest.mark.anyio
 
@@ -47,7 +46,7 @@ class ClickThenGiveUp:
 def runner(build, policy=None, **overrides) -> EpisodeRunner:
     policy = policy or ClickThenGiveUp()
     settings = dict(
-        crew=CrewFactory(agent=lambda: Agent(policy), evaluator=lambda: Evaluator(WAAChecker())),
+        crew=crew(lambda: policy, WAAChecker),
         vm_slot=functools.partial(run_local_host, build),
         limits=Limits(call_seconds=30, tree_seconds=0.5),
         max_attempts=2,

@@ -11,9 +11,7 @@ import sys
 
 import pytest
 
-from actors.agent import Agent
-from actors.evaluator import Evaluator
-from actors.runner import CrewFactory, EpisodeRunner
+from actors.runner import EpisodeRunner
 from bench.suites.waa.checker import WAAChecker
 from actors.backends.waa.client import Retry
 from bench.suites.waa.node import actors_for, waa_backend
@@ -26,6 +24,7 @@ from runtime.host import run_local_host
 from runtime.limits import Limits
 
 from tests.waa_servers import LINUX_TASKS, ROOT, start_linux_server, stop
+from tests.crews import crew
 
 pytestmark = pytest.mark.anyio
 
@@ -114,7 +113,7 @@ async def test_linux_waa_tasks_pass_end_to_end_through_the_waa_backend(server):
     assert len(tasks) == 4
     agent = ScriptedWAAAgent()
     runner = EpisodeRunner(
-        crew=CrewFactory(agent=lambda: Agent(agent), evaluator=lambda: Evaluator(WAAChecker())),
+        crew=crew(lambda: agent, WAAChecker),
         vm_slot=functools.partial(run_local_host, lambda: actors_for(backend(server))),
         limits=Limits(call_seconds=60, tree_seconds=10),
     )
@@ -138,7 +137,7 @@ async def test_a_task_the_agent_does_not_do_fails_as_the_agents_fault(server):
             return Decision(action=Done())
 
     runner = EpisodeRunner(
-        crew=CrewFactory(agent=lambda: Agent(Quitter()), evaluator=lambda: Evaluator(WAAChecker())),
+        crew=crew(Quitter, WAAChecker),
         vm_slot=functools.partial(run_local_host, lambda: actors_for(backend(server))),
         limits=Limits(call_seconds=60, tree_seconds=10),
     )

@@ -28,6 +28,7 @@ from bench.suites.waa.coverage import missing
 from protocols import Done, Evaluate, Fail, Hotkey, Key, Scroll, StepRecord, Task, Viewport
 from runtime.errors import Refused
 
+from tests.suites.waa.workbooks import book
 from tests.waa_servers import LINUX_TASKS, ROOT, start_linux_server, stop
 
 WAA = ROOT.parent / "shared" / "waa" / "evaluation_examples_windows"
@@ -176,7 +177,7 @@ async def test_checker_infeasible_conj_and_getter_errors():
         await checker.check(evaluate({"func": "compare_epub"}, Done(), {"result": [None], "expected": [None]}))
     freeze = {"func": "compare_table", "options": {"rules": [{"type": "freeze"}]}}
     with pytest.raises(Refused, match="rule type 'freeze' is not supported"):
-        await checker.check(evaluate(freeze, Done(), {"result": [b""], "expected": [b""]}))
+        await checker.check(evaluate(freeze, Done(), {"result": [book([["a"]])], "expected": [book([["a"]])]}))
 
 
 def test_translation_of_keys_and_wheels_reads_back_through_the_allow_list():
@@ -230,7 +231,8 @@ def test_waa_token_reaches_the_client_of_a_server_that_requires_it(tmp_path):
                                                                   "so (Fail)")
 
 
-def test_waa_token_and_the_node_token_are_two_settings(tmp_path):
-    checked = plan("waa", {"tasks": str(LINUX_TASKS), "waa_token": "server", "token": "node",
+@pytest.mark.anyio
+async def test_waa_token_and_the_node_token_are_two_settings(tmp_path, anyio_backend):
+    checked = await plan("waa", {"tasks": str(LINUX_TASKS), "waa_token": "server", "token": "node",
                            "out": str(tmp_path / "run")})
     assert (checked.suite.token, checked.config.token) == ("server", "node")

@@ -30,10 +30,11 @@ from docx.shared import Pt
 import openpyxl
 from openpyxl.chart import BarChart, Reference
 from openpyxl.drawing.text import RegularTextRun
-from openpyxl.formatting.rule import CellIsRule
+from openpyxl.formatting.rule import CellIsRule, FormulaRule
 from openpyxl.pivot.cache import CacheDefinition, CacheField, CacheSource, SharedItems, WorksheetSource
 from openpyxl.pivot.table import DataField, FieldItem, Location, PivotField, RowColField, TableDefinition
 from openpyxl.styles import Font, PatternFill
+from openpyxl.styles.differential import DifferentialStyle
 
 from actors.backends.waa.client import Retry, WAAClient
 from actors.backends.waa.commands import command
@@ -398,17 +399,25 @@ def _filled(fg: str | None = None, bg: str | None = None, width: int = 3) -> Cal
 
 def test_style_reads_bgcolor_from_bg_color_and_compares_the_used_range():
     rule = {"type": "style", "props": ["bgcolor"]}
-    assert _table(_book(TABLE, _filled(fg="FFFF0000")), _book(TABLE), **rule) == 1.0  # WAA never sees fgColor
+    assert _table(_book(TABLE, _filled(fg="FFFF0000")), _book(TABLE), **rule) == 1.0  # bgcolor never sees fgColor
+    assert _table(_book(TABLE, _filled(fg="FFFF0000")), _book(TABLE), type="style", props=["fgcolor"]) == 0.0
     assert _table(_book(TABLE, _filled(bg="FFFF0000")), _book(TABLE), **rule) == 0.0
     assert _table(_book(TABLE, _filled(width=5)), _book(TABLE, _filled()), **rule) == 0.0  # an extra column
 
 
-def test_style_on_a_sheet_with_conditional_formatting_is_an_evaluation_error_not_a_guess():
-    def formatted(sheet: Any) -> None:
-        sheet.conditional_formatting.add("B2:B3", CellIsRule(operator="greaterThan", formula=["4"],
-                                                             font=Font(color="FF00FF00")))
-    with pytest.raises(MetricFailed, match="conditional formatting \\(\\['cellIs'\\]\\)"):
-        _table(_book(TABLE, formatted), _book(TABLE), type="style", props=["font_color"])
+def test_style_evaluates_expression_conditional_formats_as_waa_and_refuses_other_kinds():
+    def formatted(rule: Any) -> Callable[[Any], None]:
+        return lambda sheet: sheet.conditional_formatting.add("B2:B3", rule)
+
+    green = DifferentialStyle(font=Font(color="FF00FF00"))
+    expression = FormulaRule(formula=["B2>4"])
+    expression.dxf = green
+    direct = _book(TABLE, lambda sheet: setattr(sheet["B3"], "font", Font(color="FF00FF00")))
+    assert _table(_book(TABLE, formatted(expression)), direct, type="style", props=["font_color"]) == 1.0
+    assert _table(_book(TABLE, formatted(expression)), _book(TABLE), type="style", props=["font_color"]) == 0.0
+    cell_is = CellIsRule(operator="greaterThan", formula=["4"], font=Font(color="FF00FF00"))
+    with pytest.raises(MetricFailed, match="conditional format of type 'cellIs'"):
+        _table(_book(TABLE, formatted(cell_is)), _book(TABLE), type="style", props=["font_color"])
 
 
 def test_check_cell_reads_values_from_the_xml_and_knows_approx():
@@ -422,7 +431,8 @@ def test_check_cell_reads_values_from_the_xml_and_knows_approx():
     assert cell({"value": {"method": "eq", "ref": True}}, rows=[TABLE[0], ["ann", True, 7]]) == 0.0  # no bool
     inline = _with_cell(_book(TABLE), '<c r="B2" t="inlineStr"><is><t>ann</t></is></c>')
     rule = {"type": "check_cell", "sheet_idx": "RNSheet", "coordinate": "B2"}
-    assert compare_table(inline, _book(TABLE), rules=[{**rule, "props": {"value": {"method": "eq", "ref": "ann"}}}]) == 1.0
+    # WAA's read_cell_value reads an inline string as nothing
+    assert compare_table(inline, _book(TABLE), rules=[{**rule, "props": {"value": {"method": "eq", "ref": None}}}]) == 1.0
     rich = _with_cell(_book(TABLE), '<c r="B2" t="inlineStr"><is><r><t>ann</t></r></is></c>')
     assert compare_table(rich, _book(TABLE), rules=[{**rule, "props": {"value": {"method": "eq", "ref": "ann"}}}]) == 0.0
     with pytest.raises(ReferenceCrash, match="re.I cannot compare None"):  # WAA's re.search(None) raises

@@ -8,7 +8,7 @@ import pytest
 
 from actors.backends.waa.client import WAAClient
 from bench.suites.waa.getters import resolve
-from bench.suites.waa.errors import ReferenceCrash
+from bench.suites.waa.errors import GetterFailed, ReferenceCrash
 from bench.suites.waa.metrics import METRICS, MetricFailed
 
 from tests.waa_servers import start_linux_server, stop
@@ -83,8 +83,10 @@ def test_no_vlcrc_raises_as_in_waa_and_malformed_rules_are_named():
     assert caught.value.fix == "missing-file" and caught.value.fixed == 1.0
     with pytest.raises(MetricFailed, match="check_qt_max_volume: expected a rule with `expected_qt_max_volume`"):
         check("check_qt_max_volume", VLCRC, volume=200)
-    with pytest.raises(MetricFailed, match="type must be 'match' or 'blackish', got 'pinkish'"):
-        check("check_qt_slider_colours", VLCRC, type="pinkish")
+    assert check("check_qt_slider_colours", VLCRC, type="pinkish") == 0.0  # WAA's None, scored 0
+    with pytest.raises(ReferenceCrash, match="not UTF-8") as caught:
+        check("check_qt_max_volume", b"# caf\xe9\nqt-max-volume=200\n", expected_qt_max_volume=200)
+    assert caught.value.fix == "text-encoding" and caught.value.fixed == 1.0
 
 
 @pytest.mark.anyio
@@ -92,7 +94,8 @@ async def test_vlc_config_reads_the_vlcrc_under_the_vms_home():
     server = start_linux_server(flags=("--allow-commands",))
     client = WAAClient(server.url, token=server.token)
     try:
-        assert await resolve(client, {"type": "vlc_config", "dest": "vlcrc"}) is None
+        with pytest.raises(GetterFailed, match="VLC never saved its settings"):  # WAA's getter writes None: raises
+            await resolve(client, {"type": "vlc_config", "dest": "vlcrc"})
         reply = await client.execute("mkdir -p ~/.config/vlc && printf 'qt-max-volume=200\\n' > ~/.config/vlc/vlcrc",
                                      shell=True)
         assert reply["returncode"] == 0, reply

@@ -18,20 +18,23 @@ import io
 import json
 from typing import Any
 
-import py7zr
 import pytest
 from PIL import Image, ImageDraw
 
 from actors.backends.waa.client import Retry, WAAClient
 from actors.backends.waa.commands import PREFIX
+from bench.suites.waa.browser.web_apps import INSTALLED_APPS
 from bench.suites.waa.checker import WAAChecker
 from bench.suites.waa.errors import GetterCrash
 from bench.suites.waa.getters import GetterFailed, resolve
 from bench.suites.waa.node import WAATaskSteps
+from bench.suites.waa.paint import has_red_circle
 from bench.suites.waa.settings import NIGHT_LIGHT, TIMEZONE
 from protocols import Click, Evaluate, Point, StepRecord, Task
 from runtime.errors import Refused
 
+from tests.suites.waa import reference
+from tests.suites.waa.task_worlds import seven_zip
 from tests.waa_servers import Behaviour, StandIn
 
 pytestmark = pytest.mark.anyio
@@ -294,14 +297,6 @@ async def test_hidden_file_and_window_title(vm):
         await vm.read({"type": "vm_active_window_title"}, {TITLE: SERVER_ERROR})
 
 
-def seven_zip(password: str | None, names: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with py7zr.SevenZipFile(buffer, "w", password=password, header_encryption=password is not None) as archive:
-        for name, data in names.items():
-            archive.writestr(data, name)
-    return buffer.getvalue()
-
-
 ARCHIVE = "C:\\Users\\Docker\\Desktop\\OldProjects.7z"
 
 
@@ -333,37 +328,86 @@ RED = (237, 28, 36)
 """Paint's red."""
 
 
-async def test_paint_canvas_size_and_red_circle_on_images_built_here(vm):
+CANVASES = {
+    "a red ring": png((1280, 720), lambda d: d.ellipse((400, 200, 600, 400), outline=RED, width=5)),
+    "a filled red disc": png((1280, 720), lambda d: d.ellipse((400, 200, 600, 400), fill=RED)),
+    "a blue ring": png((1280, 720), lambda d: d.ellipse((400, 200, 600, 400), outline=(0, 0, 255), width=5)),
+    "a swatch and an oval": png((1280, 720), lambda d: d.rectangle((20, 20, 50, 50), fill=RED),
+                                lambda d: d.ellipse((400, 200, 800, 300), outline=RED, width=5)),
+    "a ring on grey": png((400, 300), lambda d: d.rectangle((0, 0, 400, 300), fill=(90, 90, 90)),
+                          lambda d: d.ellipse((100, 50, 300, 250), outline=RED, width=5)),
+    "a ring at the corner": png((300, 300), lambda d: d.ellipse((-60, -60, 60, 60), outline=RED, width=5)),
+    "one red pixel": png((50, 50), lambda d: d.point((10, 10), fill=RED)),
+    "white": png((50, 50)),
+}
+
+
+def test_red_circle_answers_as_waas_find_red_circle():
+    find_red_circle = reference.getters().microsoftpaint.find_red_circle
+    answers = {name: has_red_circle(Image.open(io.BytesIO(data))) for name, data in CANVASES.items()}
+    assert answers == {name: bool(find_red_circle(data)) for name, data in CANVASES.items()}
+    assert answers["a red ring"] and not answers["a filled red disc"] and not answers["a blue ring"]
+
+
+async def test_paint_canvas_size_and_red_circle_read_the_saved_image(vm):
     saved = "C:\\Users\\Docker\\Downloads\\CanvasSize.png"
     size = {"type": "image_dimension_matches_input", "filepath": saved, "width": "800", "height": "600"}
     assert await vm.read(size, files={saved: png((800, 600))}) is True
     assert await vm.read(size, files={saved: png((1152, 648))}) is False
-    assert await vm.read(size) is False
+    assert await vm.read({**size, "width": ""}) is False  # WAA asks nothing
+    for missing in ({}, {saved: b"not an image"}):  # WAA's getter raises opening it
+        with pytest.raises(GetterFailed, match="CanvasSize.png"):
+            await vm.read(size, files=missing)
     shot = "C:\\Users\\Docker\\Downloads\\Screenshot.png"
     circle = {"type": "is_red_circle_present_on_canvas", "filepath": shot}
-    ring = png((1280, 720), lambda d: d.ellipse((400, 200, 600, 400), outline=RED, width=5))
-    swatch_and_oval = png((1280, 720), lambda d: d.rectangle((20, 20, 50, 50), fill=RED),
-                          lambda d: d.ellipse((400, 200, 800, 300), outline=RED, width=5))
-    blue = png((1280, 720), lambda d: d.ellipse((400, 200, 600, 400), outline=(0, 0, 255), width=5))
-    assert await vm.read(circle, files={shot: ring}) is True
-    assert await vm.read(circle, files={shot: swatch_and_oval}) is False
-    assert await vm.read(circle, files={shot: blue}) is False
-    assert await vm.read(circle, files={shot: b"not an image"}) is False
+    assert await vm.read(circle, files={shot: CANVASES["a red ring"]}) is True
+    assert await vm.read(circle, files={shot: CANVASES["a filled red disc"]}) is False
+    assert await vm.read(circle) is False  # no screenshot: WAA's 0
+    with pytest.raises(GetterFailed, match="not an image"):
+        await vm.read(circle, files={shot: b"not an image"})
 
 
 # --- a getter that raises where WAA's does: the verdict ------------------------------------------------------------
 
-async def test_a_getter_crash_is_an_evaluation_error_unless_the_run_names_its_fix(vm):
-    spec = {"func": "exact_match", "result": {"type": "night_light_state"},
-            "expected": {"type": "rule", "rules": {"expected": [True, "07:00 PM", "07:00 AM"]}}}
+async def test_a_result_getter_crash_scores_a_one_function_task_0_and_is_no_score_beside_another(vm):
+    """WAA's evaluate() catches whatever a one-function task's result getter raises and scores 0; in a
+    task of several functions it lets it escape, so WAA records no score. The fix reads the value."""
+    night_light = {"type": "night_light_state"}
+    wanted = {"type": "rule", "rules": {"expected": [True, "07:00 PM", "07:00 AM"]}}
     vm.guest.commands = {registry(*NIGHT_LIGHT): VALUE_NOT_SET}
-    state = await WAATaskSteps().inspect(vm.client, spec)
+
+    async def verdict(spec: dict, fixes: tuple[str, ...] = ()):
+        state = await WAATaskSteps().inspect(vm.client, spec)
+        request = Evaluate(task=Task(task_id="settings/t", instruction="-", evaluation_spec=spec), episode_id="e",
+                           steps=(StepRecord(episode_id="e", step=1, action=Click(point=Point(1, 1))),), vm_state=state)
+        return state, await WAAChecker(fixes=fixes).check(request)
+
+    state, one = await verdict({"func": "exact_match", "result": night_light, "expected": wanted})
     assert state["result"] == [None] and state["errors"] == []
     assert state["crashes"][0]["at"] == "result[0]" and state["crashes"][0]["fix"] == "unread-answer"
-    request = Evaluate(task=Task(task_id="settings/t", instruction="-", evaluation_spec=spec), episode_id="e",
-                       steps=(StepRecord(episode_id="e", step=1, action=Click(point=Point(1, 1))),), vm_state=state)
+    assert (one.success, one.score) == (False, 0.0)
+    assert "scores a one-function task 0 when its result getter raises" in one.reason
+    _, fixed = await verdict({"func": "exact_match", "result": night_light, "expected": wanted}, ("unread-answer",))
+    assert fixed.score == 0.0 and "fix 'unread-answer' used" in fixed.reason
+    two = {"func": ["exact_match", "exact_match"], "result": [night_light, night_light], "expected": [wanted, wanted]}
     with pytest.raises(Refused, match="WAA's getter raises here too"):
-        await WAAChecker().check(request)
-    verdict = await WAAChecker(fixes=["unread-answer"]).check(request)
-    assert (verdict.success, verdict.score) == (False, 0.0)
-    assert "fix 'unread-answer' used" in verdict.reason
+        await verdict(two)
+
+
+# --- edge's installed web app ------------------------------------------------------------------------------------------
+
+async def test_pwa_check_reads_get_appxpackage_as_waas_msedge_getter(vm):
+    spec = {"type": "validate_pwa_installed"}
+    packages = [{"Name": "Microsoft.WindowsCalculator", "PackageFullName": "Microsoft.WindowsCalculator_11"},
+                {"Name": "www.PWABuilder.App", "PackageFullName": "www.PWABuilder.App_1.0"}]
+    answers = [
+        (ran(json.dumps(packages)), "app_installed"),
+        (ran(json.dumps(packages[:1])), "app_not_installed"),
+        (ran(""), "app_not_installed"),  # nothing printed
+        (ran(json.dumps(packages[1])), "error"),  # one package: ConvertTo-Json prints an object, WAA meets its keys
+        (ran("not json"), "error"),
+        (SERVER_ERROR, "error"),  # (retried, then) no answer, which WAA's getter indexes
+    ]
+    for answer, read in answers:
+        assert await vm.read(spec, {INSTALLED_APPS: answer}) == read
+        assert vm.guest.sent and all(sent == ("/execute", {"command": INSTALLED_APPS}) for sent in vm.guest.sent)

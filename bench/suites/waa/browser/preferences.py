@@ -29,13 +29,9 @@ inputs fail the same way:
 safety net, as WAA does: no file (or an empty one) is [], a file that is not
 JSON is WAA's crash (`GetterCrash`; the `unread-answer` fix reads []).
 
-WAA's source for `edge_default_download_folder` and `validate_pwa_installed`
-(its getters/msedge.py) was not available when this was written. The first
-is read like `edge_home_page`, its neighbour there, from the setting Edge's
-download folder choice writes; the second answers "app_installed" when
-Edge's profile lists an installed web app (a folder per app under `Web
-Applications/Manifest Resources`, listed with /list_directory), else
-"app_not_installed".
+`edge_home_page` and `edge_default_download_folder` are WAA's getters/msedge.py:
+the path comes from the guest's Python outside WAA's safety net (a guest
+that does not say fails the getter), the reading inside it.
 """
 
 from __future__ import annotations
@@ -46,7 +42,7 @@ from typing import Any, Callable
 from actors.backends.waa.client import WAAClient
 from bench.suites.waa.browser.profile import (
     CHROME_BOOKMARKS, CHROME_LOCAL_STATE, CHROME_PREFERENCES, EDGE_BOOKMARKS, EDGE_PREFERENCES,
-    EDGE_SECURE_PREFERENCES, EDGE_WEB_APPS, ProfileFile, locate,
+    EDGE_SECURE_PREFERENCES, ProfileFile, locate,
 )
 from bench.suites.waa.guest import fetch_file, unread
 
@@ -86,16 +82,6 @@ def _without_scheme_and_slashes(data: Any) -> str:
 
 def _download_folder(data: Any) -> str:
     return data.get("download", {}).get("default_directory", {}) or "False"
-
-
-async def validate_pwa_installed(client: WAAClient, spec: dict[str, Any]) -> str:
-    folder = await locate(client, EDGE_WEB_APPS)
-    listing = await client.post("/list_directory", json={"path": folder}, answer_server_errors=True)
-    try:
-        installed = bool(listing.json()["directory_tree"]["children"])
-    except (ValueError, KeyError, TypeError):
-        installed = False
-    return "app_installed" if installed else "app_not_installed"
 
 
 def _truthy(value: Any, yes: Any = "true", no: Any = "false") -> Any:
@@ -164,5 +150,4 @@ PREFERENCE_GETTERS = {
     "edge_home_page": reading(EDGE_SECURE_PREFERENCES, _without_scheme_and_slashes, "error"),
     "edge_default_download_folder": reading(EDGE_PREFERENCES, _download_folder, "error"),
     "favorites": roots(EDGE_BOOKMARKS),
-    "validate_pwa_installed": validate_pwa_installed,
 }

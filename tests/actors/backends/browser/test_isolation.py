@@ -12,10 +12,8 @@ import time
 import anyio
 import pytest
 
-from actors.agent import Agent
 from actors.episode import Outlets
-from actors.evaluator import Evaluator
-from actors.runner import CrewFactory, EpisodeRunner
+from actors.runner import EpisodeRunner
 from protocols import Click, Decide, Decision, Done, EpisodeStarted, Evaluate, Target, Task, Verdict, Wait
 from runtime.events import EventBus
 from runtime.http_server import LoopbackHTTPServer, QuietHandler
@@ -23,6 +21,7 @@ from runtime.limits import Limits
 from runtime.remote import run_local_node
 from runtime.seats import SharedNodes
 from tests.paths import FIXTURES
+from tests.crews import crew
 
 pytestmark = pytest.mark.anyio
 BROWSER_APP = "actors.backends.browser.node:build"
@@ -87,7 +86,7 @@ def task(task_id: str, url: str) -> Task:
 async def test_an_episode_finds_nothing_of_the_one_before_although_its_page_was_loaded_ahead(pages):
     findings, bus, started = Findings(), EventBus(), {}
     runner = EpisodeRunner(
-        crew=CrewFactory(agent=lambda: Agent(Traces()), evaluator=lambda: Evaluator(findings)),
+        crew=crew(Traces, lambda: findings),
         vm_slot=functools.partial(run_local_node, BROWSER_APP, ready_timeout=60),
         limits=Limits(call_seconds=30, max_steps=40), outlets=Outlets(bus=bus),
     )
@@ -145,7 +144,7 @@ async def test_two_slots_of_one_browser_at_the_same_time_see_nothing_of_each_oth
     page = f"{pages}/traces.html"
     async with SharedNodes(functools.partial(run_local_node, BROWSER_APP, ready_timeout=60), seats=2) as nodes:
         runner = EpisodeRunner(
-            crew=CrewFactory(agent=lambda: Agent(together), evaluator=lambda: Evaluator(findings)),
+            crew=crew(lambda: together, lambda: findings),
             vm_slot=nodes.slot, concurrency=2, limits=Limits(call_seconds=20, max_steps=40),
         )
         results = await runner.run([task("leave", page), task("look", page)])

@@ -10,19 +10,16 @@ from collections import Counter
 
 import pytest
 
-from actors.agent import Agent
 from actors.backends.browser.processes import browser_mains
-from actors.episode import Outlets
-from actors.evaluator import Evaluator
-from actors.runner import CrewFactory, EpisodeRunner
+from actors.runner import EpisodeRunner
 from bench.suites.miniwob.agent import ScriptedMiniWobAgent
 from bench.suites.miniwob.suite import MiniWobChecker, miniwob_task
 from protocols import Click, Decision, Done, Target
 from runtime.events import EventBus
-from runtime.limits import Limits
 from runtime.remote import run_local_node
 from runtime.seats import SharedNodes
 from tests.faults import run_killing_after_first_step
+from tests.crews import crew, node_runner
 
 pytestmark = pytest.mark.anyio
 BROWSER_APP = "bench.suites.miniwob.node:build"
@@ -33,15 +30,7 @@ def browser_processes() -> list[int]:
 
 
 def runner(policy, bus=None, **overrides) -> EpisodeRunner:
-    settings = dict(
-        crew=CrewFactory(agent=lambda: Agent(policy), evaluator=lambda: Evaluator(MiniWobChecker())),
-        vm_slot=functools.partial(run_local_node, BROWSER_APP, ready_timeout=60),
-        limits=Limits(call_seconds=30),
-        concurrency=2,
-        outlets=Outlets(bus=bus),
-    )
-    settings.update(overrides)
-    return EpisodeRunner(**settings)
+    return node_runner(crew(lambda: policy, MiniWobChecker), BROWSER_APP, bus, call_seconds=30, **overrides)
 
 
 async def test_chromium_killed_mid_episode_is_restarted_and_only_its_episode_retried():
