@@ -542,7 +542,7 @@ async def _start_viewer(tg, bus: EventBus, config: RunConfig, out: Path, say: Ca
 
 async def _watching_only(serve, say: Callable[[str], None], *, task_status=anyio.TASK_STATUS_IGNORED) -> None:
     """Run a viewer that only watches: once it serves, its failure is said and logged and the
-    run goes on without it (issue 17: a viewer's end took a run down). One that cannot start
+    run goes on without it (watching is a convenience, never worth a run). One that cannot start
     (a port in use) still stops the run before any episode."""
     serving = False
     try:

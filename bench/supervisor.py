@@ -206,6 +206,7 @@ async def _interruptible(run: Callable[[], Awaitable[int]]) -> int:
     on either event loop, then raised as KeyboardInterrupt; a second Ctrl-C while it ends
     interrupts at once, as Python's own handler does."""
     interrupted = anyio.Event()
+    outcome: list[int | Exception] = []
 
     async def watch(scope: anyio.CancelScope) -> None:
         with anyio.open_signal_receiver(signal.SIGINT) as signals:
@@ -214,13 +215,21 @@ async def _interruptible(run: Callable[[], Awaitable[int]]) -> int:
                 scope.cancel()
                 return
 
+    async def work(scope: anyio.CancelScope) -> None:
+        try:
+            outcome.append(await run())
+        except Exception as exc:  # raised below as itself (a ConfigError is one line), not in a task group's group
+            outcome.append(exc)
+        scope.cancel()
+
     async with anyio.create_task_group() as tg:
         tg.start_soon(watch, tg.cancel_scope)
-        code = await run()
-        tg.cancel_scope.cancel()
+        tg.start_soon(work, tg.cancel_scope)
     if interrupted.is_set():
         raise KeyboardInterrupt
-    return code
+    if isinstance(outcome[0], Exception):
+        raise outcome[0]
+    return outcome[0]
 
 
 async def _run(planning: Callable[[], Awaitable[RunPlan]], console: Console, planned: list[RunPlan]) -> int:

@@ -45,6 +45,87 @@ def load(path: Path, stubs: dict[str, tuple[str, ...]]) -> types.ModuleType:
                 sys.modules[name] = previous
 
 
+FILE = object()
+"""Marks an argument that is a file: OSWorld's function gets its path, troupe's its bytes."""
+
+
+class Case:
+    """One call: its arguments (FILE, data for a file) and the options."""
+
+    def __init__(self, *arguments: Any, **options: Any) -> None:
+        self.arguments, self.options = arguments, options
+
+    def __repr__(self) -> str:
+        return f"Case{self.arguments!r} {self.options!r}"
+
+    def calls(self, folder: Path, index: int) -> tuple[list[Any], list[Any]]:
+        """OSWorld's arguments (a file as its path) and troupe's (a file as its bytes)."""
+        theirs, ours = [], []
+        items = list(self.arguments)
+        while items:
+            item = items.pop(0)
+            if item is FILE:
+                data = items.pop(0)
+                path = folder / f"case{index}-{len(theirs)}.txt"
+                path.write_bytes(data)
+                theirs.append(str(path))
+                ours.append(data)
+            else:
+                theirs.append(item)
+                ours.append(item)
+        return theirs, ours
+
+
+def outcome(function: Any, arguments: list[Any], options: dict[str, Any]) -> Any:
+    """The score, or "raises": OSWorld then records no score (a None score too), and troupe's checker
+    an evaluation error."""
+    try:
+        return float(function(*arguments, **options))
+    except Exception:  # noqa: BLE001 - a raise is an outcome to agree on
+        return "raises"
+
+
+def disagreements(reference: Any, ours: Any, cases: list[Case], folder: Path) -> list[tuple[Case, Any, Any]]:
+    """The cases where OSWorld's function and troupe's give different outcomes."""
+    found = []
+    for index, case in enumerate(cases):
+        theirs_args, our_args = case.calls(folder, index)
+        theirs, mine = outcome(reference, theirs_args, case.options), outcome(ours, our_args, case.options)
+        if theirs != mine:
+            found.append((case, theirs, mine))
+    return found
+
+
+def assert_agrees(name: str, reference: Any, ours: Any, cases: list[Case], folder: Path, capsys: Any) -> None:
+    """Prints how many `cases` troupe's `ours` and OSWorld's `reference` agree on, past pytest's capture,
+    and fails on any that differ."""
+    differences = disagreements(reference, ours, cases, folder)
+    with capsys.disabled():
+        print(f"\nparity {name}: {len(cases) - len(differences)}/{len(cases)} cases agree with OSWorld's function")
+    assert not differences
+
+
+_IMAGING = {"cv2": (), "skimage": (), "skimage.metrics": ("structural_similarity",)}
+
+
+def vlc() -> types.ModuleType:
+    """metrics/vlc.py; its audio, video and image libraries, which the vlcrc checks never call, stood in."""
+    return load(METRICS / "vlc.py", {**_IMAGING, "acoustid": (), "imagehash": (), "librosa": (), "numpy": (),
+                                     "PIL": ("Image",), "fastdtw": ("fastdtw",), "scipy": (), "scipy.spatial": (),
+                                     "scipy.spatial.distance": ("cosine",)})
+
+
+def gimp() -> types.ModuleType:
+    """metrics/gimp.py; its image libraries, which check_config_status never calls, stood in."""
+    return load(METRICS / "gimp.py", {**_IMAGING, "numpy": (), "PIL": ("Image", "ImageChops", "ImageStat")})
+
+
+def slides() -> types.ModuleType:
+    """metrics/slides.py; python-pptx, which check_left_panel and check_auto_saving_time never call, stood in."""
+    return load(METRICS / "slides.py", {"pptx": ("Presentation",), "pptx.util": ("Inches",),
+                                        "pptx.enum": (), "pptx.enum.shapes": ("MSO_SHAPE_TYPE",)})
+
+
 def general() -> types.ModuleType:
     """metrics/general.py; its two helpers from utils.py (which needs formulas and tldextract) stood in."""
     return load(METRICS / "general.py", {"desktop_env": (), "desktop_env.evaluators": (),

@@ -14,11 +14,21 @@ the metrics here read the bytes the same way).
 - `cloud_file`: the expected file from the user's cache folder
   (`<cache>/<task id>/<dest>`), fetched from its URL when the folder lacks it;
 - `cache_file`: a file a `command` step saved (or the user's cache folder
-  holds); OSWorld asserts it exists, so a missing one is an evaluation error.
+  holds); OSWorld asserts it exists, so a missing one is an evaluation error;
+- `vlc_config` / `gimp_config_file`: VLC's vlcrc / a file of GIMP 2.10's
+  config folder, found in the VM user's home as OSWorld's getters find it
+  (they ask the VM to expand `~`); a vlcrc that is not there is an
+  evaluation error (OSWorld's getter raises writing None), a GIMP file that
+  is not there or is empty is None (its metric scores 0);
+- `default_video_player`: the application `xdg-mime` names for the most of
+  OSWorld's video types (its list, duplicates included, weigh the count),
+  'unknown' when it names none;
+- `accessibility_tree`: /accessibility's `AT` text, None when it fails.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Awaitable, Callable
 
 import httpx
@@ -27,6 +37,20 @@ from bench.suites.osworld.episode import Episode
 from bench.suites.osworld.errors import GetterFailed
 
 Getter = Callable[[Episode, dict[str, Any]], Awaitable[Any]]
+
+VLCRC = "~/.config/vlc/vlcrc"
+GIMP_CONFIG = "~/.config/GIMP/2.10"
+VIDEO_TYPES = (
+    "3gp", "3gp", "3gpp", "3gpp", "3gpp2", "3gpp2", "avi", "avi", "divx", "divx", "dv", "dv", "fli", "fli", "flv", "flv",
+    "mp2t", "mp2t", "mp4", "mp4", "mp4v-es", "mp4v-es", "mpeg", "mpeg", "mpeg-system", "mpeg-system", "msvideo",
+    "msvideo", "ogg", "ogg", "quicktime", "quicktime", "vnd.divx", "vnd.divx", "vnd.mpegurl", "vnd.mpegurl",
+    "vnd.rn-realvideo", "vnd.rn-realvideo", "webm", "webm", "x-anim", "x-anim", "x-avi", "x-avi", "x-flc", "x-flc",
+    "x-fli", "x-fli", "x-flv", "x-flv", "x-m4v", "x-m4v", "x-matroska", "x-matroska", "x-mpeg", "x-mpeg",
+    "x-mpeg-system", "x-mpeg-system", "x-mpeg2", "x-mpeg2", "x-ms-asf", "x-ms-asf", "x-ms-asf-plugin",
+    "x-ms-asf-plugin", "x-ms-asx", "x-ms-asx", "x-ms-wm", "x-ms-wm", "x-ms-wmv", "x-ms-wmv", "x-ms-wmx", "x-ms-wmx",
+    "x-ms-wvx", "x-ms-wvx", "x-msvideo", "x-msvideo", "x-nsv", "x-nsv", "x-ogm", "x-ogm", "x-ogm+ogg", "x-theora",
+    "x-theora", "x-theora+ogg", "x-theora+ogg")
+"""The video types (video/<type>) OSWorld's default_video_player asks xdg-mime about, as it lists them."""
 
 
 async def _rule(episode: Episode, spec: dict[str, Any]) -> Any:
@@ -104,6 +128,42 @@ async def _cache_file(episode: Episode, spec: dict[str, Any]) -> bytes:
     return data
 
 
+async def _home_file(episode: Episode, path: str) -> bytes | None:
+    """A file under the VM user's home (`path` starts with ~/), as the VM expands it."""
+    response = await episode.client.post("/execute", json={"command": f"echo {path}", "shell": True},
+                                         answer_server_errors=True)
+    if response.status_code != 200:
+        raise GetterFailed(f"/execute answered HTTP {response.status_code} expanding {path} "
+                           f"(OSWorld's getter raises here): {response.text[:200]}")
+    return await file_from_vm(episode, response.json()["output"].strip())
+
+
+async def _vlc_config(episode: Episode, spec: dict[str, Any]) -> bytes:
+    data = await _home_file(episode, VLCRC)
+    if data is None:
+        raise GetterFailed(f"vlc_config: {VLCRC} is not on the VM (OSWorld's getter raises writing None)")
+    return data
+
+
+async def _gimp_config_file(episode: Episode, spec: dict[str, Any]) -> bytes | None:
+    return await _home_file(episode, f"{GIMP_CONFIG}/{spec['file_name']}") or None
+
+
+async def _default_video_player(episode: Episode, spec: dict[str, Any]) -> str:
+    found: Counter[str] = Counter()
+    for video_type, weight in Counter(VIDEO_TYPES).items():
+        app = await _command(episode, {"command": ["xdg-mime", "query", "default", f"video/{video_type}"]},
+                             "output")
+        if app:
+            found[app] += weight
+    return found.most_common(1)[0][0] if found else "unknown"
+
+
+async def _accessibility_tree(episode: Episode, spec: dict[str, Any]) -> str | None:
+    response = await episode.client.get("/accessibility", answer_server_errors=True)
+    return response.json()["AT"] if response.status_code == 200 else None
+
+
 GETTERS: dict[str, Getter] = {
     "rule": _rule,
     "vm_command_line": _vm_command_line,
@@ -112,6 +172,10 @@ GETTERS: dict[str, Getter] = {
     "vm_file": _vm_file,
     "cloud_file": _cloud_file,
     "cache_file": _cache_file,
+    "vlc_config": _vlc_config,
+    "gimp_config_file": _gimp_config_file,
+    "default_video_player": _default_video_player,
+    "accessibility_tree": _accessibility_tree,
 }
 
 

@@ -8,7 +8,8 @@ file (UTF-8, universal newlines), so an empty file is still a file.
 
 General functions (OSWorld's metrics/general.py): `exact_match`,
 `match_in_list`, `is_in_list`, `literal_match`, `check_include_exclude`,
-`file_contains`, `check_line_number`, `diff_text_file`.
+`file_contains`, `check_line_number`, `diff_text_file`; the applications'
+own in vlc.py, gimp.py and impress.py.
 
 `infeasible` is decided by the checker from the agent's last action.
 """
@@ -21,6 +22,9 @@ import re
 from typing import Any, Callable
 
 from bench.suites.osworld.errors import MetricFailed
+from bench.suites.osworld.gimp import GIMP_METRICS
+from bench.suites.osworld.impress import IMPRESS_METRICS
+from bench.suites.osworld.vlc import VLC_METRICS
 
 Metric = Callable[..., float]
 INFEASIBLE = "infeasible"
@@ -113,6 +117,9 @@ METRICS: dict[str, Metric] = {
     "file_contains": file_contains,
     "check_line_number": check_line_number,
     "diff_text_file": diff_text_file,
+    **VLC_METRICS,
+    **GIMP_METRICS,
+    **IMPRESS_METRICS,
 }
 
 SUPPORTED_FUNCTIONS = frozenset(METRICS) | {INFEASIBLE}

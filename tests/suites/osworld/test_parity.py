@@ -4,46 +4,13 @@ endings, text that is not UTF-8, rules without their key. Prints the agreement p
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 import pytest
 
 from bench.suites.osworld import metrics
 
-from tests.osworld_reference import REFERENCE, general
+from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, general
 
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"OSWorld's reference code is not at {REFERENCE}")
-
-FILE = object()
-"""Marks an argument that is a file: OSWorld's function gets its path, troupe's its bytes."""
-
-class Case:
-    """One call: its arguments (FILE, data for a file) and the options."""
-
-    def __init__(self, *arguments: Any, **options: Any) -> None:
-        self.arguments, self.options = arguments, options
-
-    def __repr__(self) -> str:
-        return f"Case{self.arguments!r} {self.options!r}"
-
-    def calls(self, folder: Path, index: int) -> tuple[list[Any], list[Any]]:
-        """OSWorld's arguments (a file as its path) and troupe's (a file as its bytes)."""
-        theirs, ours = [], []
-        items = list(self.arguments)
-        while items:
-            item = items.pop(0)
-            if item is FILE:
-                data = items.pop(0)
-                path = folder / f"case{index}-{len(theirs)}.txt"
-                path.write_bytes(data)
-                theirs.append(str(path))
-                ours.append(data)
-            else:
-                theirs.append(item)
-                ours.append(item)
-        return theirs, ours
-
 
 C = Case
 CASES: dict[str, list[Case]] = {
@@ -71,26 +38,6 @@ CASES: dict[str, list[Case]] = {
 }
 
 
-def outcome(function, arguments: list[Any], options: dict[str, Any]) -> Any:
-    """The score, or "raises": OSWorld then records no score, and troupe's checker an evaluation error."""
-    try:
-        return float(function(*arguments, **options))
-    except Exception:  # noqa: BLE001 - a raise is an outcome to agree on
-        return "raises"
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_troupes_metric_agrees_with_osworlds_on_every_built_case(name, tmp_path, capsys):
-    reference = getattr(general(), name)
-    ours = metrics.METRICS[name]
-    agreed, differences = 0, []
-    for index, case in enumerate(CASES[name]):
-        theirs_args, our_args = case.calls(tmp_path, index)
-        theirs, mine = outcome(reference, theirs_args, case.options), outcome(ours, our_args, case.options)
-        if theirs == mine:
-            agreed += 1
-        else:
-            differences.append((case, theirs, mine))
-    with capsys.disabled():
-        print(f"\nparity {name}: {agreed}/{len(CASES[name])} cases agree with OSWorld's function")
-    assert not differences
+    assert_agrees(name, getattr(general(), name), metrics.METRICS[name], CASES[name], tmp_path, capsys)
