@@ -123,6 +123,9 @@ class RunConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
                                         secret=True)] | None = None
     out: Annotated[str, option(
         "run folder (default: runs/<suite>-<time>); an existing folder is resumed")] | None = None
+    retry_errors: Annotated[bool, option(
+        "resuming, run again the episodes that ended on a model-service or environment error (the "
+        "re-run's result replaces theirs; their folders are kept)")] = True
     limits: LimitsConfig = LimitsConfig()
     llm: LLMOptions = LLMOptions()
     options: Any = None

@@ -76,11 +76,11 @@ class LLMPolicy:
 
     async def decide(self, request: Decide) -> Decision:
         messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": self.prompt(request)}]
-        (action, reasoning), usage = await ask(
+        (action, reasoning), usage, calls = await ask(
             self.client, messages, lambda text: parse_action(text, request.observation.tree),
-            attempts=self.max_bad_replies,
+            attempts=self.max_bad_replies, role="agent", step=request.step,
         )
-        return Decision(action=action, reasoning=reasoning, usage=usage)
+        return Decision(action=action, reasoning=reasoning, usage=usage, calls=calls)
 
     def prompt(self, request: Decide) -> list[dict[str, Any]]:
         lines = [f"Task: {request.task.instruction}", f"This is step {request.step} of at most {request.max_steps}."]
