@@ -189,7 +189,7 @@ def _listing(values: dict[str, Any], suite: type[Suite], spec: str) -> str:
 
 def _table(summary: dict) -> Table:
     table = Table(title="episodes by domain")
-    for column in ("domain", "episodes", "success", "mean steps", "env errors", "s/step"):
+    for column in ("domain", "episodes", "success", "mean steps", "env errors", "model errors", "s/step"):
         table.add_column(column, justify="left" if column == "domain" else "right")
     for domain, figures in [*summary["domains"].items(), ("all", summary["overall"])]:
         if not figures["episodes"]:
@@ -197,6 +197,7 @@ def _table(summary: dict) -> Table:
         table.add_row(domain, str(figures["episodes"]),
                       f"{figures['succeeded']}/{figures['episodes']} ({figures['success_rate']:.0%})",
                       f"{figures['mean_steps']:.1f}", str(figures["environment_errors"]),
+                      str(figures["model_service_errors"]),
                       f"{figures['seconds_per_step']:.3f}")
     return table
 
