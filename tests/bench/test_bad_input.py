@@ -324,7 +324,7 @@ def test_concurrency_above_the_work_is_capped_at_it_saying_so(tmp_path):
                              "--concurrency", "64", "--scale", "0", "--out", str(tmp_path / "run")],
                             cwd=ROOT, capture_output=True, text=True, timeout=60, env={**os.environ, "COLUMNS": "200"})
     assert result.returncode == 0, result.stderr
-    assert "concurrency 2: --concurrency 64, capped at the 2 episode(s) to run" in result.stdout
+    assert "concurrency 2: --concurrency 64, capped at the 2 episode(s) to run" in result.stdout and not result.stderr
     assert json.loads((tmp_path / "run" / "run.json").read_text())["config"]["concurrency"] == 2
 
 
