@@ -189,7 +189,7 @@ def _listing(values: dict[str, Any], suite: type[Suite], spec: str) -> str:
 
 def _table(summary: dict) -> Table:
     table = Table(title="episodes by domain")
-    for column in ("domain", "episodes", "success", "mean steps", "env errors", "s/step"):
+    for column in ("domain", "episodes", "success", "mean steps", "env errors", "model errors", "s/step"):
         table.add_column(column, justify="left" if column == "domain" else "right")
     for domain, figures in [*summary["domains"].items(), ("all", summary["overall"])]:
         if not figures["episodes"]:
@@ -197,6 +197,7 @@ def _table(summary: dict) -> Table:
         table.add_row(domain, str(figures["episodes"]),
                       f"{figures['succeeded']}/{figures['episodes']} ({figures['success_rate']:.0%})",
                       f"{figures['mean_steps']:.1f}", str(figures["environment_errors"]),
+                      str(figures["model_service_errors"]),
                       f"{figures['seconds_per_step']:.3f}")
     return table
 
@@ -206,6 +207,7 @@ async def _interruptible(run: Callable[[], Awaitable[int]]) -> int:
     on either event loop, then raised as KeyboardInterrupt; a second Ctrl-C while it ends
     interrupts at once, as Python's own handler does."""
     interrupted = anyio.Event()
+    outcome: list[int | Exception] = []
 
     async def watch(scope: anyio.CancelScope) -> None:
         with anyio.open_signal_receiver(signal.SIGINT) as signals:
@@ -214,13 +216,21 @@ async def _interruptible(run: Callable[[], Awaitable[int]]) -> int:
                 scope.cancel()
                 return
 
+    async def work(scope: anyio.CancelScope) -> None:
+        try:
+            outcome.append(await run())
+        except Exception as exc:  # raised below as itself (a ConfigError is one line), not in a task group's group
+            outcome.append(exc)
+        scope.cancel()
+
     async with anyio.create_task_group() as tg:
         tg.start_soon(watch, tg.cancel_scope)
-        code = await run()
-        tg.cancel_scope.cancel()
+        tg.start_soon(work, tg.cancel_scope)
     if interrupted.is_set():
         raise KeyboardInterrupt
-    return code
+    if isinstance(outcome[0], Exception):
+        raise outcome[0]
+    return outcome[0]
 
 
 async def _run(planning: Callable[[], Awaitable[RunPlan]], console: Console, planned: list[RunPlan]) -> int:

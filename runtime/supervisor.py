@@ -29,7 +29,7 @@ from anyio.abc import TaskStatus
 
 from runtime.actor import Actor, LocalRef, Ref, Then, ask_soon, run_actor
 from runtime.backoff import Backoff
-from runtime.errors import ActorStopped, CallTimeout, RestartIntensityExceeded, describe
+from runtime.errors import ActorStopped, CallTimeout, RestartIntensityExceeded, TroupeError, describe
 from runtime.loop import CancelScope, TaskGroup, Waiter, Wakeup, cancel_scope, loop_clock, task_group, wakeup_factory
 
 __all__ = ["ChildSpec", "Intensity", "Restart", "Strategy", "SupervisedRef", "Supervisor", "actor_child"]
@@ -399,7 +399,10 @@ class Supervisor:
                 logger.warning("%s: child %r raised while stopping", self.name, spec.id, exc_info=exc)
             else:
                 what = "crashed" if incarnation.has_started else "failed to start"
-                logger.error("%s: child %r %s", self.name, spec.id, what, exc_info=exc)
+                # A TroupeError says in its text what failed (a node that cannot be reached, an actor
+                # that crashed); its traceback would only repeat the runtime's own frames, at every restart.
+                logger.error("%s: child %r %s: %s", self.name, spec.id, what, describe(exc),
+                             exc_info=None if isinstance(exc, TroupeError) else exc)
         finally:
             incarnation.end()
             self._notify()
