@@ -165,6 +165,8 @@ async def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | No
         raise ConfigError(str(exc)) from None
     config = msgspec.structs.replace(config, out=str(out), vm=_vm_host(loaded, config))
     nodes = await _greet_connected(config) if config.connect else ()
+    if config.uses_llm():
+        await llm.preflight()
     pending = sum(task.task_id not in done for task in tasks)
     concurrency, why = _concurrency(loaded, config, nodes, pending, name_of)
     slots, slots_why = _slots_per_browser(loaded, config, concurrency, name_of)
@@ -536,7 +538,10 @@ async def _start_viewer(tg, bus: EventBus, config: RunConfig, out: Path, say: Ca
     token = config.viewer_token or os.environ.get("TROUPE_VIEWER_TOKEN")
     viewer = ViewerServer(bus, token=token, run_dir=out, summarizing=config.summarizer != "none")
     serve = functools.partial(viewer.run, host, port)
-    bound = await tg.start(_watching_only, serve, say)
+    try:
+        bound = await tg.start(_watching_only, serve, say)
+    except Exception as exc:  # the port taken since `plan` checked it: one line, as `plan` would have said
+        raise ConfigError(f"--viewer {config.viewer}: cannot listen there ({describe(exc)})") from None
     say(f"viewer: http://{host}:{bound}/" + (" (add ?token=<viewer token>)" if token else ""))
 
 
