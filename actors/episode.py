@@ -43,6 +43,11 @@ class EnvironmentFailure(TroupeError):
     """The VM side failed; the episode must be retried on a fresh VM."""
 
 
+class ModelServiceFailed(TroupeError):
+    """The Agent's model service failed (its `Decision.model_error`): the episode ends at once,
+    unevaluated, as a `model_service` error, to be run again rather than blamed on the agent."""
+
+
 class AgentFailed(TroupeError):
     """The Agent could not decide (its policy failed, or the actor crashed):
     the episode ends with an agent error, the reason recorded, and is still evaluated."""
@@ -109,6 +114,7 @@ class _Episode:
         self.now = loop_clock()  # anyio.current_time(), without finding the loop again at each call
         self.ended_by = ""
         self.ended_trace = ""
+        self.model_error = ""
         self.unrecorded: deque[StepSummarized] = deque()  # published, not yet told to the ResultSink
 
     async def run(self) -> EpisodeOutcome:
@@ -134,6 +140,8 @@ class _Episode:
                             observation = await self._steps(observation, summaries)
                     except (LimitExceeded, AgentFailed) as exc:
                         self.ended_by, self.ended_trace = str(exc), root_trace(exc)
+                    except ModelServiceFailed as exc:
+                        self.model_error = str(exc)
                     if summaries is not None:
                         await summaries.finish()
                 except EnvironmentFailure as exc:
@@ -147,7 +155,10 @@ class _Episode:
             raise failure
         steps_done = self.now()
 
-        verdict, error_kind = await self._evaluate(observation)
+        if self.model_error:
+            verdict, error_kind = Verdict(success=False, reason=self.model_error), ErrorKind.MODEL_SERVICE
+        else:
+            verdict, error_kind = await self._evaluate(observation)
         finished = self.now()
         records = self._history()
         result = EpisodeResult(
@@ -177,6 +188,8 @@ class _Episode:
             step_limit.check(step - 1)
             began = self.now()
             decision = await self._decide(step, observation)
+            if decision.model_error:
+                raise ModelServiceFailed(f"model service error: {decision.model_error}")
             decided = self.now()
             if decision.action.terminal:
                 await self._record(StepRecord(

@@ -65,6 +65,7 @@ from bench.suites.base import Suite
 from bench.summary import left_out, summarize
 from protocols import EpisodeResult, Flush, ProtocolError, Task
 from runtime.actor import spawn
+from runtime import stalls
 from runtime.capacity import Capacity
 from runtime.errors import describe
 from runtime.events import EventBus
@@ -164,6 +165,8 @@ async def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | No
         raise ConfigError(str(exc)) from None
     config = msgspec.structs.replace(config, out=str(out), vm=_vm_host(loaded, config))
     nodes = await _greet_connected(config) if config.connect else ()
+    if config.uses_llm():
+        await llm.preflight()
     pending = sum(task.task_id not in done for task in tasks)
     concurrency, why = _concurrency(loaded, config, nodes, pending, name_of)
     slots, slots_why = _slots_per_browser(loaded, config, concurrency, name_of)
@@ -293,8 +296,21 @@ def _conclude(plan: RunPlan, started: datetime.datetime, placed: dict[str, Any] 
         say(line)
     _write_json(out / SUMMARY, summary)
     write_report(out, summary, lines)
-    _write_json(out / RUN_INFO, _run_info(plan, started, datetime.datetime.now(datetime.timezone.utc), placed))
+    _write_json(out / RUN_INFO, {**_run_info(plan, started, datetime.datetime.now(datetime.timezone.utc), placed),
+                                 **_stalls_since(started, say)})
     return Run(folder=out, results=lines, summary=json.loads((out / SUMMARY).read_text()))
+
+
+def _stalls_since(started: datetime.datetime, say: Callable[[str], None]) -> dict[str, Any]:
+    """The stalls of this process during the run (`runtime.stalls`), said and for run.json: time
+    in which the supervisor did not run and which no time limit counted."""
+    found = [stall for stall in stalls.seen() if stall.ended >= started.timestamp()]
+    if not found:
+        return {}
+    say(f"this process was stalled (stopped or starved) {len(found)} time(s), "
+        f"{sum(stall.seconds for stall in found):.1f} s in all; no time limit counted it")
+    return {"stalls": [{"ended": datetime.datetime.fromtimestamp(stall.ended, datetime.timezone.utc).isoformat(),
+                        "seconds": round(stall.seconds, 3)} for stall in found]}
 
 
 def _full(plan: RunPlan, full: FolderFull, started: datetime.datetime, placed: dict[str, Any] | None,
@@ -522,7 +538,10 @@ async def _start_viewer(tg, bus: EventBus, config: RunConfig, out: Path, say: Ca
     token = config.viewer_token or os.environ.get("TROUPE_VIEWER_TOKEN")
     viewer = ViewerServer(bus, token=token, run_dir=out, summarizing=config.summarizer != "none")
     serve = functools.partial(viewer.run, host, port)
-    bound = await tg.start(_watching_only, serve, say)
+    try:
+        bound = await tg.start(_watching_only, serve, say)
+    except Exception as exc:  # the port taken since `plan` checked it: one line, as `plan` would have said
+        raise ConfigError(f"--viewer {config.viewer}: cannot listen there ({describe(exc)})") from None
     say(f"viewer: http://{host}:{bound}/" + (" (add ?token=<viewer token>)" if token else ""))
 
 

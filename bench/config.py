@@ -79,6 +79,9 @@ class LLMOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
                                            "agent error", ge=1)] = 3
     diff_threshold: Annotated[float, option("fraction of changed lines past which the summarizer sees the full "
                                             "screen, not a diff", ge=0, le=1)] = DIFF_THRESHOLD
+    preflight: Annotated[bool, option(
+        "one cheap call before any episode: a refused key, an unknown model or an unreachable service "
+        "stops the run with one error")] = True
 
 
 class RunConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

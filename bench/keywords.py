@@ -48,3 +48,4 @@ class RunKeywords(TypedDict, total=False):
     llm_summaries: bool
     llm_max_bad_replies: int
     llm_diff_threshold: float
+    llm_preflight: bool

@@ -94,6 +94,7 @@ def render(run_dir: Path, summary: dict, lines: list[ResultLine]) -> str:
                   f"{overall.get('seconds_per_step', 0):.3f} s per step, "
                   f"failures: {overall.get('agent_errors', 0)} agent, "
                   f"{overall.get('environment_errors', 0)} environment, "
+                  f"{overall.get('model_service_errors', 0)} model service, "
                   f"{overall.get('evaluation_errors', 0)} evaluation (harness)"),
         domains=_bars({d: f.get("success_rate", 0.0) for d, f in summary.get("domains", {}).items()},
                       percent=True),

@@ -49,6 +49,7 @@ def _figures(results: list[EpisodeResult]) -> dict:
         "mean_steps": mean(r.steps for r in results),
         "agent_errors": sum(not r.success and r.error_kind in (ErrorKind.AGENT, ErrorKind.NONE) for r in results),
         "environment_errors": sum(r.error_kind is ErrorKind.ENVIRONMENT for r in results),
+        "model_service_errors": sum(r.error_kind is ErrorKind.MODEL_SERVICE for r in results),
         "evaluation_errors": sum(r.error_kind is ErrorKind.EVALUATION for r in results),
         "seconds_per_step": step_time / steps if steps else 0.0,
     }

@@ -143,6 +143,9 @@ class Decision(_Message, frozen=True, kw_only=True, tag="decision"):
     action: Action
     reasoning: str = ""
     usage: Usage = Usage()
+    model_error: str = ""
+    """Set when the model service failed (not the agent): why. The episode then ends as a
+    `model_service` error, `action` unused."""
 
 
 # --- Summarizer -----------------------------------------------------------------

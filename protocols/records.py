@@ -12,15 +12,18 @@ from protocols.actions import Action
 class ErrorKind(enum.Enum):
     """Who is to blame when an episode did not succeed.
 
-    Three kinds, kept apart everywhere: `agent` (the episode ran and the agent
+    Four kinds, kept apart everywhere: `agent` (the episode ran and the agent
     did not succeed), `environment` (never the agent's fault: a VM that crashed
-    or hung past its retries) and `evaluation` (a harness error: the checker
-    could not judge, e.g. a metric or getter the harness lacks).
+    or hung past its retries), `model_service` (never the agent's fault either:
+    the model it calls could not be reached, refused the key or does not exist)
+    and `evaluation` (a harness error: the checker could not judge, e.g. a
+    metric or getter the harness lacks).
     """
 
     NONE = "none"
     AGENT = "agent"
     ENVIRONMENT = "environment"
+    MODEL_SERVICE = "model_service"
     EVALUATION = "evaluation"
 
 

@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from runtime.head_gate import HeadGate
+
 __all__ = ["LoopbackHTTPServer", "QuietHandler", "send_reply"]
 
 logger = logging.getLogger(__name__)
@@ -32,9 +34,10 @@ _POLL_SECONDS = 0.1
 class LoopbackHTTPServer:
     """A threaded HTTP server on 127.0.0.1 (`port` 0: any free port); `start`, then `close`.
 
-    Also a context manager that starts on entry and closes on exit. With `max_connections`,
-    at most that many connections are served at once (one thread each); another is
-    answered 503 and closed at once rather than given a thread of its own.
+    Also a context manager that starts on entry and closes on exit. A connection is given a
+    thread only once its request head has arrived (`runtime.head_gate`: slow clients hold no
+    thread). With `max_connections`, at most that many connections are served at once; another
+    is answered 503 and closed at once rather than given a thread of its own.
     """
 
     def __init__(self, handler: Callable[..., BaseHTTPRequestHandler], *, port: int = 0, name: str = "http",
@@ -86,13 +89,25 @@ class _ThreadingServer(ThreadingHTTPServer):
                  max_connections: int | None) -> None:
         super().__init__(address, handler, bind_and_activate=False)
         self._slots = threading.BoundedSemaphore(max_connections) if max_connections else None
+        self._heads: HeadGate | None = None
 
     def process_request(self, request: Any, client_address: Any) -> None:
+        """A connection gets a thread (and a slot) once its request head has arrived (`runtime.head_gate`)."""
+        if self._heads is None:
+            self._heads = HeadGate(self._head_arrived)
+        self._heads.add(request, client_address)
+
+    def _head_arrived(self, request: Any, client_address: Any) -> None:
         if self._slots is not None and not self._slots.acquire(blocking=False):
             _answer_busy(request)
             self.shutdown_request(request)
             return
         super().process_request(request, client_address)
+
+    def server_close(self) -> None:
+        if self._heads is not None:
+            self._heads.close()
+        super().server_close()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client gone mid-request (a browser killed, a context closed while its page loaded)

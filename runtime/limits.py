@@ -16,7 +16,7 @@ from typing import Iterator
 import anyio
 
 from runtime.errors import StepLimitExceeded, TimeLimitExceeded
-from runtime.loop import cancel_scope
+from runtime.loop import cancel_scope_at
 
 __all__ = ["Limits", "StepLimit", "TimeLimit"]
 
@@ -38,8 +38,9 @@ class TimeLimit:
 
     @contextmanager
     def enforce(self) -> Iterator[None]:
-        """Cancel the block after `seconds` and raise TimeLimitExceeded in its place."""
-        with cancel_scope(deadline=anyio.current_time() + self.seconds) as scope:
+        """Cancel the block after `seconds` (not counting stalls of this process: `runtime.stalls`)
+        and raise TimeLimitExceeded in its place."""
+        with cancel_scope_at(anyio.current_time() + self.seconds) as scope:
             yield
         if scope.cancelled_caught:
             raise TimeLimitExceeded(f"time limit of {self.seconds:g} s reached")

@@ -32,6 +32,7 @@ as from any other wait.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import heapq
 import itertools
@@ -39,12 +40,14 @@ import math
 import sys
 import time
 from types import ModuleType
-from typing import Any, AsyncContextManager, Awaitable, Callable, Protocol
+from typing import Any, AsyncContextManager, Awaitable, Callable, Iterator, Protocol
 
 import anyio
 
+from runtime import stalls
+
 __all__ = [
-    "CancelScope", "TaskGroup", "Waiter", "Wakeup", "cancel_scope", "loop_clock", "start", "task_group", "wakeup_factory",
+    "CancelScope", "TaskGroup", "Waiter", "Wakeup", "cancel_scope", "cancel_scope_at", "loop_clock", "start", "task_group", "wakeup_factory",
 ]
 
 
@@ -176,12 +179,14 @@ class _Deadlines:
     under one. A wake-up set before its deadline (the usual case) stays in the
     heap until that passes or a compaction drops it."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float]) -> None:
         self._heap: list[tuple[float, int, _Expiring]] = []
         self._order = itertools.count()  # equal deadlines never compare their wake-ups
         self._compact_at = _COMPACT_AT
+        self._clock = clock
         self.next = math.inf
-        """The earliest deadline the loop has been asked to wake this keeper at."""
+        """When the loop has been asked to wake this keeper: the earliest deadline, or the next
+        heartbeat (`runtime.stalls`), whichever comes first."""
 
     def add(self, deadline: float, wakeup: _Expiring) -> None:
         heapq.heappush(self._heap, (deadline, next(self._order), wakeup))
@@ -190,15 +195,23 @@ class _Deadlines:
             heapq.heapify(self._heap)
             self._compact_at = max(_COMPACT_AT, 2 * len(self._heap))
         if deadline < self.next:
+            if self.next == math.inf:  # the first deadline after none: the heartbeat starts
+                deadline = min(deadline, self._clock() + stalls.HEARTBEAT)
             self.next = deadline
             self._wake_at(deadline)
 
-    def expire_due(self, now: float) -> None:
-        """Wake the waiters whose deadline is `now` or earlier; `next` becomes the earliest left."""
+    def expire_due(self, now: float, planned: float) -> None:
+        """Wake the waiters whose deadline is `now` or earlier; `next` becomes the earliest left,
+        or the heartbeat. A wake-up far later than `planned` is a stall of the process, not of
+        the waiters: every deadline moves later by it first (`runtime.stalls`)."""
         heap = self._heap
+        late = now - planned
+        if late > stalls.STALL_SECONDS:
+            self._heap = heap = [(deadline + late, order, wakeup) for deadline, order, wakeup in heap]  # still a heap
+            stalls.record(late)
         while heap and heap[0][0] <= now:
             heapq.heappop(heap)[2].expire()
-        self.next = heap[0][0] if heap else math.inf
+        self.next = min(heap[0][0], now + stalls.HEARTBEAT) if heap else math.inf
 
     def _wake_at(self, when: float) -> None:
         """Have the loop call `expire_due` at `when` (earlier than it would have)."""
@@ -212,18 +225,20 @@ _CLOCK_RESOLUTION = time.get_clock_info("monotonic").resolution
 
 class _AsyncioDeadlines(_Deadlines):
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        super().__init__()
+        super().__init__(loop.time)
         self._loop = loop
         self._timer: asyncio.TimerHandle | None = None
+        self._planned = math.inf
 
     def _wake_at(self, when: float) -> None:
         if self._timer is not None:
             self._timer.cancel()
+        self._planned = when
         self._timer = self._loop.call_at(when, self._fire)
 
     def _fire(self) -> None:
         self._timer = None
-        self.expire_due(self._loop.time() + _CLOCK_RESOLUTION)
+        self.expire_due(self._loop.time() + _CLOCK_RESOLUTION, self._planned)
         if self.next != math.inf:
             self._wake_at(self.next)
 
@@ -232,7 +247,7 @@ class _TrioDeadlines(_Deadlines):
     """Kept by one system task of the run, asleep until the earliest deadline."""
 
     def __init__(self, trio: ModuleType) -> None:
-        super().__init__()
+        super().__init__(trio.current_time)
         self._trio = trio
         self._keeper: Any = None  # the keeper's task while it sleeps
         trio.lowlevel.spawn_system_task(self._keep, name="runtime.loop deadlines")
@@ -244,10 +259,12 @@ class _TrioDeadlines(_Deadlines):
 
     async def _keep(self) -> None:
         lowlevel = self._trio.lowlevel
+        planned = math.inf
         while True:
-            self.expire_due(self._trio.current_time())
+            self.expire_due(self._trio.current_time(), planned)
             self._keeper = lowlevel.current_task()
-            with self._trio.move_on_at(self.next):
+            planned = self.next
+            with self._trio.move_on_at(planned):
                 await lowlevel.wait_task_rescheduled(self._sleep_ended)
 
     def _sleep_ended(self, raise_cancel: Any) -> Any:
@@ -283,13 +300,17 @@ def _running_trio() -> ModuleType | None:
 
 
 def _asyncio_wakeup_factory(loop: asyncio.AbstractEventLoop) -> Callable[[], Wakeup]:
+    return functools.partial(_AsyncioWakeup, loop, _asyncio_deadlines(loop))
+
+
+def _asyncio_deadlines(loop: asyncio.AbstractEventLoop) -> _AsyncioDeadlines:
     deadlines = _ASYNCIO_DEADLINES.get(loop)
     if deadlines is None:
         for other in list(_ASYNCIO_DEADLINES):  # a copy: loops in other threads add theirs meanwhile
             if other.is_closed():
                 _ASYNCIO_DEADLINES.pop(other, None)
         deadlines = _ASYNCIO_DEADLINES[loop] = _AsyncioDeadlines(loop)
-    return functools.partial(_AsyncioWakeup, loop, deadlines)
+    return deadlines
 
 
 _ASYNCIO_DEADLINES: dict[asyncio.AbstractEventLoop, _AsyncioDeadlines] = {}
@@ -342,6 +363,40 @@ def cancel_scope(*, deadline: float = math.inf, shield: bool = False) -> CancelS
     if trio is not None:
         return trio.CancelScope(deadline=deadline, shield=shield)
     return anyio.CancelScope(deadline=deadline, shield=shield)
+
+
+@contextlib.contextmanager
+def cancel_scope_at(deadline: float) -> Iterator[CancelScope]:
+    """A cancel scope cancelled at `deadline` by the loop's deadline keeper, not by the loop's
+    own timers: a stall of the process moves it later, as it moves every call's deadline
+    (`runtime.stalls`), before anything else of the loop sees the time that passed."""
+    with cancel_scope() as scope:
+        if deadline == math.inf:
+            yield scope
+            return
+        expiry = _ScopeExpiry(scope)
+        trio = _running_trio()
+        keeper = _trio_deadlines(trio) if trio is not None else _asyncio_deadlines(asyncio.get_running_loop())
+        keeper.add(deadline, expiry)
+        try:
+            yield scope
+        finally:
+            expiry.scope = None
+
+
+class _ScopeExpiry:
+    __slots__ = ("scope",)
+
+    def __init__(self, scope: CancelScope) -> None:
+        self.scope: CancelScope | None = scope
+
+    @property
+    def waiting(self) -> bool:
+        return self.scope is not None
+
+    def expire(self) -> None:
+        if self.scope is not None:
+            self.scope.cancel()
 
 
 class TaskGroup(Protocol):

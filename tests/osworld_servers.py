@@ -1,4 +1,5 @@
-"""A stand-in for OSWorld's in-VM server (its Flask app on port 5000), on a real socket on 127.0.0.1.
+"""A stand-in for OSWorld's in-VM server (its Flask app on port 5000), on a real socket on 127.0.0.1;
+and episodes on troupe's own local desktops in OSWorld's dialect, with an oracle.
 
 It answers as OSWorld's server answers, where that differs from WAA's: no
 /probe (404), /platform, /screen_size, /terminal, and an accessibility tree
@@ -9,7 +10,18 @@ JSON of their `command`), the others as an empty success.
 
 from __future__ import annotations
 
+import functools
 import json
+
+from actors.agent import Agent
+from actors.backends.waa.client import Retry
+from actors.evaluator import Evaluator
+from actors.runner import CrewFactory, EpisodeRunner
+from bench.suites.osworld.checker import OSWorldChecker
+from bench.suites.osworld.node import LOCAL, actors_for, osworld_backend
+from protocols import Decide, Decision, Done, EpisodeResult, Fail, Task
+from runtime.host import run_local_host
+from runtime.limits import Limits
 
 from tests.waa_servers import Behaviour, StandIn
 
@@ -44,4 +56,29 @@ def osworld_vm(outputs: dict[str, str] | None = None, *, files: dict[str, bytes]
     })
 
 
-__all__ = ["SCREEN", "StandIn", "osworld_vm"]
+
+
+class Oracle:
+    """Per task: Done at once when there is no `solve`; else Fail on an infeasible task, or
+    `await solve(server, task)` (the episode's local server) and then Done."""
+
+    def __init__(self, backend, solve) -> None:
+        self.backend, self.solve = backend, solve
+
+    async def decide(self, request: Decide) -> Decision:
+        if self.solve is None:
+            return Decision(action=Done())
+        if request.task.evaluation_spec.get("func") == "infeasible":
+            return Decision(action=Fail(reason="this cannot be done here"))
+        await self.solve(self.backend.server, request.task)
+        return Decision(action=Done())
+
+
+async def run_on_local_desktops(tasks: list[Task], solve=None, call_seconds: float = 60) -> dict[str, EpisodeResult]:
+    """The episodes of `tasks`, each on a fresh local desktop in OSWorld's dialect, by task id."""
+    backend = osworld_backend(LOCAL, probe=Retry(attempts=20, backoff=0.2), settle_timeout=0.5)
+    runner = EpisodeRunner(crew=CrewFactory(agent=lambda: Agent(Oracle(backend, solve)),
+                                            evaluator=lambda: Evaluator(OSWorldChecker())),
+                           vm_slot=functools.partial(run_local_host, lambda: actors_for(backend)),
+                           limits=Limits(call_seconds=call_seconds), max_attempts=1)
+    return {result.task_id: result for result in await runner.run(tasks)}

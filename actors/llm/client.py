@@ -2,8 +2,11 @@
 
 Transient failures (429, 5xx, dropped or refused connections, timeouts) are
 retried with jittered exponential backoff, honouring a server's Retry-After;
-a 4xx is the caller's mistake and is raised at once with the server's own
-message. Every call reports its tokens, cost and latency as a `Usage`.
+a 4xx is raised at once with the server's own message. What the agent did
+not cause, a service that stays unreachable or failing, a refused key (401,
+403) or an unknown model (404), is a `ModelServiceError` (`LLMUnavailable`,
+`LLMAccessError`, `LLMBadResponse`): the episode ends as a model-service
+error, not an agent failure. Every call reports its tokens, cost and latency as a `Usage`.
 
 Each call opens its own httpx client and closes it before returning: no
 connection pool outlives the call that owns it, so there is nothing to close
@@ -35,6 +38,7 @@ from protocols import Usage, TroupeError
 from runtime.backoff import Backoff
 from runtime.capacity import Capacity
 
+from actors.errors import ModelServiceError
 from actors.llm.config import LLMConfig
 
 logger = logging.getLogger(__name__)
@@ -52,11 +56,16 @@ class LLMRequestError(LLMError):
         self.status = status
 
 
-class LLMUnavailable(LLMError):
+class LLMAccessError(LLMRequestError, ModelServiceError):
+    """The key was refused (401, 403) or the model does not exist (404): the run's
+    configuration is wrong, whatever the agent asks."""
+
+
+class LLMUnavailable(LLMError, ModelServiceError):
     """Every attempt failed transiently (429, 5xx, connection error, timeout)."""
 
 
-class LLMBadResponse(LLMError):
+class LLMBadResponse(LLMError, ModelServiceError):
     """The server answered 200 with something that is not a chat completion."""
 
 
@@ -145,9 +154,13 @@ class LLMClient:
         if response.status_code == 429 or response.status_code >= 500:
             raise _Transient(f"HTTP {response.status_code}", _retry_after(response))
         if response.status_code >= 400:
-            hint = " (check the API key)" if response.status_code in (401, 403) else ""
-            raise LLMRequestError(response.status_code, f"{self.url} refused the request with HTTP "
-                                  f"{response.status_code}{hint}: {_server_message(response)}")
+            status = response.status_code
+            hint = _ACCESS_HINTS.get(status, "")
+            if status in (401, 403) and not self.config.api_key:
+                hint = " (no API key is set)"
+            error = LLMAccessError if hint else LLMRequestError
+            raise error(status, f"{self.url} refused the request with HTTP {status}{hint}: "
+                                f"{_server_message(response)}")
         try:
             return response.json()
         except ValueError:
@@ -176,6 +189,11 @@ class LLMClient:
                         cost=self.config.cost(input_tokens, output_tokens), latency=latency),
             attempts=attempts,
         )
+
+
+_ACCESS_HINTS = {401: " (check the API key)", 403: " (check the API key)",
+                 404: " (check the model name and base URL)"}
+"""The refusals that mean the configuration is wrong rather than the request (`LLMAccessError`)."""
 
 
 def _retry_after(response: httpx.Response) -> float | None:

@@ -3,9 +3,11 @@
 A reply that cannot be used is not an exception to crash on: the error goes
 back to the model as the next turn of the same conversation ("that was not
 valid because ..."), and only after `attempts` bad replies in a row does the
-caller give up. Giving up, or an LLM that cannot be reached, raises
-`NoAnswer`, a `Refused`: the actor refuses that one request and keeps
-serving, and the episode sees an agent error whose text says what happened.
+caller give up. Giving up, or a request the LLM refused, raises `NoAnswer`,
+a `Refused`: the actor refuses that one request and keeps serving, and the
+episode sees an agent error whose text says what happened. A failure of the
+model service itself (`ModelServiceError`) passes through untouched: it is
+not the agent's.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import msgspec
 from protocols import Usage, TroupeError
 from runtime.errors import Refused
 
+from actors.errors import ModelServiceError
 from actors.llm.client import LLMClient, LLMError, add_usage
 
 T = TypeVar("T")
@@ -62,6 +65,8 @@ async def ask(
     for _ in range(attempts):
         try:
             completion = await client.complete(conversation)
+        except ModelServiceError:
+            raise
         except LLMError as exc:
             raise NoAnswer(f"LLM call failed: {exc}") from exc
         usage = add_usage(usage, completion.usage)

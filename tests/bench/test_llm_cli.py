@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from actors.llm import analysis as classifier_prompt
+from actors.llm.preflight import PREFLIGHT_PROMPT
 from actors.run_folder import read_results
 from tests.fake_llm import FakeLLM, by_role, form_filler
 from bench.api import plan
@@ -59,13 +60,35 @@ def test_an_llm_run_writes_summaries_and_analysis_to_the_run_folder_and_never_th
         assert not path.is_file() or KEY.encode() not in path.read_bytes(), path
 
 
-def test_a_wrong_key_ends_every_episode_with_an_agent_error_that_says_so(tmp_path):
+@pytest.mark.parametrize("server_settings, key, extra, said", [
+    ({"api_key": KEY}, "sk-wrong", (), "HTTP 401 (check the API key): Incorrect API key provided."),
+    ({"models": ["gpt-x"]}, KEY, (), "HTTP 404 (check the model name and base URL): The model `fake-model` does "
+                                     "not exist."),
+    ({}, KEY, ("--llm-base-url", "http://127.0.0.1:9/v1"), "gave up after 1 attempts; last: connection error"),
+], ids=["wrong key", "unknown model", "server down"])
+def test_a_model_that_cannot_serve_the_run_stops_it_before_any_episode(tmp_path, server_settings, key, extra, said):
+    with FakeLLM(by_role(agent=form_filler), **server_settings) as server:
+        run = llm_run(server, tmp_path / "run", "asyncio", key, *extra)
+    assert run.returncode == 2, run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert line.startswith("error: LLM preflight (skip it with --no-llm-preflight): ") and said in line, line
+    assert key not in run.stderr + run.stdout
+    assert not (tmp_path / "run").exists()
+    assert all(body["messages"][0]["content"] == PREFLIGHT_PROMPT for body in server.requests)
+
+
+def test_without_the_preflight_a_wrong_key_ends_every_episode_as_a_model_service_error(tmp_path):
     with FakeLLM(by_role(agent=form_filler), api_key=KEY) as server:
-        run = llm_run(server, tmp_path / "run", "asyncio", "sk-wrong", "--summarizer", "none", "--analysis", "signals")
+        run = llm_run(server, tmp_path / "run", "trio", "sk-wrong", "--no-llm-preflight", "--summarizer", "none")
     assert run.returncode == 0, run.stderr
-    for line in read_results(tmp_path / "run"):
-        assert line.result.error_kind.value == "agent"
+    lines = read_results(tmp_path / "run")
+    assert len(lines) == 4
+    for line in lines:
+        assert line.result.error_kind.value == "model_service" and line.categories == {"system": 1.0}
         assert "HTTP 401 (check the API key): Incorrect API key provided." in line.result.reason
+    overall = json.loads((tmp_path / "run" / "summary.json").read_text())["overall"]
+    assert overall["model_service_errors"] == 4 and overall["agent_errors"] == 0
+    assert not role_requests(server, classifier_prompt)  # nothing of the agent's to classify
 
 
 @pytest.mark.anyio

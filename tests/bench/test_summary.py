@@ -26,8 +26,11 @@ def test_failures_are_counted_by_kind_overall_and_per_domain():
     assert summary["overall"]["succeeded"] == 1
 
 
-def test_the_report_states_the_three_kinds_apart(tmp_path):
+def test_the_report_states_the_four_kinds_apart(tmp_path):
     results = [result("b", error_kind=ErrorKind.AGENT), result("c", error_kind=ErrorKind.ENVIRONMENT),
-               result("d", error_kind=ErrorKind.EVALUATION)]
-    page = render(tmp_path, summarize(results), [ResultLine(result=r) for r in results])
-    assert "failures: 1 agent, 1 environment, 1 evaluation (harness)" in page
+               result("d", error_kind=ErrorKind.EVALUATION), result("e", error_kind=ErrorKind.MODEL_SERVICE),
+               result("f", error_kind=ErrorKind.MODEL_SERVICE)]
+    summary = summarize(results)
+    assert summary["overall"]["model_service_errors"] == 2 and summary["overall"]["agent_errors"] == 1
+    page = render(tmp_path, summary, [ResultLine(result=r) for r in results])
+    assert "failures: 1 agent, 1 environment, 2 model service, 1 evaluation (harness)" in page

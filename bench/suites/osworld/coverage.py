@@ -18,16 +18,20 @@ from protocols import Task
 
 from bench.suites.osworld.checker import functions
 from bench.suites.osworld.getters import GETTERS
-from bench.suites.osworld.metrics import INFEASIBLE, SUPPORTED_FUNCTIONS
+from bench.suites.osworld.metrics import INFEASIBLE, SUPPORTED_FUNCTIONS, unsupported_rule
 from bench.suites.osworld.needs import Outside, getter_specs, outside, steps
 from bench.suites.osworld.setup import STEPS
 
 
 def troupe_lacks(task: Task) -> list[str]:
     """The step types, getters and metrics the task names that troupe does not have, one each."""
+    spec = task.evaluation_spec
+    funcs = functions(spec)
+    expected = spec.get("expected") if isinstance(spec.get("func"), list) else [spec.get("expected")]
+    rules = {unsupported_rule(f, e) for f, e in zip(funcs, expected or [None] * len(funcs))} - {None}
     missing = [("step", {s["type"] for s in steps(task)} - STEPS.keys()),
                ("getter", {s["type"] for s in getter_specs(task)} - GETTERS.keys()),
-               ("metric", set(functions(task.evaluation_spec)) - SUPPORTED_FUNCTIONS)]
+               ("metric", (set(funcs) - SUPPORTED_FUNCTIONS) | rules)]
     return [f"{kind} {name}" for kind, names in missing for name in sorted(names)]
 
 

@@ -10,9 +10,10 @@ password that placeholders name.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from actors.backends.waa.client import WAAClient
+from bench.suites.osworld.errors import SetupFailed
 
 DEFAULT_PASSWORD = "password"
 """OSWorld's client password for its own VM images (AWS ones use another; --osworld-password)."""
@@ -35,3 +36,16 @@ class Episode:
         if self.cache is not None and (self.cache / name).is_file():
             return (self.cache / name).read_bytes()
         return None
+
+    async def vm_file(self, path: str) -> bytes | None:
+        """A file's bytes through /file; None when the server gives none (OSWorld's get_file)."""
+        response = await self.client.post("/file", data={"file_path": path}, answer_server_errors=True)
+        return response.content if response.status_code == 200 else None
+
+    async def upload(self, path: str, data: bytes) -> None:
+        """`data` to `path` on the VM through /setup/upload; SetupFailed when refused, as OSWorld raises."""
+        response = await self.client.post("/setup/upload", data={"file_path": path},
+                                          files={"file_data": (PurePosixPath(path).name, data)},
+                                          answer_server_errors=True)
+        if response.status_code != 200:
+            raise SetupFailed(f"upload of {path}: HTTP {response.status_code}: {response.text[:300]}")

@@ -23,7 +23,8 @@ the metrics here read the bytes the same way).
 - `default_video_player`: the application `xdg-mime` names for the most of
   OSWorld's video types (its list, duplicates included, weigh the count),
   'unknown' when it names none;
-- `accessibility_tree`: /accessibility's `AT` text, None when it fails.
+- `accessibility_tree`: /accessibility's `AT` text, None when it fails;
+- Chrome's profile getters (chrome.py).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from typing import Any, Awaitable, Callable
 
 import httpx
 
+from bench.suites.osworld.chrome import CHROME_GETTERS
 from bench.suites.osworld.episode import Episode
 from bench.suites.osworld.errors import GetterFailed
 
@@ -82,11 +84,6 @@ async def _vm_terminal_output(episode: Episode, spec: dict[str, Any]) -> str | N
     return response.json().get("output") if response.status_code == 200 else None
 
 
-async def file_from_vm(episode: Episode, path: str) -> bytes | None:
-    response = await episode.client.post("/file", data={"file_path": path}, answer_server_errors=True)
-    return response.content if response.status_code == 200 else None
-
-
 def _given(values: list[Any], spec: dict[str, Any]) -> Any:
     """OSWorld's `gives`: the files handed to the metric, one value when it is one."""
     gives = set(spec.get("gives", [0]))
@@ -99,7 +96,7 @@ def _paths(spec: dict[str, Any]) -> list[Any]:
 
 
 async def _vm_file(episode: Episode, spec: dict[str, Any]) -> Any:
-    return _given([await file_from_vm(episode, path) for path in _paths(spec)], spec)
+    return _given([await episode.vm_file(path) for path in _paths(spec)], spec)
 
 
 async def _cloud_file(episode: Episode, spec: dict[str, Any]) -> Any:
@@ -135,7 +132,7 @@ async def _home_file(episode: Episode, path: str) -> bytes | None:
     if response.status_code != 200:
         raise GetterFailed(f"/execute answered HTTP {response.status_code} expanding {path} "
                            f"(OSWorld's getter raises here): {response.text[:200]}")
-    return await file_from_vm(episode, response.json()["output"].strip())
+    return await episode.vm_file(response.json()["output"].strip())
 
 
 async def _vlc_config(episode: Episode, spec: dict[str, Any]) -> bytes:
@@ -176,6 +173,7 @@ GETTERS: dict[str, Getter] = {
     "gimp_config_file": _gimp_config_file,
     "default_video_player": _default_video_player,
     "accessibility_tree": _accessibility_tree,
+    **CHROME_GETTERS,
 }
 
 

@@ -77,8 +77,7 @@ class LocalDesktops(WAABackend):
         super().__init__("http://127.0.0.1:1", **options)
         self.size = size
         self.server: LocalServer | None = None
-        self._starter = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="osworld-spare")
-        self._stopper = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="osworld-stop")
+        self._starter = self._stopper = None
         self._spare: concurrent.futures.Future[LocalServer] | None = None
 
     async def _fresh(self) -> LocalServer:
@@ -91,6 +90,9 @@ class LocalDesktops(WAABackend):
         return server
 
     async def reset(self, task: Task, attempt: int) -> None:
+        if self._starter is None:  # first reset, or the first after aclose: a VM actor restarts on this backend
+            self._starter = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="osworld-spare")
+            self._stopper = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="osworld-stop")
         if self.server is not None:  # stopped while the next episode starts: nothing of it is read again
             self._stopper.submit(self.server.stop)
         self.server = await self._fresh()
@@ -101,10 +103,13 @@ class LocalDesktops(WAABackend):
 
     async def aclose(self) -> None:
         await super().aclose()
+        if self._starter is None:
+            return
         server, spare, self.server, self._spare = self.server, self._spare, None, None
         if server is not None:
             self._stopper.submit(server.stop)
         if spare is not None:
             self._stopper.submit(lambda: spare.result().stop())
-        await anyio.to_thread.run_sync(self._starter.shutdown)
-        await anyio.to_thread.run_sync(self._stopper.shutdown)
+        starter, stopper, self._starter, self._stopper = self._starter, self._stopper, None, None
+        await anyio.to_thread.run_sync(starter.shutdown)
+        await anyio.to_thread.run_sync(stopper.shutdown)

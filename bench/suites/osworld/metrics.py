@@ -9,7 +9,8 @@ file (UTF-8, universal newlines), so an empty file is still a file.
 General functions (OSWorld's metrics/general.py): `exact_match`,
 `match_in_list`, `is_in_list`, `literal_match`, `check_include_exclude`,
 `file_contains`, `check_line_number`, `diff_text_file`; the applications'
-own in vlc.py, gimp.py and impress.py.
+own in chrome.py (`is_expected_bookmarks`, `check_font_size`,
+`check_history_deleted`), vlc.py, gimp.py and impress.py.
 
 `infeasible` is decided by the checker from the agent's last action.
 """
@@ -21,6 +22,7 @@ import io
 import re
 from typing import Any, Callable
 
+from bench.suites.osworld.chrome import CHROME_METRICS, RULED as CHROME_RULED
 from bench.suites.osworld.errors import MetricFailed
 from bench.suites.osworld.gimp import GIMP_METRICS
 from bench.suites.osworld.impress import IMPRESS_METRICS
@@ -94,7 +96,8 @@ def check_line_number(result: bytes | None, rules: Any, **options: Any) -> float
     if result is None:
         return 0.0
     try:
-        lines = sum(1 for line in text(result).splitlines(keepends=True) if _TIME.search(line))
+        # the lines of a file read in text mode: universal newlines, then \n alone ends a line (not \f or \x1c)
+        lines = sum(1 for line in text(result).split("\n") if _TIME.search(line))
         return float(lines == int(rules["expected"]))
     except Exception:  # noqa: BLE001 - as OSWorld's
         return 0.0
@@ -117,9 +120,22 @@ METRICS: dict[str, Metric] = {
     "file_contains": file_contains,
     "check_line_number": check_line_number,
     "diff_text_file": diff_text_file,
+    **CHROME_METRICS,
     **VLC_METRICS,
     **GIMP_METRICS,
     **IMPRESS_METRICS,
 }
 
 SUPPORTED_FUNCTIONS = frozenset(METRICS) | {INFEASIBLE}
+
+RULED: dict[str, frozenset[str]] = {**CHROME_RULED}
+"""Metrics whose rule `type` names a check troupe has only some of."""
+
+
+def unsupported_rule(func: str, expected: Any) -> str | None:
+    """The rule type a task's expected rule asks of `func` that troupe lacks, if any."""
+    known = RULED.get(func)
+    if known is None or not isinstance(expected, dict) or expected.get("type") != "rule":
+        return None
+    kind = (expected.get("rules") or {}).get("type")
+    return None if kind in known else f"{func} rule {kind}"

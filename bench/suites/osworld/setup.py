@@ -15,6 +15,9 @@ decides whether the task gets a score at all:
   condition still unmet after UNTIL_SECONDS fails the step (OSWorld's loop
   would wait for ever).
 
+A `sleep` right after launching Chrome waits for what it stands for, Chrome's
+DevTools answering, instead of the fixed time (at most that long).
+
 `execute` and `command` substitute OSWorld's placeholders first:
 `{CLIENT_PASSWORD}`, `{SCREEN_WIDTH}`, `{SCREEN_HEIGHT}` and their `_HALF`s.
 Downloads come from the user's cache folder (`<cache>/<task id>/<uuid5(url)>_<name>`,
@@ -25,13 +28,13 @@ kept there, as OSWorld's harness keeps it.
 from __future__ import annotations
 
 import logging
-from pathlib import PurePosixPath
 from typing import Any, Awaitable, Callable
 
 import anyio
 import httpx
 
 from actors.backends.waa.client import WAAClient
+from bench.suites.osworld.chrome import CHROME_STEPS
 from bench.suites.osworld.episode import Episode
 from bench.suites.osworld.errors import SetupFailed, StepFailed
 from bench.suites.osworld.needs import cache_name
@@ -95,19 +98,12 @@ async def _fetch(episode: Episode, url: str, name: str) -> bytes:
                       f"last: {problem}")
 
 
-async def upload(client: WAAClient, path: str, data: bytes) -> None:
-    response = await _post(client, "/setup/upload", None, data={"file_path": path},
-                           files={"file_data": (PurePosixPath(path).name, data)})
-    if response.status_code != 200:
-        raise SetupFailed(f"upload of {path}: HTTP {response.status_code}: {response.text[:300]}")
-
-
 async def _download(episode: Episode, p: dict[str, Any]) -> None:
     for file in p["files"]:
         url, path = file["url"], file["path"]
         if not url or not path:
             raise SetupFailed(f"download: an empty url ({url!r}) or path ({path!r})")
-        await upload(episode.client, path, await _fetch(episode, url, cache_name(url, path)))
+        await episode.upload(path, await _fetch(episode, url, cache_name(url, path)))
 
 
 async def _open(episode: Episode, p: dict[str, Any]) -> None:
@@ -163,6 +159,28 @@ async def _sleep(episode: Episode, p: dict[str, Any]) -> None:
     await anyio.sleep(float(p["seconds"]))
 
 
+BROWSERS = frozenset({"google-chrome", "chromium", "chrome"})
+
+
+def _launches_browser(step: dict[str, Any] | None) -> bool:
+    command = (step or {}).get("parameters", {}).get("command") if (step or {}).get("type") == "launch" else None
+    first = command.split()[0] if isinstance(command, str) and command.split() else (command or [""])[0]
+    return first in BROWSERS
+
+
+async def _until_devtools(episode: Episode, seconds: float) -> None:
+    """What OSWorld's sleep after launching Chrome waits for: its DevTools answering, at most `seconds`."""
+    async with httpx.AsyncClient(timeout=1.0) as http:
+        with anyio.move_on_after(seconds):
+            while True:
+                try:
+                    if (await http.get(f"{episode.client.devtools}/json/version")).status_code == 200:
+                        return
+                except httpx.HTTPError:
+                    pass
+                await anyio.sleep(0.1)
+
+
 def _window(p: dict[str, Any]) -> dict[str, Any]:
     if not p["window_name"]:
         raise SetupFailed("an empty window_name")
@@ -193,6 +211,7 @@ STEPS: dict[str, Step] = {
     "activate_window": _activate_window,
     "close_window": _close_window,
     "change_wallpaper": _change_wallpaper,
+    **CHROME_STEPS,
 }
 
 
@@ -205,6 +224,8 @@ async def run_steps(episode: Episode, steps: list[dict[str, Any]], *, phase: str
         run = STEPS.get(kind)
         if run is None:
             raise SetupFailed(f"{where}: step type {kind!r} is not supported (supported: {sorted(STEPS)})")
+        if kind == "sleep" and index and _launches_browser(steps[index - 1]):
+            run = lambda episode, p: _until_devtools(episode, float(p["seconds"]))  # noqa: E731
         try:
             await run(episode, step.get("parameters", {}))
         except KeyError as exc:

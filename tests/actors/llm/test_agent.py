@@ -1,6 +1,7 @@
 """The LLM agent through real episodes: a sim VM, the actors, and a local chat-completions server."""
 
 import dataclasses
+import itertools
 import json
 
 import anyio
@@ -93,11 +94,38 @@ async def test_n_bad_replies_in_a_row_end_the_episode_with_an_agent_error_that_i
     assert len(role_requests(server, agent_prompt)) == 2
 
 
-async def test_an_unreachable_llm_ends_the_episode_with_the_cause_named():
+async def test_an_unreachable_llm_ends_the_episode_as_a_model_service_error_unevaluated():
     with FakeLLM([Reply(status=503)]) as server:
         outcome = await episode(server, summarizer=False)
-    assert outcome.result.error_kind is ErrorKind.AGENT
-    assert "agent: LLM call failed:" in outcome.result.reason and "last: HTTP 503" in outcome.result.reason
+    result = outcome.result
+    assert result.error_kind is ErrorKind.MODEL_SERVICE and not result.success and result.steps == 0
+    assert result.reason.startswith("model service error: LLMUnavailable: ") and "last: HTTP 503" in result.reason
+    assert "is not clicked" not in result.reason  # not evaluated: the agent never had its chance
+
+
+@pytest.mark.parametrize("server_settings, client_settings, said", [
+    ({"api_key": "sk-right"}, {"api_key": "sk-wrong"}, "HTTP 401 (check the API key): Incorrect API key"),
+    ({"api_key": "sk-right"}, {}, "HTTP 401 (no API key is set)"),
+    ({"models": ["gpt-x"]}, {}, "HTTP 404 (check the model name and base URL): The model `fake` does not exist."),
+])
+async def test_a_refused_key_or_an_unknown_model_is_a_model_service_error(server_settings, client_settings, said):
+    with FakeLLM(by_role(agent=form_filler), **server_settings) as server:
+        outcome = await episode(server, summarizer=False, client=llm_client(server, **client_settings))
+    assert outcome.result.error_kind is ErrorKind.MODEL_SERVICE
+    assert outcome.result.reason.startswith("model service error: LLMAccessError: ") and said in outcome.result.reason
+
+
+async def test_a_flapping_server_within_the_retries_is_no_error_at_all():
+    calls = itertools.count()
+    flaps = itertools.cycle([Reply(status=502), Reply(drop=True)])
+
+    def flapping(body):  # every other request fails, a 502 or a dropped connection
+        return next(flaps) if next(calls) % 2 == 0 else form_filler(body)
+
+    with FakeLLM(by_role(agent=flapping)) as server:
+        outcome = await episode(server, summarizer=False, client=llm_client(server, max_retries=1))
+    assert outcome.result.success and outcome.result.error_kind is ErrorKind.NONE
+    assert len(role_requests(server, agent_prompt)) == 2 * outcome.result.steps
 
 
 async def test_late_summaries_are_recorded_against_their_own_steps():

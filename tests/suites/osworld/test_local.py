@@ -5,23 +5,13 @@ for the untouched state, an oracle reaching the solved state through the server'
 
 from __future__ import annotations
 
-import functools
-import json
-
 import httpx
 import pytest
 
-from actors.agent import Agent
-from actors.backends.waa.client import TOKEN_HEADER, Retry
-from actors.evaluator import Evaluator
-from actors.runner import CrewFactory, EpisodeRunner
+from actors.backends.waa.client import TOKEN_HEADER
 from bench.suites.osworld.catalog import Catalog
-from bench.suites.osworld.checker import OSWorldChecker
-from bench.suites.osworld.node import LOCAL, actors_for, osworld_backend
-from protocols import Decide, Decision, Done, Fail
-from runtime.host import run_local_host
-from runtime.limits import Limits
 
+from tests.osworld_servers import run_on_local_desktops
 from tests.paths import ROOT
 
 pytestmark = [pytest.mark.anyio,
@@ -32,42 +22,19 @@ RENAME = "os/e0df059f-28a6-4169-924f-b9623e7184cc"
 TERMINAL_SIZE = "os/13584542-872b-42d8-b299-866967b5c3ef"
 
 
-async def command(backend, text: str) -> dict:
+async def shell(server, text: str) -> None:
     """A command run through the episode's own server, as a user at its terminal would."""
-    server = backend.server
     async with httpx.AsyncClient(headers={TOKEN_HEADER: server.token}) as http:
         reply = await http.post(f"{server.url}/execute", json={"command": text, "shell": True})
     reply.raise_for_status()
-    return reply.json()
 
 
 SOLUTIONS = {RENAME: "mv ~/Desktop/todo_list_Jan_1 ~/Desktop/todo_list_Jan_2",
              TERMINAL_SIZE: "echo 'stty rows 43 cols 132' >> ~/.bashrc"}
 
 
-class Oracle:
-    """Per task: says Done at once (`solve` False), or reaches the solved state and says Done; says Fail
-    on infeasible tasks when `solve`."""
-
-    def __init__(self, backend, solve: bool) -> None:
-        self.backend, self.solve = backend, solve
-
-    async def decide(self, request: Decide) -> Decision:
-        if not self.solve:
-            return Decision(action=Done())
-        if request.task.evaluation_spec.get("func") == "infeasible":
-            return Decision(action=Fail(reason="this cannot be done here"))
-        await command(self.backend, SOLUTIONS[request.task.task_id])
-        return Decision(action=Done())
-
-
-async def run(tasks, solve: bool):
-    backend = osworld_backend(LOCAL, probe=Retry(attempts=20, backoff=0.2), settle_timeout=0.5)
-    runner = EpisodeRunner(crew=CrewFactory(agent=lambda: Agent(Oracle(backend, solve)),
-                                            evaluator=lambda: Evaluator(OSWorldChecker())),
-                           vm_slot=functools.partial(run_local_host, lambda: actors_for(backend)),
-                           limits=Limits(call_seconds=60), max_attempts=1)
-    return {result.task_id: result for result in await runner.run(tasks)}
+async def solve(server, task) -> None:
+    await shell(server, SOLUTIONS[task.task_id])
 
 
 OS_TASKS = [RENAME, TERMINAL_SIZE, *(f"os/{id}" for id in (
@@ -82,10 +49,10 @@ async def test_the_os_tasks_run_on_fresh_desktops_untouched_solved_and_declared_
     and one infeasible one (an infeasible task's untouched verdict is the checker's, whatever the VM)."""
     tasks = {t.task_id: t for t in Catalog.load(OSWORLD).tasks if t.task_id in OS_TASKS}
     assert sorted(tasks) == sorted(OS_TASKS)
-    untouched = await run([tasks[RENAME], tasks[TERMINAL_SIZE], tasks[OS_TASKS[2]]], solve=False)
+    untouched = await run_on_local_desktops([tasks[RENAME], tasks[TERMINAL_SIZE], tasks[OS_TASKS[2]]])
     for task_id, result in untouched.items():
         assert result.error_kind.value != "environment" and result.score == 0.0, (task_id, result.reason)
-    solved = await run(list(tasks.values()), solve=True)
+    solved = await run_on_local_desktops(list(tasks.values()), solve)
     for task_id, result in solved.items():
         assert result.success and result.score == 1.0, (task_id, result.reason)
     resets = sorted(r.timings.reset for r in [*untouched.values(), *solved.values()])

@@ -18,7 +18,8 @@ never runs them:
 - a window WAA names by its browser's title ("Google Chrome", "Microsoft
   Edge": `activate_window`, `close_window`) is Chromium's, whose title ends
   in "Chromium" instead (`window_title`);
-- `taskkill /IM chrome.exe` or `/IM msedge.exe` closes that Chromium as a
+- `taskkill /IM chrome.exe` or `/IM msedge.exe` (and OSWorld's `pkill
+  chrome`, sent as a launch) closes that Chromium as a
   user closing it would (DevTools' Browser.close), so it writes what it has
   not written yet: History, Cookies and Preferences are committed every few
   seconds (10 to 30) and are complete afterwards. Windows' `taskkill /F`
@@ -115,11 +116,14 @@ def window_title(name: str) -> str:
 
 
 def stop_of(command: list[str] | str) -> Stop | None:
-    """The browser a `taskkill /IM chrome.exe ...` (or msedge.exe) command stops, if it is one."""
+    """The browser a `taskkill /IM chrome.exe ...` (or msedge.exe) command stops, or OSWorld's
+    `pkill chrome` (or `killall`, any of the Chrome names), if it is one."""
     try:
         words = [w.lower() for w in _words(command)]
     except ValueError:
         return None
+    if len(words) >= 2 and words[0] in ("pkill", "killall") and PROGRAMS.get(words[-1]) == CHROME:
+        return Stop(CHROME)
     if not words or words[0] not in ("taskkill", "taskkill.exe") or "/im" not in words:
         return None
     image = words[words.index("/im") + 1] if words.index("/im") + 1 < len(words) else ""

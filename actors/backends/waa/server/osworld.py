@@ -23,13 +23,15 @@ text, so no episode reaches another's files. OSWorld's setup commands run
 `sudo` that runs the command as this user and an `apt`/`apt-get` that
 installs nothing (an `install` of packages this machine already has
 answers as apt does; any other package fails, naming it) first on the
-session's PATH; `prepare_home` gives the home the folders an OSWorld VM
+session's PATH, with `python` where only python3 is, and an importable
+`pyautogui` for the Python programs OSWorld's getters run; `prepare_home` gives the home the folders an OSWorld VM
 user's has.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -91,13 +93,37 @@ def prepare_home(home: Path) -> None:
         (home / name).mkdir(exist_ok=True)
 
 
+PYTHON = """#!/bin/sh
+exec python3 "$@"
+"""
+
+PYAUTOGUI = '''"""pyautogui as the Python programs run on this desktop see it: importable (OSWorld's controller
+starts every program with `import pyautogui`), but input goes through the server's own reading of
+pyautogui programs, so any other use of it says so."""
+
+FAILSAFE = True
+
+
+def __getattr__(name):
+    raise NotImplementedError(f"pyautogui.{name} inside other Python: send input as a pyautogui-only program")
+'''
+
+
 def install_shims(folder: Path, env: dict[str, str]) -> None:
-    """`sudo`, `apt` and `apt-get` in `folder`, first on `env`'s PATH."""
+    """`sudo`, `apt` and `apt-get` (and `python`, where only python3 is installed) in `folder`, first on
+    `env`'s PATH; an importable `pyautogui` on its PYTHONPATH."""
     folder.mkdir(parents=True, exist_ok=True)
-    for name, text in (("sudo", SUDO), ("apt", APT), ("apt-get", APT)):
+    shims = [("sudo", SUDO), ("apt", APT), ("apt-get", APT)]
+    if shutil.which("python", path=env["PATH"]) is None:
+        shims.append(("python", PYTHON))
+    for name, text in shims:
         (folder / name).write_text(text)
         (folder / name).chmod(0o755)
     env["PATH"] = f"{folder}:{env['PATH']}"
+    modules = folder / "python"
+    modules.mkdir(exist_ok=True)
+    (modules / "pyautogui.py").write_text(PYAUTOGUI)
+    env["PYTHONPATH"] = str(modules)
 
 
 def _json(status: int, data: Any) -> Reply:

@@ -1,0 +1,49 @@
+"""A loop that does not run for a while (here: a blocking call starves it; SIGSTOP in
+tests/bench/test_stalled_supervisor.py) does not count that time against call or episode limits."""
+
+import time
+
+import anyio
+import pytest
+
+from runtime import stalls
+from runtime.actor import Actor, spawn
+from runtime.errors import CallTimeout, TimeLimitExceeded
+from runtime.limits import TimeLimit
+
+pytestmark = pytest.mark.anyio
+
+
+class Thinker(Actor):
+    async def handle(self, message):
+        await anyio.sleep(0.3)
+        return "answer"
+
+
+async def starve(seconds):
+    await anyio.sleep(0.05)
+    time.sleep(seconds)  # the whole loop stops, as a stopped process does
+
+
+async def test_a_stall_is_not_counted_against_a_call_timeout_nor_an_episode_limit():
+    before = len(stalls.seen())
+    async with anyio.create_task_group() as tg:
+        ref = await spawn(tg, Thinker("thinker"))
+        with TimeLimit(1.0).enforce():
+            tg.start_soon(starve, 2.0)
+            assert await ref.ask("think", timeout=1.0) == "answer"
+        tg.cancel_scope.cancel()
+    [stall] = stalls.seen()[before:]
+    assert 1.5 < stall.seconds < 2.5
+
+
+async def test_without_a_stall_the_limits_still_bite():
+    async with anyio.create_task_group() as tg:
+        ref = await spawn(tg, Thinker("thinker"))
+        with pytest.raises(CallTimeout):
+            await ref.ask("think", timeout=0.1)
+        with pytest.raises(TimeLimitExceeded):
+            with TimeLimit(0.2).enforce():
+                await ref.ask("think", timeout=1.0)
+                await ref.ask("think", timeout=1.0)
+        tg.cancel_scope.cancel()

@@ -1,0 +1,114 @@
+"""OSWorld's Chrome tasks that need nothing from outside this machine, with no VM: Debian's Chromium
+stands in for Chrome on a fresh local desktop per episode. Doing nothing gets the reference's verdict for
+the untouched profile; an oracle closes Chrome as a user would (OSWorld's `pkill chrome`) and edits the
+profile with a command, through the episode's own server, and scores 1; the infeasible ones score 1 on
+Fail. The two tasks that read the address bar from the accessibility tree are not here (not runnable
+yet: `--list` names their getter)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import httpx
+import pytest
+
+from actors.backends.waa.client import TOKEN_HEADER
+from bench.suites.osworld.catalog import Catalog
+
+from tests.osworld_servers import run_on_local_desktops
+from tests.paths import ROOT
+
+OSWORLD = ROOT.parent / "shared" / "osworld" / "evaluation_examples"
+pytestmark = [pytest.mark.anyio,
+              pytest.mark.skipif(not OSWORLD.is_dir(), reason="no shared OSWorld data"),
+              pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed")]
+
+PREFERENCES = {
+    "bb5e4c0d-f964-439c-97b6-bdb9747de3f4": {"default_search_provider_data": {"template_url_data": {
+        "short_name": "Bing", "keyword": "bing.com", "url": "https://www.bing.com/search?q={searchTerms}"}}},
+    "2ae9ba84-3a0d-4d4c-8338-3a1478dc5fe3": {"profile": {"name": "Thomas"}},
+    "af630914-714e-4a24-a7bb-f9af687d3b91": {"webkit": {"webprefs": {"default_font_size": 72}}},
+    "99146c54-4f37-4ab8-9327-5f3291665e1e": {"profile": {"default_content_setting_values": {"cookies": 4}}},
+    "030eeff7-b492-4218-b312-701ec99ee0cc": {"enable_do_not_track": True},
+    "9656a811-9b5b-4ddf-99c7-5117bcef0626": {"safebrowsing": {"enabled": True}},
+    "3299584d-8f11-4457-bf4c-ce98f7600250": {"session": {"restore_on_startup": 5}},
+}
+"""What each task's solved state is in Chrome's Preferences, merged into the file."""
+
+MERGE = """
+import json, os, sys
+path = os.path.expanduser('~/.config/google-chrome/Default/Preferences')
+data = json.load(open(path)) if os.path.exists(path) else {}
+def merge(into, wanted):
+    for key, value in wanted.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            merge(into[key], value)
+        else:
+            into[key] = value
+merge(data, json.loads(sys.argv[1]))
+json.dump(data, open(path, 'w'))
+"""
+BOOKMARK_FOLDER = """
+import json, os
+path = os.path.expanduser('~/.config/google-chrome/Default/Bookmarks')
+data = json.load(open(path)) if os.path.exists(path) else {"roots": {"bookmark_bar": {"children": [], "id": "1",
+    "name": "Bookmarks bar", "type": "folder"}, "other": {"children": [], "id": "2", "name": "Other bookmarks",
+    "type": "folder"}, "synced": {"children": [], "id": "3", "name": "Mobile bookmarks", "type": "folder"}},
+    "version": 1}
+data.pop("checksum", None)
+data["roots"]["bookmark_bar"]["children"].append({"children": [], "date_added": "13340000000000000",
+    "date_modified": "0", "id": "50", "name": "Favorites", "type": "folder"})
+json.dump(data, open(path, 'w'))
+"""
+PROFILE_NAME = MERGE + """
+state_path = os.path.expanduser('~/.config/google-chrome/Local State')
+state = json.load(open(state_path)) if os.path.exists(state_path) else {}
+merge(state, {"profile": {"info_cache": {"Default": {"name": "Thomas", "is_using_default_name": False}}}})
+json.dump(state, open(state_path, 'w'))
+"""
+"""The profile's name as Chrome's own dialog sets it: in Preferences and in Local State, from which
+Chrome restores it at start."""
+NO_YOUTUBE = """
+import os, sqlite3
+connection = sqlite3.connect(os.path.expanduser('~/.config/google-chrome/Default/History'))
+connection.execute("DELETE FROM urls WHERE url LIKE '%youtube%'")
+connection.commit()
+"""
+PROGRAMS = {"2ad9387a-65d8-4e33-ad5b-7580065a27ca": BOOKMARK_FOLDER, "44ee5668-ecd5-4366-a6ce-c1c9b8d4e938": NO_YOUTUBE,
+            **{task: MERGE for task in PREFERENCES}, "2ae9ba84-3a0d-4d4c-8338-3a1478dc5fe3": PROFILE_NAME}
+ALREADY_SOLVED = {"99146c54-4f37-4ab8-9327-5f3291665e1e"}
+"""Tasks OSWorld's evaluator scores 1 untouched here: a fresh Chromium profile's Preferences already hold
+`profile.default_content_setting_values`, which its getter reads as "delete data on close" turned on."""
+INFEASIBLE = ["480bcfea-d68f-4aaa-a0a9-2589ef319381", "3720f614-37fd-4d04-8a6b-76f54f8c222d",
+              "ae78f875-5b98-4907-bbb5-9c737fc68c03"]
+
+
+async def solve(server, task) -> None:
+    """Close Chrome as OSWorld's tasks do (`pkill chrome`), then edit its profile with a command."""
+    name = task.task_id.split("/", 1)[1]
+    async with httpx.AsyncClient(base_url=server.url, headers={TOKEN_HEADER: server.token}, timeout=60) as http:
+        (await http.post("/setup/launch", json={"command": ["pkill", "chrome"]})).raise_for_status()
+        arguments = [json.dumps(PREFERENCES[name])] if name in PREFERENCES else []
+        done = (await http.post("/execute", json={"command": ["python3", "-c", PROGRAMS[name], *arguments]})).json()
+    assert done["returncode"] == 0, done
+
+
+async def run(tasks, solve=None):
+    results = await run_on_local_desktops(tasks, solve, call_seconds=90)
+    return {task_id.split("/", 1)[1]: result for task_id, result in results.items()}
+
+
+async def test_the_chrome_tasks_untouched_solved_and_declared_infeasible():
+    wanted = [*PROGRAMS, *INFEASIBLE]
+    tasks = {t.task_id.split("/", 1)[1]: t for t in Catalog.load(OSWORLD).tasks
+             if t.domain == "chrome" and t.task_id.split("/", 1)[1] in wanted}
+    assert len(tasks) == 12
+    untouched = await run([tasks[task] for task in PROGRAMS])
+    verdicts = {task: (result.score, result.reason) for task, result in untouched.items()}
+    print("\nuntouched:", "; ".join(f"{task[:8]} {score:g} ({reason})" for task, (score, reason) in verdicts.items()))
+    assert {task for task, (score, _) in verdicts.items() if score == 1.0} == ALREADY_SOLVED, verdicts
+    assert all(score == 0.0 for task, (score, _) in verdicts.items() if task not in ALREADY_SOLVED), verdicts
+    solved = await run(list(tasks.values()), solve)
+    outcome = {task: (result.score, result.reason) for task, result in solved.items()}
+    assert all(score == 1.0 for score, _ in outcome.values()), outcome
