@@ -27,6 +27,6 @@ def defined_exceptions():
 
 
 def test_every_public_exception_of_actors_and_bench_is_a_troupe_error():
-    outside = sorted(name for name, kind in defined_exceptions() 
+    outside = sorted(name for name, kind in defined_exceptions()
                      if not issubclass(kind, TroupeError) and name not in STANDARD_LIBRARY_ONLY)
     assert outside == []
