@@ -204,9 +204,9 @@ def _table(summary: dict) -> Table:
 
 async def _interruptible(run: Callable[[], Awaitable[int]]) -> int:
     """`run`, ended by Ctrl-C as a cancellation, which every actor and node of the run honours
-    on either event loop, then raised as KeyboardInterrupt. (asyncio's own handling cancels the
-    main task natively, which the run's supervisors took for a crash to restart from.) Later
-    Ctrl-Cs go to the event loop's own handling again, which stops a run slow to end."""
+    on either event loop, then raised as KeyboardInterrupt (asyncio's own handling, a native
+    cancel of the main task, does not end a run of supervised actors). Later Ctrl-Cs go to the
+    event loop's own handling again, which stops a run slow to end."""
     interrupted = anyio.Event()
     outcome: list[int | Exception] = []
 

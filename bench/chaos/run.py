@@ -26,6 +26,7 @@ from typing import Callable
 import msgspec
 
 from protocols import TroupeError
+from actors.errors import ConfigError
 from actors.run_folder import read_results
 from bench.chaos.command import SupervisorProcess
 from bench.chaos.faults import FLOODS, SUITE_KINDS, SUPERVISOR, VIEWER_FLOOD, Fault, Strike, schedule, strike, target
@@ -42,7 +43,8 @@ _FLOOD_TRIES = 3
 
 
 class ChaosError(TroupeError):
-    """The chaos run could not measure anything (the reference run failed, or bad options)."""
+    """The chaos run could not measure anything: the reference run failed (bad options are a
+    ConfigError, refused before anything runs)."""
 
 
 class ChaosOptions(msgspec.Struct, frozen=True):
@@ -63,21 +65,21 @@ class ChaosOptions(msgspec.Struct, frozen=True):
 
     def __post_init__(self) -> None:
         if self.suite not in SUITE_KINDS:
-            raise ChaosError(f"--suite must be one of {', '.join(SUITE_KINDS)}, not {self.suite!r}")
+            raise ConfigError(f"--suite must be one of {', '.join(SUITE_KINDS)}, not {self.suite!r}")
         unknown = [kind for kind in self.kinds if kind not in SUITE_KINDS[self.suite]]
         if unknown:
-            raise ChaosError(f"--kinds: {', '.join(unknown)} cannot be injected in a {self.suite} run; "
+            raise ConfigError(f"--kinds: {', '.join(unknown)} cannot be injected in a {self.suite} run; "
                              f"its kinds are {', '.join(SUITE_KINDS[self.suite])}")
         if self.open_files is not None and self.open_files < 64:
-            raise ChaosError(f"--open-files must be 64 or more (a run needs some), not {self.open_files}")
+            raise ConfigError(f"--open-files must be 64 or more (a run needs some), not {self.open_files}")
         if self.faults < 0:
-            raise ChaosError(f"--faults must be 0 or more, not {self.faults}")
+            raise ConfigError(f"--faults must be 0 or more, not {self.faults}")
         if not 0 < self.timeout < float("inf"):
-            raise ChaosError(f"--timeout must be a finite number of seconds > 0, not {self.timeout}")
+            raise ConfigError(f"--timeout must be a finite number of seconds > 0, not {self.timeout}")
         owned = {"--suite", "--out", "--viewer", "--viewer-token", "--vm", "--connect"}
         for arg in self.supervisor_args:
             if arg.partition("=")[0] in owned:
-                raise ChaosError(f"{arg.partition('=')[0]} is set by the chaos run itself; leave it out")
+                raise ConfigError(f"{arg.partition('=')[0]} is set by the chaos run itself; leave it out")
 
     def command(self, *, viewer: bool) -> list[str]:
         args = ["--suite", self.suite]
