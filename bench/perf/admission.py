@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import secrets
 import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,6 +30,7 @@ import anyio
 import httpx
 
 from actors.backends.waa.client import TOKEN_HEADER
+from bench.perf.servers import server_process
 from runtime.websocket import connect
 
 __all__ = ["LIMIT", "Served", "measure", "main"]
@@ -46,21 +45,6 @@ class Served:
     slow: int
     seconds: float
     answer: str
-
-
-@contextmanager
-def _process(argv: list[str], env: dict[str, str], port_of: Callable[[str], int]) -> Iterator[int]:
-    """A server process, until the block ends; its port, read from its first line."""
-    process = subprocess.Popen([sys.executable, *argv], stdout=subprocess.PIPE, text=True, env={**os.environ, **env})
-    try:
-        yield port_of(process.stdout.readline())
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def _last_port(line: str) -> int:
@@ -100,12 +84,13 @@ def measure(slow: int = 300) -> list[Served]:
     with ExitStack() as stack:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="troupe-admission-")))
         (folder / "results.jsonl").touch()
-        node = stack.enter_context(_process(["-m", "runtime.node", "--app", "actors.backends.sim.node:build"],
-                                            {"TROUPE_NODE_TOKEN": token},
-                                            lambda line: int(json.loads(line)["listening"].rsplit(":", 1)[1])))
-        viewer = stack.enter_context(_process(["-m", "bench.viewer", str(folder), "--token", token], {}, _last_port))
-        waa = stack.enter_context(_process(["-m", "actors.backends.waa.server", "--port", "0", "--token", token], {},
-                                           _last_port))
+        node, _ = stack.enter_context(server_process(
+            ["-m", "runtime.node", "--app", "actors.backends.sim.node:build"], {"TROUPE_NODE_TOKEN": token},
+            lambda line: int(json.loads(line)["listening"].rsplit(":", 1)[1])))
+        viewer, _ = stack.enter_context(server_process(["-m", "bench.viewer", str(folder), "--token", token], {},
+                                                       _last_port))
+        waa, _ = stack.enter_context(server_process(
+            ["-m", "actors.backends.waa.server", "--port", "0", "--token", token], {}, _last_port))
 
         async def handshake() -> str:
             ws = await connect(f"ws://127.0.0.1:{node}", token=token, timeout=10)

@@ -13,10 +13,8 @@ node per two bytes). Prints the server's resident memory before, its peak
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import secrets
-import subprocess
 import sys
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +25,7 @@ import httpx
 from actors.backends.waa.client import TOKEN_HEADER
 from actors.backends.waa.commands import PREFIX, command
 from actors.backends.waa.server.http import MAX_PROGRAM
+from bench.perf.servers import server_process
 
 __all__ = ["LIMIT_MIB", "costliest_program", "main", "measure"]
 
@@ -48,14 +47,12 @@ def _mib(pid: int, field: str) -> float:
 def measure(programs: int = 32) -> tuple[float, float, Counter]:
     """The server's resident MiB before, its peak MiB after, and the answers' statuses."""
     token = secrets.token_urlsafe(16)
-    server = subprocess.Popen([sys.executable, "-m", "actors.backends.waa.server", "--port", "0", "--token", token],
-                              stdout=subprocess.PIPE, text=True, env=dict(os.environ))
-    try:
-        url = server.stdout.readline().split()[2]
-        before = _mib(server.pid, "VmRSS")
+    with server_process(["-m", "actors.backends.waa.server", "--port", "0", "--token", token], {},
+                        lambda line: line.split()[2]) as (url, pid):
+        before = _mib(pid, "VmRSS")
         body = {"command": command(costliest_program())}
 
-        def post(_: int) -> int:
+        def post(_: int) -> int | str:
             try:
                 return httpx.post(url + "/execute", json=body, headers={TOKEN_HEADER: token}, timeout=300).status_code
             except httpx.HTTPError as exc:
@@ -63,14 +60,7 @@ def measure(programs: int = 32) -> tuple[float, float, Counter]:
 
         with ThreadPoolExecutor(programs) as pool:
             answers = Counter(pool.map(post, range(programs)))
-        return before, _mib(server.pid, "VmHWM"), answers
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        return before, _mib(pid, "VmHWM"), answers
 
 
 def main(argv: list[str] | None = None) -> int:
