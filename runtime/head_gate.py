@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 import selectors
 import socket
 import threading
@@ -29,6 +30,7 @@ HEAD_SECONDS = 10.0
 MAX_HEAD = 64 * 1024
 MAX_WAITING = 4096
 _TICK = 0.25
+_CONTENT_LENGTH = re.compile(rb"\ncontent-length:[ \t]*(\d{1,12})", re.IGNORECASE)
 
 logger = logging.getLogger(__name__)
 
@@ -145,6 +147,9 @@ class Prefetched:
     def __init__(self, connection: socket.socket, head: bytes) -> None:
         self._connection = connection
         self._head = head
+        found = _CONTENT_LENGTH.search(head)
+        self.content_length = int(found.group(1)) if found else 0
+        """The body's length as the head declares it (0 if it does not)."""
 
     def makefile(self, mode: str = "r", buffering: int = -1, **kwargs: Any) -> Any:
         if mode == "rb":

@@ -108,7 +108,8 @@ def test_a_program_over_the_size_limit_is_refused_with_413_and_the_limit(server)
 
 
 def test_a_program_asking_for_too_many_input_steps_is_refused_with_413(server):
-    reply = post(server, "/execute", {"command": command("import pyautogui\n" + "pyautogui.moveTo(1, 1)\n" * (MAX_OPS + 1))})
+    keys = "pyautogui.press([" + '"a",' * (MAX_OPS + 1) + "])"  # one input step per key, within MAX_PROGRAM
+    reply = post(server, "/execute", {"command": command("import pyautogui\n" + keys)})
     assert reply.status_code == 413 and f"over the limit of {MAX_OPS}" in reply.json()["message"]
 
 
