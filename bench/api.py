@@ -548,7 +548,10 @@ async def _start_viewer(tg, bus: EventBus, config: RunConfig, out: Path, say: Ca
     token = config.viewer_token or os.environ.get("TROUPE_VIEWER_TOKEN")
     viewer = ViewerServer(bus, token=token, run_dir=out, summarizing=config.summarizer != "none")
     serve = functools.partial(viewer.run, host, port)
-    bound = await tg.start(_watching_only, serve, say)
+    try:
+        bound = await tg.start(_watching_only, serve, say)
+    except Exception as exc:  # the port taken since `plan` checked it: one line, as `plan` would have said
+        raise ConfigError(f"--viewer {config.viewer}: cannot listen there ({describe(exc)})") from None
     say(f"viewer: http://{host}:{bound}/" + (" (add ?token=<viewer token>)" if token else ""))
 
 

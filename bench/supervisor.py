@@ -204,8 +204,9 @@ def _table(summary: dict) -> Table:
 
 async def _interruptible(run: Callable[[], Awaitable[int]]) -> int:
     """`run`, ended by Ctrl-C as a cancellation, which every actor and node of the run honours
-    on either event loop, then raised as KeyboardInterrupt; a second Ctrl-C while it ends
-    interrupts at once, as Python's own handler does."""
+    on either event loop, then raised as KeyboardInterrupt (asyncio's own handling, a native
+    cancel of the main task, does not end a run of supervised actors). Later Ctrl-Cs go to the
+    event loop's own handling again, which stops a run slow to end."""
     interrupted = anyio.Event()
     outcome: list[int | Exception] = []
 

@@ -12,6 +12,7 @@ import pytest
 
 from actors.backends.waa.client import TOKEN_HEADER
 from actors.backends.waa.commands import command
+from actors.backends.waa.server.pyautogui_script import parse
 
 from tests.waa_servers import LinuxServer, start_linux_server, stop
 
@@ -101,3 +102,10 @@ def test_without_allow_commands_shell_python_and_bash_are_refused(strict):
                        ("/run_bash_script", {"script": "echo hi"})):
         reply = call(strict, "POST", path, json=body)
         assert reply.status_code == 403 and "--allow-commands" in reply.json()["message"], path
+
+
+def test_hotkey_takes_its_keys_as_one_list_too_as_pyautogui_does():
+    """OSWorld's GIMP tasks quit GIMP with `pyautogui.hotkey(["ctrl", "q"])`."""
+    assert parse('import pyautogui; pyautogui.hotkey(["ctrl", "q"])') == \
+        parse("import pyautogui; pyautogui.hotkey('ctrl', 'q')") == \
+        [("key_down", "ctrl"), ("key_down", "q"), ("key_up", "q"), ("key_up", "ctrl")]
