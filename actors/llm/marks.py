@@ -76,7 +76,7 @@ def draw_marks(screenshot: bytes, marks: list[Mark], viewport_width: int | None 
     image = Image.open(io.BytesIO(screenshot)).convert("RGB")
     scale = image.width / viewport_width if viewport_width else 1.0
     pen = ImageDraw.Draw(image)
-    font = _font(max(10, round(12 * scale)))
+    font = _font(max(10, round(14 * scale)))
     for mark in marks:
         box = mark.element.bbox
         left, top = box.x * scale, box.y * scale
