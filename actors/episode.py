@@ -26,7 +26,7 @@ import msgspec
 
 from protocols import (
     Act, Acted, ChangeSummary, Decide, Decision, EpisodeResult, EpisodeStarted, EpisodeTimings,
-    ErrorKind, Evaluate, Inspect, Inspected, Observation, Observe, Observed, Reset,
+    ErrorKind, Evaluate, Inspect, Inspected, ModelCall, Observation, Observe, Observed, Reset,
     StepRecord, StepSummarized, StepTaken, StepTimings, Summarize, Task, TaskAdopted, Verdict,
 )
 from runtime.actor import Ref
@@ -196,7 +196,7 @@ class _Episode:
                     episode_id=self.episode_id, step=step, action=decision.action,
                     reasoning=decision.reasoning, reference=observation.reference, started_at=began,
                     timings=StepTimings(agent=decided - began, total=decided - began), **_spend(decision),
-                ), observation, observation)
+                ), observation, observation, decision.calls)
                 return observation
             acted: Acted = await self._vm(self.crew.vm, Act(step=step, action=decision.action))
             act_done = self.now()
@@ -211,7 +211,7 @@ class _Episode:
                     screenshot=after.timings.screenshot, tree=after.timings.tree, total=done - began,
                     settle=acted.settle,
                 ), **_spend(decision),
-            ), after, observation)
+            ), after, observation, decision.calls)
             if summaries is not None:
                 summaries.ask(self._summary_request(step, decision, observation, after))
             observation = after
@@ -247,12 +247,13 @@ class _Episode:
         except (ActorError, OSError) as exc:
             raise EnvironmentFailure(f"{type(request).__name__} failed: {exc}") from exc
 
-    async def _record(self, record: StepRecord, after: Observation, before: Observation) -> None:
+    async def _record(self, record: StepRecord, after: Observation, before: Observation,
+                      calls: tuple[ModelCall, ...]) -> None:
         self.records.append(record)
         self.history.append(record)
         if self.unrecorded:
             await self._record_summaries()
-        await self.crew.outlets.emit(StepTaken(record=record, screenshot=after.screenshot, before=before))
+        await self.crew.outlets.emit(StepTaken(record=record, screenshot=after.screenshot, before=before, calls=calls))
 
     def _summaries(self, group: TaskGroup) -> StepSummaries | None:
         if self.crew.summarizer is None:
@@ -261,10 +262,12 @@ class _Episode:
                              episode_id=self.episode_id, answered=self._summarized)
 
     def _summarized(self, step: int, summary: ChangeSummary) -> None:
-        """Step `step`'s summary has arrived (in the Summarizer's task): into the history, out to the bus."""
+        """Step `step`'s summary has arrived (in the Summarizer's task): into the history, out to the bus
+        (its model calls apart, for the transcript)."""
+        calls, summary = summary.calls, msgspec.structs.replace(summary, calls=())
         self.summaries[step] = summary
         self.history[step - 1] = msgspec.structs.replace(self.history[step - 1], summary=summary)
-        event = StepSummarized(episode_id=self.episode_id, summary=summary)
+        event = StepSummarized(episode_id=self.episode_id, summary=summary, calls=calls)
         self.crew.outlets.publish(event)
         if self.crew.outlets.sink is not None:
             self.unrecorded.append(event)

@@ -37,6 +37,7 @@ from bench.extras import install_hint
 from bench.installation import DISTRIBUTION
 from bench.suites import BUILT_IN, SUITES
 from bench.suites.base import Suite
+from bench.summary import success_cell
 from bench.tuning import tune_gc
 from protocols import EpisodeResult, ErrorKind
 
@@ -189,14 +190,16 @@ def _listing(values: dict[str, Any], suite: type[Suite], spec: str) -> str:
 
 def _table(summary: dict) -> Table:
     table = Table(title="episodes by domain")
-    for column in ("domain", "episodes", "success", "mean steps", "env errors", "model errors", "s/step"):
+    for column in ("domain", "episodes", "success [95% CI]", "steps ± sd", "s/episode ± sd", "env errors",
+                   "model errors", "s/step"):
         table.add_column(column, justify="left" if column == "domain" else "right")
     for domain, figures in [*summary["domains"].items(), ("all", summary["overall"])]:
         if not figures["episodes"]:
             continue
-        table.add_row(domain, str(figures["episodes"]),
-                      f"{figures['succeeded']}/{figures['episodes']} ({figures['success_rate']:.0%})",
-                      f"{figures['mean_steps']:.1f}", str(figures["environment_errors"]),
+        table.add_row(domain, str(figures["episodes"]), success_cell(figures),
+                      f"{figures['mean_steps']:.1f} ± {figures['sd_steps']:.1f}",
+                      f"{figures['mean_seconds']:.2f} ± {figures['sd_seconds']:.2f}",
+                      str(figures["environment_errors"]),
                       str(figures["model_service_errors"]),
                       f"{figures['seconds_per_step']:.3f}")
     return table

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 import msgspec
 
@@ -40,6 +41,27 @@ class StepTimings(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     """Part of `act` spent waiting for the page to settle (None: the VM did not say)."""
 
 
+class ModelCall(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
+    """One call to a model, as an episode's transcript keeps it (`calls.jsonl`).
+
+    `role` is agent, summarizer or classifier; `step` the step it decided or
+    judged (0: the episode as a whole). `messages` is the request's, each image
+    replaced by `{"type": "image", "sha256": ..., "bytes": N}`, which the run
+    folder resolves to the screenshot file holding those bytes (`"file":
+    "step-003.png"`). `retries` says why each attempt before the one that
+    answered failed. No header is kept, so no key."""
+
+    role: str = ""
+    step: int = 0
+    messages: list[Any] = []
+    reply: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+    latency: float = 0.0
+    retries: tuple[str, ...] = ()
+
+
 class ChangeSummary(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     """The Summarizer's judgement of one step: what changed, and was it right."""
 
@@ -53,6 +75,9 @@ class ChangeSummary(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_de
     answered_at: float = 0.0
     """When the episode asked for this judgement and got it (its clock), so a
     timeline can show the Summarizer overlapping the next step."""
+    calls: tuple[ModelCall, ...] = ()
+    """The model calls that made it, for the transcript; the episode takes them out of the summary
+    it keeps (a step's history never carries them)."""
 
 
 class StepRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
@@ -114,3 +139,5 @@ class EpisodeAnalysis(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_
     summary: str = ""
     categories: dict[str, float] = {}
     signals: tuple[str, ...] = ()
+    calls: tuple[ModelCall, ...] = ()
+    """The model calls that made it, for the transcript (results.jsonl does not carry them)."""

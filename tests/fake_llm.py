@@ -19,6 +19,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable, Iterable
 
 from actors.llm import agent as agent_module, analysis, summarizer as summarizer_module
+from actors.llm.observation import MARKS_HEADING
 from actors.llm.preflight import PREFLIGHT_PROMPT
 from bench.suites.sim.agent import parse_goals
 from runtime.http_server import LoopbackHTTPServer, QuietHandler, send_reply
@@ -155,7 +156,7 @@ _STEP = re.compile(r"This is step (\d+) ")
 
 def form_filler(body: dict[str, Any]) -> str:
     """A model that solves simulated form tasks: goal k of the instruction at step k,
-    grounded by name in the tree text of the prompt, then `done`."""
+    grounded by name in the tree text of the prompt (or its list of marks), then `done`."""
     prompt = body["messages"][1]["content"]
     text = "\n".join(part["text"] for part in prompt if part["type"] == "text")
     instruction = text.split("\n", 1)[0].removeprefix("Task: ")
@@ -167,8 +168,10 @@ def form_filler(body: dict[str, Any]) -> str:
     if goal["key"] is not None:
         return json.dumps({"thought": f"press {goal['key']}", "action": {"type": "key", "key": goal["key"]}})
     ids = {m["name"]: m["id"] for m in _TREE_LINE.finditer(text)}
+    by_mark = MARKS_HEADING in text  # set-of-marks: the listed ids are mark numbers
+    element = (lambda name: {"mark": int(ids[name])}) if by_mark else (lambda name: {"node_id": ids[name]})
     if goal["text"] is not None:
-        action = {"type": "type", "text": goal["text"], "target": {"node_id": ids[goal["field"]]}}
+        action = {"type": "type", "text": goal["text"], "target": element(goal["field"])}
     else:
-        action = {"type": "click", "target": {"node_id": ids[goal["name"]]}}
+        action = {"type": "click", "target": element(goal["name"])}
     return json.dumps({"thought": f"goal {index + 1}", "plan": "one goal per step", "action": action})

@@ -96,14 +96,14 @@ class LLMAnalyst:
         messages = [{"role": "system", "content": SYSTEM_PROMPT},
                     {"role": "user", "content": self.prompt(request, deterministic.signals)}]
         try:
-            (categories, explanation, summary), _ = await ask(
-                self.client, messages, parse_classification, attempts=self.max_bad_replies)
+            (categories, explanation, summary), _, calls = await ask(
+                self.client, messages, parse_classification, attempts=self.max_bad_replies, role="classifier")
         except NoAnswer as exc:
             return _unclassified(deterministic, str(exc))
         except ModelServiceError as exc:
             return _unclassified(deterministic, f"model service error: {exc}")
         return EpisodeAnalysis(episode_id=request.result.episode_id, analysis=explanation, summary=summary,
-                               categories=categories, signals=deterministic.signals)
+                               categories=categories, signals=deterministic.signals, calls=calls)
 
     def prompt(self, request: Analyze, signals: tuple[str, ...]) -> list[dict[str, Any]]:
         result = request.result

@@ -34,12 +34,13 @@ from typing import Any
 import anyio
 import httpx
 
-from protocols import Usage, TroupeError
+from protocols import ModelCall, Usage, TroupeError
 from runtime.backoff import Backoff
 from runtime.capacity import Capacity
 
 from actors.errors import ModelServiceError
 from actors.llm.config import LLMConfig
+from actors.llm.transcript import without_images
 
 logger = logging.getLogger(__name__)
 
@@ -73,7 +74,12 @@ class LLMBadResponse(LLMError, ModelServiceError):
 class Completion:
     text: str
     usage: Usage
-    attempts: int = 1
+    call: ModelCall
+    """The call as the transcript keeps it (the caller adds its role and step)."""
+
+    @property
+    def attempts(self) -> int:
+        return len(self.call.retries) + 1
 
 
 class _Transient(Exception):
@@ -124,6 +130,7 @@ class LLMClient:
             body["temperature"] = temperature
         headers = {"Authorization": f"Bearer {self.config.api_key}"} if self.config.api_key else {}
         started = time.monotonic()
+        retries: list[str] = []
         async with httpx.AsyncClient(
             timeout=self.config.timeout, transport=self._transport, verify=self._tls, headers=headers,
         ) as http:
@@ -134,11 +141,12 @@ class LLMClient:
                     if attempt > self.config.max_retries:
                         raise LLMUnavailable(
                             f"{self.url}: gave up after {attempt} attempts; last: {exc}") from None
+                    retries.append(str(exc))
                     delay = self._delay(attempt, exc.retry_after)
                     logger.warning("LLM call to %s failed (%s); retry %d in %.2f s", self.url, exc, attempt, delay)
                     await anyio.sleep(delay)
                     continue
-                return self._completion(payload, time.monotonic() - started, attempt)
+                return self._completion(payload, messages, time.monotonic() - started, tuple(retries))
         raise AssertionError("unreachable")
 
     async def _post(self, http: httpx.AsyncClient, body: dict[str, Any]) -> httpx.Response:
@@ -174,7 +182,8 @@ class LLMClient:
         ceiling = Backoff(self.config.backoff, 2.0, self.config.backoff_max).delay(attempt)
         return ceiling / 2 + self._rng.uniform(0, ceiling / 2)
 
-    def _completion(self, payload: Any, latency: float, attempts: int) -> Completion:
+    def _completion(self, payload: Any, messages: list[dict[str, Any]], latency: float,
+                    retries: tuple[str, ...]) -> Completion:
         try:
             text = payload["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):
@@ -183,11 +192,13 @@ class LLMClient:
         usage = payload.get("usage") or {}
         input_tokens = int(usage.get("prompt_tokens") or 0)
         output_tokens = int(usage.get("completion_tokens") or 0)
+        text = text if isinstance(text, str) else ""
+        cost = self.config.cost(input_tokens, output_tokens)
         return Completion(
-            text=text if isinstance(text, str) else "",
-            usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens,
-                        cost=self.config.cost(input_tokens, output_tokens), latency=latency),
-            attempts=attempts,
+            text=text,
+            usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens, cost=cost, latency=latency),
+            call=ModelCall(messages=without_images(messages), reply=text, input_tokens=input_tokens,
+                           output_tokens=output_tokens, cost=cost, latency=latency, retries=retries),
         )
 
 

@@ -16,7 +16,7 @@ from typing import Any, Callable, TypeVar
 
 import msgspec
 
-from protocols import Usage, TroupeError
+from protocols import ModelCall, Usage, TroupeError
 from runtime.errors import Refused
 
 from actors.errors import ModelServiceError
@@ -57,10 +57,13 @@ def decode_reply(text: str, shape: type[T]) -> T:
 
 async def ask(
     client: LLMClient, messages: list[dict[str, Any]], parse: Callable[[str], T], *, attempts: int,
-) -> tuple[T, Usage]:
-    """Ask until `parse` accepts a reply; return it with the usage of every call made."""
+    role: str, step: int = 0,
+) -> tuple[T, Usage, tuple[ModelCall, ...]]:
+    """Ask until `parse` accepts a reply; return it with the usage of every call made, and the calls
+    as the transcript keeps them, marked with the `role` that made them and the `step` they serve."""
     conversation = list(messages)
     usage = Usage()
+    calls: list[ModelCall] = []
     last: ReplyError | None = None
     for _ in range(attempts):
         try:
@@ -70,8 +73,9 @@ async def ask(
         except LLMError as exc:
             raise NoAnswer(f"LLM call failed: {exc}") from exc
         usage = add_usage(usage, completion.usage)
+        calls.append(msgspec.structs.replace(completion.call, role=role, step=step))
         try:
-            return parse(completion.text), usage
+            return parse(completion.text), usage, tuple(calls)
         except ReplyError as exc:
             last = exc
             conversation += [

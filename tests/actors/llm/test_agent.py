@@ -1,19 +1,26 @@
 """The LLM agent through real episodes: a sim VM, the actors, and a local chat-completions server."""
 
+import base64
 import dataclasses
+import io
 import itertools
 import json
+import re
 
 import anyio
 import pytest
 
 from actors.agent import Agent
 from actors.episode import run_episode
-from actors.llm.agent import LLMPolicy
+from actors.llm.agent import LLMPolicy, parse_action
+from actors.llm.marks import marks_of
+from actors.llm.observation import MARKS_HEADING
+from actors.llm.replies import ReplyError
+from PIL import Image
 from actors.llm import agent as agent_prompt, summarizer as summarizer_prompt
 from tests.fake_llm import FakeLLM, Reply, by_role, form_filler
 from bench.suites.sim.suite import sim_tasks
-from protocols import Done, ErrorKind, StepSummarized
+from protocols import BBox, Done, ErrorKind, Observation, StepSummarized, Target, UIElement
 from runtime.actor import spawn
 from runtime.events import EventBus
 from runtime.limits import Limits
@@ -180,3 +187,32 @@ async def test_a_fresh_policy_answering_step_n_writes_the_prompt_of_the_one_that
         prompts[fresh] = [prompt_text(body) for body in role_requests(server, agent_prompt)]
     assert len(prompts[True]) == 4 and prompts[True] == prompts[False]
     assert "- step 1: " in prompts[True][1] and "- step 3: " in prompts[True][3]
+
+
+async def test_set_of_marks_numbers_the_elements_on_the_screenshot_and_actions_name_them_by_mark():
+    with FakeLLM(by_role(agent=form_filler)) as server:
+        outcome = await episode(server, summarizer=False, observation="som")
+    assert outcome.result.success, outcome.result.reason
+    first = role_requests(server, agent_prompt)[0]
+    text = prompt_text(first)
+    assert MARKS_HEADING in text and '[1] textbox "' in text and "[root]" not in text  # marks, not the tree
+    (image,) = [p for p in first["messages"][1]["content"] if p["type"] == "image_url"]
+    marked = Image.open(io.BytesIO(base64.b64decode(image["image_url"]["url"].split(",", 1)[1]))).convert("RGB")
+    box = outcome.steps[0].action.target.bbox  # the element mark 1 named, grounded in the tree
+    assert marked.getpixel((round(box.x), round(box.y + box.height / 2))) == (220, 30, 30)  # its drawn box
+    assert isinstance(outcome.steps[0].action.target.node_id, str) and outcome.steps[0].action.target.role == "textbox"
+
+
+def test_a_mark_is_grounded_in_its_element_and_a_mark_the_screen_lacks_goes_back_to_the_model():
+    ok = UIElement("b1", "button", "OK", bbox=BBox(10, 10, 50, 20))
+    tree = UIElement("root", "window", children=(UIElement("t", "text", "Hello", bbox=BBox(0, 0, 9, 9)), ok))
+    marks = marks_of(Observation(tree=tree))
+    assert [(m.number, m.element.node_id) for m in marks] == [(1, "b1")]  # static text gets no mark
+    action, _ = parse_action(json.dumps({"action": {"type": "click", "target": {"mark": 1}}}), tree, marks)
+    assert action.target == Target(node_id="b1", bbox=ok.bbox, role="button", name="OK")
+    for target, said in (({"mark": 2}, "there is no mark 2 on this screen (marks are 1 to 1)"),
+                         ({"mark": "one"}, "there is no mark 'one' on this screen"), ):
+        with pytest.raises(ReplyError, match=re.escape(said)):
+            parse_action(json.dumps({"action": {"type": "click", "target": target}}), tree, marks)
+    with pytest.raises(ReplyError, match="this screen has no marks"):
+        parse_action(json.dumps({"action": {"type": "click", "target": {"mark": 1}}}), tree, [])
