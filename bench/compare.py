@@ -28,12 +28,12 @@ from rich.table import Table
 
 from actors.run_folder import ResultLine, ResultsError
 from bench.frame import read_run
-from bench.stats import RESAMPLES, mcnemar, paired_bootstrap
+from bench.stats import RESAMPLES, mcnemar, paired_bootstrap, wilson
 from bench.summary import rate_with_interval
 from protocols import EpisodeResult, ErrorKind
 
-__all__ = ["ChangedTask", "Comparison", "DomainRow", "Figures", "Paired", "compare", "main", "run_labels",
-           "task_set_difference", "verdict"]
+__all__ = ["ChangedTask", "Comparison", "DomainRow", "Figures", "Paired", "compare", "main", "method", "run_labels",
+           "statements", "task_set_difference", "verdict"]
 
 ALL = "all"
 
@@ -53,6 +53,8 @@ class Figures(msgspec.Struct, frozen=True):
     succeeded: int
     mean_seconds: float
     """Mean wall time of an episode, reset and evaluation included."""
+    success_interval: tuple[float, float] = (0.0, 1.0)
+    """The success rate's 95% Wilson interval."""
 
     @property
     def success_rate(self) -> float:
@@ -187,6 +189,21 @@ def _paired_figures(domain: str, first: list[bool], this: list[bool], resamples:
     return Paired(domain, len(first), only_first, only_this, difference, low, high, mcnemar(only_first, only_this))
 
 
+def statements(comparison: Comparison) -> list[tuple[str, list[str]]]:
+    """For each later run, ("b against a", ["forms: b solves ...", ..., "all: ..."]); the lines are
+    empty when no task was judged by both runs."""
+    first = comparison.runs[0]
+    return [(f"{label} against {first}", [f"{figures.domain}: {figures.words(first, label)}" for figures in paired])
+            for label, paired in zip(comparison.runs[1:], comparison.paired)]
+
+
+def method(comparison: Comparison) -> str:
+    """How the paired figures were computed, said once under them."""
+    return (f"pp = percentage points; 95% interval: percentile paired bootstrap over tasks, "
+            f"{comparison.resamples} resamples, seed {comparison.seed}; p: exact two-sided McNemar on the tasks "
+            "one run solved and the other did not; tasks with a harness error in either run are not paired")
+
+
 def task_set_difference(labels: Sequence[str], runs: Sequence[Iterable[ResultLine]],
                         suites: Sequence[str | None]) -> str | None:
     """Why these runs are not runs of the same tasks (other suites, or other task ids than the
@@ -206,7 +223,8 @@ def task_set_difference(labels: Sequence[str], runs: Sequence[Iterable[ResultLin
 def _figures(results: list[EpisodeResult]) -> Figures | None:
     if not results:
         return None
-    return Figures(len(results), sum(r.success for r in results), mean(r.timings.total for r in results))
+    succeeded = sum(r.success for r in results)
+    return Figures(len(results), succeeded, mean(r.timings.total for r in results), wilson(succeeded, len(results)))
 
 
 def domain_table(comparison: Comparison) -> Table:
@@ -305,15 +323,11 @@ def main(argv: list[str] | None = None, prog: str = "python -m bench.compare") -
         console.print(f"{different}; comparing the {len(common)} tasks every run has")
     comparison = compare(list(zip(labels, lines)), resamples=args.resamples, seed=args.seed)
     console.print(domain_table(comparison))
-    for label, paired in zip(comparison.runs[1:], comparison.paired):
-        console.print(f"{label} against {comparison.runs[0]}:" if paired else
-                      f"{label} against {comparison.runs[0]}: no task both runs judged")
-        for figures in paired:
-            console.print(f"  {figures.domain}: {figures.words(comparison.runs[0], label)}", highlight=False)
-    console.print(f"[pp = percentage points; 95% interval: percentile paired bootstrap over tasks, "
-                  f"{comparison.resamples} resamples, seed {comparison.seed}; p: exact two-sided McNemar "
-                  "on the tasks one run solved and the other did not; tasks with a harness error in either "
-                  "run are not paired]", highlight=False, markup=False)
+    for heading, lines in statements(comparison):
+        console.print(f"{heading}:" if lines else f"{heading}: no task both runs judged", highlight=False)
+        for line in lines:
+            console.print(f"  {line}", highlight=False)
+    console.print(f"[{method(comparison)}]", highlight=False, markup=False)
     if comparison.changed:
         console.print(changed_table(comparison))
     else:
