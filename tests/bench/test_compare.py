@@ -202,11 +202,18 @@ def test_a_malformed_results_line_is_named_by_file_and_line(runs, tmp_path):
     assert result.stderr.startswith(f"error: {broken / 'results.jsonl'}:10: malformed line")
 
 
-@pytest.mark.parametrize("args", [[], ["only-one"], ["--verbose", "a", "b"]])
-def test_fewer_than_two_folders_or_an_option_is_a_usage_error(args):
+@pytest.mark.parametrize(("args", "why"), [
+    ([], "the following arguments are required: RUN"),
+    (["only-one"], "at least two run folders"),
+    (["--verbose", "a", "b"], "unrecognized arguments: --verbose"),
+    (["a", "b", "--resamples", "0"], "--resamples must be at least 1, not 0"),
+    (["a", "b", "--seed", "x"], "argument --seed: invalid int value: 'x'"),
+])
+def test_a_usage_mistake_is_one_line_saying_what_was_wrong(args, why):
     result = compare_cli(*args)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("usage: python -m bench.compare")
+    assert result.stderr.endswith(f" ({why})\n")
 
 
 def test_help_says_what_it_prints():
