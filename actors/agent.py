@@ -5,18 +5,22 @@ the actor adds what every policy needs: a uniform answer when a policy
 fails. A policy that raises, or answers with anything but a valid
 `Decision`, has that one request refused with the reason (see
 `actors.answers`): the episode ends as an agent error and the actor goes on
-serving the next.
+serving the next. A policy whose model service failed (`ModelServiceError`)
+gets an answer instead, a `Decision` carrying the failure in `model_error`:
+it crosses any transport as data, and the episode ends as a model-service
+error, not an agent failure.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
-from protocols import Decide, Decision
+from protocols import Decide, Decision, Fail
 from runtime.actor import Actor
 from runtime.errors import Refused
 
 from actors.answers import answer
+from actors.errors import ModelServiceError
 
 NAME = "agent"
 
@@ -37,4 +41,11 @@ class Agent(Actor):
     async def handle(self, message: Any) -> Any:
         if not isinstance(message, Decide):
             raise Refused(f"Agent does not handle {type(message).__name__}")
-        return await answer("policy", self.policy.decide(message), Decision)
+        return await answer("policy", self._decide(message), Decision)
+
+    async def _decide(self, request: Decide) -> Decision:
+        try:
+            return await self.policy.decide(request)
+        except ModelServiceError as exc:
+            reason = f"{type(exc).__name__}: {exc}"
+            return Decision(action=Fail(reason=reason), model_error=reason)

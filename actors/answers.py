@@ -15,7 +15,7 @@ from typing import Any, Awaitable, TypeVar
 
 import msgspec
 
-from runtime.errors import Refused
+from runtime.errors import Refused, TroupeError
 
 __all__ = ["Returned", "answer"]
 
@@ -39,7 +39,7 @@ async def answer(role: str, call: Awaitable[Any], expected: type[T]) -> T:
         raise Refused(f"{role} returned an invalid {expected.__name__}: {exc}") from Returned(value)
 
 
-class Returned(Exception):
+class Returned(TroupeError):
     """What the code returned instead of an answer, as the cause of its refusal: a record of the
     failure shows the value itself, where a traceback would only show this module."""
 

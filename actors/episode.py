@@ -26,7 +26,7 @@ import msgspec
 
 from protocols import (
     Act, Acted, ChangeSummary, Decide, Decision, EpisodeResult, EpisodeStarted, EpisodeTimings,
-    ErrorKind, Evaluate, Inspect, Inspected, Observation, Observe, Observed, Reset,
+    ErrorKind, Evaluate, Inspect, Inspected, ModelCall, Observation, Observe, Observed, Reset,
     StepRecord, StepSummarized, StepTaken, StepTimings, Summarize, Task, TaskAdopted, Verdict,
 )
 from runtime.actor import Ref
@@ -41,6 +41,11 @@ from actors.step_summaries import StepSummaries
 
 class EnvironmentFailure(TroupeError):
     """The VM side failed; the episode must be retried on a fresh VM."""
+
+
+class ModelServiceFailed(TroupeError):
+    """The Agent's model service failed (its `Decision.model_error`): the episode ends at once,
+    unevaluated, as a `model_service` error, to be run again rather than blamed on the agent."""
 
 
 class AgentFailed(TroupeError):
@@ -109,6 +114,7 @@ class _Episode:
         self.now = loop_clock()  # anyio.current_time(), without finding the loop again at each call
         self.ended_by = ""
         self.ended_trace = ""
+        self.model_error = ""
         self.unrecorded: deque[StepSummarized] = deque()  # published, not yet told to the ResultSink
 
     async def run(self) -> EpisodeOutcome:
@@ -134,6 +140,8 @@ class _Episode:
                             observation = await self._steps(observation, summaries)
                     except (LimitExceeded, AgentFailed) as exc:
                         self.ended_by, self.ended_trace = str(exc), root_trace(exc)
+                    except ModelServiceFailed as exc:
+                        self.model_error = str(exc)
                     if summaries is not None:
                         await summaries.finish()
                 except EnvironmentFailure as exc:
@@ -147,7 +155,10 @@ class _Episode:
             raise failure
         steps_done = self.now()
 
-        verdict, error_kind = await self._evaluate(observation)
+        if self.model_error:
+            verdict, error_kind = Verdict(success=False, reason=self.model_error), ErrorKind.MODEL_SERVICE
+        else:
+            verdict, error_kind = await self._evaluate(observation)
         finished = self.now()
         records = self._history()
         result = EpisodeResult(
@@ -177,13 +188,15 @@ class _Episode:
             step_limit.check(step - 1)
             began = self.now()
             decision = await self._decide(step, observation)
+            if decision.model_error:
+                raise ModelServiceFailed(f"model service error: {decision.model_error}")
             decided = self.now()
             if decision.action.terminal:
                 await self._record(StepRecord(
                     episode_id=self.episode_id, step=step, action=decision.action,
                     reasoning=decision.reasoning, reference=observation.reference, started_at=began,
                     timings=StepTimings(agent=decided - began, total=decided - began), **_spend(decision),
-                ), observation, observation)
+                ), observation, observation, decision.calls)
                 return observation
             acted: Acted = await self._vm(self.crew.vm, Act(step=step, action=decision.action))
             act_done = self.now()
@@ -198,7 +211,7 @@ class _Episode:
                     screenshot=after.timings.screenshot, tree=after.timings.tree, total=done - began,
                     settle=acted.settle,
                 ), **_spend(decision),
-            ), after, observation)
+            ), after, observation, decision.calls)
             if summaries is not None:
                 summaries.ask(self._summary_request(step, decision, observation, after))
             observation = after
@@ -234,12 +247,13 @@ class _Episode:
         except (ActorError, OSError) as exc:
             raise EnvironmentFailure(f"{type(request).__name__} failed: {exc}") from exc
 
-    async def _record(self, record: StepRecord, after: Observation, before: Observation) -> None:
+    async def _record(self, record: StepRecord, after: Observation, before: Observation,
+                      calls: tuple[ModelCall, ...]) -> None:
         self.records.append(record)
         self.history.append(record)
         if self.unrecorded:
             await self._record_summaries()
-        await self.crew.outlets.emit(StepTaken(record=record, screenshot=after.screenshot, before=before))
+        await self.crew.outlets.emit(StepTaken(record=record, screenshot=after.screenshot, before=before, calls=calls))
 
     def _summaries(self, group: TaskGroup) -> StepSummaries | None:
         if self.crew.summarizer is None:
@@ -248,10 +262,12 @@ class _Episode:
                              episode_id=self.episode_id, answered=self._summarized)
 
     def _summarized(self, step: int, summary: ChangeSummary) -> None:
-        """Step `step`'s summary has arrived (in the Summarizer's task): into the history, out to the bus."""
+        """Step `step`'s summary has arrived (in the Summarizer's task): into the history, out to the bus
+        (its model calls apart, for the transcript)."""
+        calls, summary = summary.calls, msgspec.structs.replace(summary, calls=())
         self.summaries[step] = summary
         self.history[step - 1] = msgspec.structs.replace(self.history[step - 1], summary=summary)
-        event = StepSummarized(episode_id=self.episode_id, summary=summary)
+        event = StepSummarized(episode_id=self.episode_id, summary=summary, calls=calls)
         self.crew.outlets.publish(event)
         if self.crew.outlets.sink is not None:
             self.unrecorded.append(event)

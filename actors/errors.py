@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from runtime.errors import TroupeError
 
-__all__ = ["ConfigError"]
+__all__ = ["ConfigError", "ModelServiceError"]
 
 
 class ConfigError(TroupeError, ValueError):
@@ -14,3 +14,9 @@ class ConfigError(TroupeError, ValueError):
     cannot run on this event loop. The text is one line naming what is wrong;
     the CLI prints it as one `error:` line and exits with status 2. Raised while
     a run is planned, it stops it before anything is written."""
+
+
+class ModelServiceError(TroupeError):
+    """The model a policy calls failed for a reason the agent did not cause: it could not be
+    reached or kept failing past its retries, refused the key, or has no such model. A policy
+    raises it to end the episode as a `model_service` error, never an agent failure."""

@@ -1,6 +1,7 @@
 """ResultSink: the run folder (see `actors.run_folder`), written off the critical path.
 
-Episodes `tell` the sink and move on; the sink writes in a worker thread.
+Episodes `tell` the sink and move on; the sink writes in a worker thread,
+the transcript of model calls (`actors.transcript`) included.
 It is told directly rather than fed from the event bus because the bus drops
 events for slow readers, and results must never be dropped: a full mailbox
 slows the episode instead (backpressure), which only happens if the disk
@@ -11,7 +12,9 @@ results.jsonl is only ever appended to, one whole line at a time (or nothing:
 naming the file it could not write; what is already written stays whole.
 The sink knows which tasks already have a line (from the file, at start) and
 never writes a second one, so a resumed or doubly-reported run cannot
-duplicate a result. An episode folder left by an attempt that never finished
+duplicate a result; the one exception is a re-run of an episode whose line
+says an error nobody's verdict on the agent (`RERUN_KINDS`), whose line then
+replaces it. An episode folder left by an attempt that never finished
 (the process died) is cleared when that attempt starts again, so its
 steps.jsonl holds one run of the episode, not two interleaved.
 """
@@ -35,8 +38,10 @@ from runtime.actor import Actor
 from runtime.errors import Refused
 
 from actors.run_folder import (
-    RESULTS, STEPS, TASK, ResultLine, ResultsError, episode_dir, observation_path, read_results, screenshot_path,
+    RERUN_KINDS, RESULTS, STEPS, TASK, ResultLine, ResultsError, count_results, episode_dir, observation_path,
+    read_results, screenshot_path,
 )
+from actors.transcript import ScreenshotFiles, write_calls
 from actors.whole_writes import append_whole, write_whole, writing
 
 __all__ = ["NAME", "RESULTS", "ResultLine", "ResultSink", "ResultsError", "episode_dir", "read_results"]
@@ -53,12 +58,14 @@ class ResultSink(Actor):
         self.run_dir = Path(run_dir)
         self.attempts: dict[str, tuple[str, int]] = {}
         self.finished: set[str] = set()
+        self.screenshots = ScreenshotFiles()
 
     async def on_start(self) -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         await anyio.to_thread.run_sync(_end_torn_line, self.run_dir / RESULTS)
         lines = await anyio.to_thread.run_sync(read_results, self.run_dir)
-        self.finished = {line.result.task_id for line in lines}
+        self.finished = {line.result.task_id for line in count_results(lines).lines
+                         if line.result.error_kind not in RERUN_KINDS}
 
     async def handle(self, message: Any) -> Any:
         match message:
@@ -67,13 +74,20 @@ class ResultSink(Actor):
                 await anyio.to_thread.run_sync(_start_folder, self._folder(episode_id), task)
             case TaskAdopted(episode_id=episode_id, task=task):
                 await anyio.to_thread.run_sync(_write_task, self._folder(episode_id), task)
-            case StepTaken(record=record, screenshot=screenshot, before=before):
+            case StepTaken(record=record, screenshot=screenshot, before=before, calls=calls):
                 folder = self._folder(record.episode_id)
                 await anyio.to_thread.run_sync(_write_step, folder, record, screenshot, before)
-            case StepSummarized(episode_id=episode_id, summary=summary):
+                await anyio.to_thread.run_sync(write_calls, folder, calls, self.screenshots)
+            case StepSummarized(episode_id=episode_id, summary=summary, calls=calls):
                 line = to_json({"summary": summary}) + b"\n"
-                await anyio.to_thread.run_sync(append_whole, self._folder(episode_id) / STEPS, line, False)
+                folder = self._folder(episode_id)
+                await anyio.to_thread.run_sync(append_whole, folder / STEPS, line, False)
+                await anyio.to_thread.run_sync(write_calls, folder, calls, self.screenshots)
             case EpisodeFinished(result=result, analysis=analysis):
+                folder = self._folder(result.episode_id)
+                if analysis is not None:
+                    await anyio.to_thread.run_sync(write_calls, folder, analysis.calls, self.screenshots)
+                self.screenshots.forget(folder)
                 self.attempts.pop(result.episode_id, None)
                 if result.task_id in self.finished:
                     logger.warning("task %s already has a result; not writing %s", result.task_id, result.episode_id)

@@ -10,6 +10,10 @@ and a browser read it too:
   episodes/<task>/<attempt>/steps.jsonl          {"step": StepRecord} and {"summary": ChangeSummary} lines
   episodes/<task>/<attempt>/step-NNN.png         the screen after step NNN (000: after reset)
   episodes/<task>/<attempt>/observation-NNN.json what the agent saw before step NNN, without pixels
+  episodes/<task>/<attempt>/calls.jsonl          every model call (agent, summarizer, classifier), one
+                                                 `ModelCall` a line: the request (its images named by
+                                                 the step-NNN.png that holds them), reply, tokens, cost,
+                                                 latency, retries and why (`actors.transcript`)
 
 A line cut short by a crash mid-write is skipped (it is a prefix of a line
 that never finished), and so is a line holding NUL bytes (what a file that
@@ -19,7 +23,10 @@ holds a raw NUL), and so is such a prefix with a whole line glued after it
 and reading stops with an error naming the file, the line and the fault.
 
 A summary counts one line per task, the first, and only tasks of the run's
-selection (`count_results`); the rest is named, not counted. An episode whose
+selection (`count_results`); the rest is named, not counted. The one later
+line that counts is a re-run's: an episode that ended on an error that is no
+verdict on the agent (`RERUN_KINDS`: model service, environment) is run again
+when its run is resumed, and the re-run's line replaces it. An episode whose
 steps or observations are garbled is named too (`read_episodes`) and the
 other episodes are read as usual.
 """
@@ -34,13 +41,20 @@ from typing import Any
 
 import msgspec
 
-from protocols import ChangeSummary, EpisodeResult, Observation, StepRecord, Task, TroupeError, Viewport
+from protocols import (
+    ChangeSummary, EpisodeResult, ErrorKind, ModelCall, Observation, StepRecord, Task, TroupeError, Viewport,
+)
 
 RESULTS = "results.jsonl"
 STEPS = "steps.jsonl"
+CALLS = "calls.jsonl"
 TASK = "task.json"
 
 logger = logging.getLogger(__name__)
+
+RERUN_KINDS = frozenset({ErrorKind.MODEL_SERVICE, ErrorKind.ENVIRONMENT})
+"""The error kinds a resumed run runs again (unless told not to): neither says anything of the
+agent, and both may pass (a model service back up, a VM host that recovered)."""
 
 
 class ResultsError(TroupeError, ValueError):
@@ -145,7 +159,8 @@ class CountedResults:
 
     lines: list[ResultLine]
     duplicates: tuple[str, ...] = ()
-    """Tasks with a second line (the sink never writes one: a hand edit, a concatenated file or an older harness)."""
+    """Tasks with a second line that is no re-run (the sink never writes one: a hand edit, a concatenated
+    file or an older harness)."""
     foreign: tuple[str, ...] = ()
     """Tasks outside the run's selection (a line copied in from another run)."""
 
@@ -157,17 +172,22 @@ class CountedResults:
 
 
 def count_results(lines: list[ResultLine], selection: Collection[str] | None = None) -> CountedResults:
-    """The first line of each task, of the tasks in `selection` when the run's selection is known,
-    so a summary never counts a task twice or a task the run was not asked to run."""
+    """The first line of each task, or the re-run's that replaced it (`RERUN_KINDS`), of the tasks
+    in `selection` when the run's selection is known, so a summary never counts a task twice or a
+    task the run was not asked to run."""
     seen: set[str] = set()
+    position: dict[str, int] = {}
     counted, duplicates, foreign = [], [], []
     for line in lines:
         task_id = line.result.task_id
-        if task_id in seen:
+        if task_id in position and counted[position[task_id]].result.error_kind in RERUN_KINDS:
+            counted[position[task_id]] = line
+        elif task_id in seen:
             duplicates.append(task_id)
         elif selection is not None and task_id not in selection:
             foreign.append(task_id)
         else:
+            position[task_id] = len(counted)
             counted.append(line)
         seen.add(task_id)
     return CountedResults(counted, tuple(duplicates), tuple(foreign))
@@ -237,6 +257,11 @@ def read_observation(folder: Path, step: int) -> Observation:
     except msgspec.DecodeError as exc:
         raise ResultsError(f"{path}: malformed observation: {exc}") from None
     return msgspec.structs.replace(observation, screenshot=read_screenshot(folder, step - 1))
+
+
+def read_calls(folder: Path) -> list[ModelCall]:
+    """An episode's model calls in the order they were answered (none without an LLM role)."""
+    return read_lines(Path(folder) / CALLS, ModelCall)
 
 
 class _ViewportOnly(msgspec.Struct):

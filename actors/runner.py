@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Protocol, Sequence
+from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
 
 import anyio
 from anyio.abc import TaskStatus
@@ -94,6 +94,9 @@ class EpisodeRunner:
     outlets: Outlets = Outlets()
     results: list[EpisodeResult] = field(default_factory=list)
     on_result: Callable[[EpisodeResult], None] | None = None
+    earlier_attempts: Mapping[str, int] = field(default_factory=dict)
+    """Attempts a task already had in the run folder (an episode run again on resume): its attempts
+    go on from there, so the earlier attempt's episode folder is kept, not overwritten."""
 
     async def run(self, tasks: Sequence[Task]) -> list[EpisodeResult]:
         slots = self.vm_slot if isinstance(self.vm_slot, Sequence) else [self.vm_slot] * self.concurrency
@@ -220,9 +223,10 @@ class _Worker:
             # The slot failed before it could take a task (a node that cannot be
             # reached): charge the next task with it, so every escalation makes progress.
             try:
-                self._give_up(queue.receive_nowait(), 1, reason)
+                task = queue.receive_nowait()
             except (anyio.EndOfStream, anyio.WouldBlock):
                 return
+            self._give_up(task, self.runner.earlier_attempts.get(task.task_id, 0) + 1, reason)
 
     async def _serve_slot(self, queue, slot: Supervisor) -> None:
         async for task in queue:
@@ -232,7 +236,8 @@ class _Worker:
 
     async def _attempts(self, task: Task, slot: Supervisor) -> None:
         reason = ""
-        for attempt in range(1, self.runner.max_attempts + 1):
+        before = self.runner.earlier_attempts.get(task.task_id, 0)
+        for attempt in range(before + 1, before + self.runner.max_attempts + 1):
             self.attempt = attempt
             host = await _from_slot(slot.handle(VM_SLOT))
             crew = Crew(
@@ -250,7 +255,7 @@ class _Worker:
                 continue
             self.finishing.start_soon(self._finish, task, outcome)
             return
-        self._give_up(task, self.runner.max_attempts, f"failed on {self.runner.max_attempts} VMs: {reason}")
+        self._give_up(task, self.attempt, f"failed on {self.runner.max_attempts} VMs: {reason}")
 
     def _give_up(self, task: Task, attempts: int, reason: str) -> None:
         result = EpisodeResult(

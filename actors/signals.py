@@ -15,6 +15,8 @@ def deterministic_signals(result: EpisodeResult, steps: tuple[StepRecord, ...]) 
     signals: list[str] = []
     if result.error_kind is ErrorKind.ENVIRONMENT:
         signals.append(f"environment failure: {result.reason}")
+    if result.error_kind is ErrorKind.MODEL_SERVICE:
+        signals.append(f"model service failure: {result.reason}")
     if result.reason.startswith("step limit"):
         signals.append("step limit reached")
     if result.reason.startswith("time limit"):
@@ -57,7 +59,7 @@ def categories_from_signals(result: EpisodeResult, signals: tuple[str, ...]) -> 
     model judged it to have."""
     if result.success:
         return {"success": 1.0}
-    if result.error_kind is ErrorKind.ENVIRONMENT:
+    if result.error_kind in (ErrorKind.ENVIRONMENT, ErrorKind.MODEL_SERVICE):
         return {"system": 1.0}
     if result.error_kind is ErrorKind.EVALUATION:
         return {HARNESS: 1.0}

@@ -47,7 +47,9 @@ from actors.episode import Outlets
 from actors.errors import ConfigError
 from actors.evaluator import Evaluator
 from actors.result_sink import ResultSink
-from actors.run_folder import RESULTS, ResultLine, ResultsError, count_results, read_episodes, read_results
+from actors.run_folder import (
+    RERUN_KINDS, RESULTS, ResultLine, ResultsError, count_results, read_episodes, read_results,
+)
 from actors.run_lock import check_unlocked, hold_run_folder
 from actors.runner import CrewFactory, EpisodeRunner
 from actors.summarizer import Judge, Summarizer
@@ -110,6 +112,9 @@ class RunPlan:
     agent: Callable[[], Policy]
     summarizer: Callable[[], Judge] | None
     llm: LLMRoles
+    rerun: dict[str, int] = field(default_factory=dict)
+    """The tasks of the selection run again because their result in `out` is an error that is no
+    verdict on the agent (`retry_errors`), with the attempts they had."""
     entry: dict[str, Any] = field(default_factory=dict)
     """How the run was started (run.json): the command line, or the Python call."""
     chosen: tuple[str, ...] = ()
@@ -160,18 +165,25 @@ async def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | No
     _check_writable(out, name_of("out"))
     check_unlocked(out)
     try:
-        done = {line.result.task_id for line in read_results(out)} & {task.task_id for task in tasks}
+        counted = count_results(read_results(out), {task.task_id for task in tasks}).lines
     except ResultsError as exc:
         raise ConfigError(str(exc)) from None
+    rerun = {line.result.task_id: line.result.attempt for line in counted
+             if config.retry_errors and line.result.error_kind in RERUN_KINDS}
+    done = {line.result.task_id for line in counted} - rerun.keys()
     config = msgspec.structs.replace(config, out=str(out), vm=_vm_host(loaded, config))
     nodes = await _greet_connected(config) if config.connect else ()
+    if config.uses_llm():
+        await llm.preflight()
     pending = sum(task.task_id not in done for task in tasks)
     concurrency, why = _concurrency(loaded, config, nodes, pending, name_of)
     slots, slots_why = _slots_per_browser(loaded, config, concurrency, name_of)
     config = msgspec.structs.replace(config, concurrency=concurrency, slots_per_browser=slots)
     chosen = ((f"concurrency {concurrency}: {why}",) if why else ()) + (
-        (f"{slots} VM slot(s) per browser: {slots_why}",) if slots_why else ())
-    return RunPlan(config=config, suite=loaded, tasks=tasks, done=done, out=out, agent=agent_factory,
+        (f"{slots} VM slot(s) per browser: {slots_why}",) if slots_why else ()) + (
+        (f"re-running {len(rerun)} episode(s) that ended on a model-service or environment error "
+         f"({name_of('retry_errors')}): {', '.join(sorted(rerun))}",) if rerun else ())
+    return RunPlan(config=config, suite=loaded, tasks=tasks, done=done, rerun=rerun, out=out, agent=agent_factory,
                    summarizer=summarizer_factory, llm=llm, entry=entry or {}, chosen=chosen, nodes=nodes)
 
 
@@ -404,7 +416,7 @@ def load_run(folder: str | os.PathLike) -> Run:
     from bench.frame import read_run
 
     folder = Path(folder)
-    lines = count_results(read_run(folder)).lines
+    lines = read_run(folder)
     summary_path = folder / SUMMARY
     summary = json.loads(summary_path.read_text()) if summary_path.exists() else summarize(
         [line.result for line in lines], lines)
@@ -421,7 +433,7 @@ def _runner(plan: RunPlan, outlets: Outlets, on_result: Callable[[EpisodeResult]
     )
     return EpisodeRunner(crew=crew, vm_slot=vm_slot, limits=config.limits.limits(),
                          concurrency=config.concurrency, max_attempts=config.limits.max_attempts, outlets=outlets,
-                         on_result=on_result)
+                         on_result=on_result, earlier_attempts=plan.rerun)
 
 
 @asynccontextmanager
@@ -536,7 +548,10 @@ async def _start_viewer(tg, bus: EventBus, config: RunConfig, out: Path, say: Ca
     token = config.viewer_token or os.environ.get("TROUPE_VIEWER_TOKEN")
     viewer = ViewerServer(bus, token=token, run_dir=out, summarizing=config.summarizer != "none")
     serve = functools.partial(viewer.run, host, port)
-    bound = await tg.start(_watching_only, serve, say)
+    try:
+        bound = await tg.start(_watching_only, serve, say)
+    except Exception as exc:  # the port taken since `plan` checked it: one line, as `plan` would have said
+        raise ConfigError(f"--viewer {config.viewer}: cannot listen there ({describe(exc)})") from None
     say(f"viewer: http://{host}:{bound}/" + (" (add ?token=<viewer token>)" if token else ""))
 
 

@@ -31,6 +31,7 @@ _VERDICTS = {
     ErrorKind.NONE: "failure",
     ErrorKind.AGENT: "failure",
     ErrorKind.ENVIRONMENT: "environment error",
+    ErrorKind.MODEL_SERVICE: "model service error",
     ErrorKind.EVALUATION: "evaluation error",
 }
 
@@ -84,7 +85,8 @@ class Comparison(msgspec.Struct, frozen=True):
 
 
 def verdict(result: EpisodeResult) -> str:
-    """success, failure (the agent's), environment error or evaluation error (the harness's)."""
+    """success, failure (the agent's), environment error, model service error or evaluation error
+    (the harness's)."""
     return "success" if result.success else _VERDICTS[result.error_kind]
 
 

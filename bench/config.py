@@ -71,7 +71,8 @@ class LLMOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     retries: Annotated[int, option("retries on 429, 5xx and connection errors (default: config file, else 4)",
                                    ge=0)] | None = None
     observation: Annotated[Literal[MODES], option(
-        "what the agent, summarizer and classifier see of the screen")] = "tree"
+        "what the agent, summarizer and classifier see of the screen (som: the screenshot with numbered "
+        "marks on its interactive elements, listed in the prompt; the agent names an element by mark)")] = "tree"
     history: Annotated[int, option("earlier steps the agent is told about", ge=0)] = 5
     summaries: Annotated[bool, option(
         "put the summarizer's judgements of earlier steps into the agent's prompt")] = True
@@ -79,6 +80,9 @@ class LLMOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
                                            "agent error", ge=1)] = 3
     diff_threshold: Annotated[float, option("fraction of changed lines past which the summarizer sees the full "
                                             "screen, not a diff", ge=0, le=1)] = DIFF_THRESHOLD
+    preflight: Annotated[bool, option(
+        "one cheap call before any episode: a refused key, an unknown model or an unreachable service "
+        "stops the run with one error")] = True
 
 
 class RunConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -120,6 +124,9 @@ class RunConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
                                         secret=True)] | None = None
     out: Annotated[str, option(
         "run folder (default: runs/<suite>-<time>); an existing folder is resumed")] | None = None
+    retry_errors: Annotated[bool, option(
+        "resuming, run again the episodes that ended on a model-service or environment error (the "
+        "re-run's result replaces theirs; their folders are kept)")] = True
     limits: LimitsConfig = LimitsConfig()
     llm: LLMOptions = LLMOptions()
     options: Any = None

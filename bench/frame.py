@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from actors.run_folder import RESULTS, ResultLine, ResultsError, read_results
+from actors.run_folder import RESULTS, ResultLine, ResultsError, count_results, read_results
 from bench.extras import install_hint
 
 __all__ = ["COLUMNS", "episodes_frame", "read_run"]
@@ -29,7 +29,9 @@ score per taxonomy category (a dict, empty without an analysis); the
 
 
 def read_run(folder: str | os.PathLike) -> list[ResultLine]:
-    """Every results.jsonl line of a run folder, refusing a folder that is not one.
+    """The results.jsonl lines a run folder counts, one per task (`count_results`: an episode
+    re-run after a model-service or environment error counts as its re-run), refusing a folder
+    that is not a run folder.
 
     `read_results` reads a missing results.jsonl as a run with no episodes yet,
     which is right when resuming but hides a mistyped path when analysing.
@@ -37,11 +39,12 @@ def read_run(folder: str | os.PathLike) -> list[ResultLine]:
     path = Path(folder) / RESULTS
     if not path.is_file():
         raise ResultsError(f"{folder}: not a run folder (no {RESULTS})")
-    return read_results(Path(folder))
+    return count_results(read_results(Path(folder))).lines
 
 
 def episodes_frame(folder: str | os.PathLike):
-    """One row per finished episode of the run folder, in the order they finished.
+    """One row per finished task of the run folder (its re-run's, for one run again), in the
+    order they finished.
 
     Returns a `pandas.DataFrame` with the columns in `COLUMNS`; raises
     ResultsError for a folder without results.jsonl or with a malformed line,

@@ -32,6 +32,7 @@ class RunKeywords(TypedDict, total=False):
     viewer: str
     viewer_token: str
     out: str | os.PathLike[str]
+    retry_errors: bool
     max_steps: int
     episode_timeout: float
     call_timeout: float
@@ -48,3 +49,4 @@ class RunKeywords(TypedDict, total=False):
     llm_summaries: bool
     llm_max_bad_replies: int
     llm_diff_threshold: float
+    llm_preflight: bool

@@ -3,7 +3,10 @@
 The endpoint configuration (flags, config file, environment) is read once per
 run, when the run is checked, so a malformed config file or a missing model
 stops the run with one clear message before anything is written, and every
-actor of the run shares what was read. The API key is never an option (see
+actor of the run shares what was read. Unless the run opts out, one cheap
+call then checks the service takes the key and knows the model
+(`actors.llm.preflight`), so a configuration error is one `error:` line and
+no episode is spent on it. The API key is never an option (see
 `actors.llm.config`), so it cannot reach run.json.
 """
 
@@ -16,7 +19,9 @@ from pathlib import Path
 from actors.llm.agent import LLMPolicy
 from actors.llm.analysis import LLMAnalyst
 from actors.llm.client import LLMClient
+from actors.errors import ConfigError, ModelServiceError
 from actors.llm.config import DEFAULT_BASE_URL, LLMConfig, load_config
+from actors.llm.preflight import preflight
 from actors.llm.summarizer import LLMJudge
 from bench.config import LLMOptions
 from runtime.capacity import Capacity
@@ -44,6 +49,16 @@ class LLMRoles:
                         environ={})
             logger.warning("--llm-config %s is unused: no LLM role (--agent/--summarizer/--analysis llm) "
                            "is chosen", self.options.config)
+
+    async def preflight(self) -> None:
+        """ConfigError when the model cannot serve the run (a refused key, an unknown model, a
+        service that stays unreachable past the retries); nothing when the run opted out."""
+        if not self.options.preflight:
+            return
+        try:
+            await preflight(self.client)
+        except ModelServiceError as exc:
+            raise ConfigError(f"LLM preflight (skip it with --no-llm-preflight): {exc}") from None
 
     @cached_property
     def config(self) -> LLMConfig:

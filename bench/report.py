@@ -26,7 +26,7 @@ from actors.run_folder import (
     ResultLine, ResultsError, episode_dir, read_episodes, read_results, read_task, screenshot_path,
 )
 from actors.whole_writes import write_whole
-from bench.summary import left_out
+from bench.summary import left_out, success_cell
 from bench.viewer.state import status_of
 
 REPORT = "report.html"
@@ -89,14 +89,16 @@ def render(run_dir: Path, summary: dict, lines: list[ResultLine]) -> str:
     options = "".join(f'<option value="{e(task)}">{e(task)}</option>' for task in steps)
     return _PAGE.format(
         title=e(f"troupe run {run_dir.name}"),
-        overall=e(f"{overall.get('succeeded', 0)}/{overall.get('episodes', 0)} episodes succeeded "
-                  f"({overall.get('success_rate', 0):.0%}); {overall.get('mean_steps', 0):.1f} steps on average, "
+        overall=e(f"episodes succeeded: {success_cell(overall)} (95% Wilson interval); "
+                  f"{overall.get('mean_steps', 0):.1f} ± {overall.get('sd_steps', 0):.1f} steps, "
+                  f"{overall.get('mean_seconds', 0):.1f} ± {overall.get('sd_seconds', 0):.1f} s per episode (± sd), "
                   f"{overall.get('seconds_per_step', 0):.3f} s per step, "
                   f"failures: {overall.get('agent_errors', 0)} agent, "
                   f"{overall.get('environment_errors', 0)} environment, "
+                  f"{overall.get('model_service_errors', 0)} model service, "
                   f"{overall.get('evaluation_errors', 0)} evaluation (harness)"),
         domains=_bars({d: f.get("success_rate", 0.0) for d, f in summary.get("domains", {}).items()},
-                      percent=True),
+                      percent=True, texts={d: success_cell(f) for d, f in summary.get("domains", {}).items()}),
         taxonomy=_bars(taxonomy_counts(summary, lines), percent=False) or "<p>no failure categories</p>",
         metrics=_metrics_table(summary.get("metrics", {})),
         damage=_damage(summary),
@@ -118,16 +120,23 @@ def _damage(summary: dict) -> str:
     return f'<ul id="damage">{items}</ul>' if items else ""
 
 
-def _bars(values: dict[str, float], *, percent: bool) -> str:
+def _bars(values: dict[str, float], *, percent: bool, texts: dict[str, str] | None = None) -> str:
+    """One bar per value; `texts` replaces a bar's printed value (a rate with its interval)."""
     if not values:
         return ""
     top = 1.0 if percent else max(values.values()) or 1.0
     return "\n".join(
         f'<div class="bar-row"><span class="bar-label">{html.escape(name)}</span>'
         f'<span class="bar" style="width:{_bar_width(value, top):.1f}%"></span>'
-        f'<span class="bar-value">{f"{value:.0%}" if percent else f"{value:g}"}</span></div>'
+        f'<span class="bar-value">{html.escape(_bar_text(value, percent, (texts or {}).get(name)))}</span></div>'
         for name, value in values.items()
     )
+
+
+def _bar_text(value: float, percent: bool, text: str | None) -> str:
+    if text is not None:
+        return text
+    return f"{value:.0%}" if percent else f"{value:g}"
 
 
 def _bar_width(value: float, top: float) -> float:

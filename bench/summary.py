@@ -8,10 +8,10 @@ records (where a step's time went, spend, accuracy) and repeats none of them.
 from __future__ import annotations
 
 from collections import defaultdict
-from statistics import mean
 from typing import Iterable
 
 from actors.run_folder import ResultLine
+from bench.stats import spread, wilson
 from bench.taxonomy import taxonomy
 from protocols import EpisodeResult, ErrorKind
 
@@ -34,7 +34,9 @@ def _figures(results: list[EpisodeResult]) -> dict:
     """Failures are counted by kind, kept apart: `agent_errors` (the episode ran and the agent did
     not succeed), `environment_errors` (the VM failed past its retries) and `evaluation_errors`
     (a harness error: the checker could not judge); each is a count, its rate is it over
-    `episodes`. `seconds_per_step` is the
+    `episodes`. `success_interval` is the 95% Wilson interval of `success_rate` (`bench.stats`);
+    `sd_steps` and `sd_seconds` the sample standard deviations beside `mean_steps` and `mean_seconds`
+    (an episode's wall time, reset and evaluation included). `seconds_per_step` is the
     wall time the episodes spent stepping over the steps they took: what a step costs the run,
     including what falls between steps and the part of a step a time limit cut short, which a mean
     of the step records' own totals would leave out (their split by actor is in the metrics)."""
@@ -42,16 +44,34 @@ def _figures(results: list[EpisodeResult]) -> dict:
         return {"episodes": 0}
     steps = sum(r.steps for r in results)
     step_time = sum(r.timings.steps for r in results)
+    succeeded = sum(r.success for r in results)
+    mean_steps, sd_steps = spread([r.steps for r in results])
+    mean_seconds, sd_seconds = spread([r.timings.total for r in results])
     return {
         "episodes": len(results),
-        "succeeded": sum(r.success for r in results),
-        "success_rate": sum(r.success for r in results) / len(results),
-        "mean_steps": mean(r.steps for r in results),
+        "succeeded": succeeded,
+        "success_rate": succeeded / len(results),
+        "success_interval": list(wilson(succeeded, len(results))),
+        "mean_steps": mean_steps,
+        "sd_steps": sd_steps,
+        "mean_seconds": mean_seconds,
+        "sd_seconds": sd_seconds,
         "agent_errors": sum(not r.success and r.error_kind in (ErrorKind.AGENT, ErrorKind.NONE) for r in results),
         "environment_errors": sum(r.error_kind is ErrorKind.ENVIRONMENT for r in results),
+        "model_service_errors": sum(r.error_kind is ErrorKind.MODEL_SERVICE for r in results),
         "evaluation_errors": sum(r.error_kind is ErrorKind.EVALUATION for r in results),
         "seconds_per_step": step_time / steps if steps else 0.0,
     }
+
+
+def success_cell(figures: dict) -> str:
+    """"7/9 78% [45, 94]": successes, the rate and its 95% Wilson interval in percent, from the
+    counts (so a summary.json written before the interval existed reads the same)."""
+    succeeded, episodes = figures.get("succeeded", 0), figures.get("episodes", 0)
+    if not episodes:
+        return "0/0"
+    low, high = wilson(succeeded, episodes)
+    return f"{succeeded}/{episodes} {succeeded / episodes:.0%} [{low * 100:.0f}, {high * 100:.0f}]"
 
 
 def left_out(summary: dict) -> list[str]:

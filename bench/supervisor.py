@@ -37,6 +37,7 @@ from bench.extras import install_hint
 from bench.installation import DISTRIBUTION
 from bench.suites import BUILT_IN, SUITES
 from bench.suites.base import Suite
+from bench.summary import success_cell
 from bench.tuning import tune_gc
 from protocols import EpisodeResult, ErrorKind
 
@@ -189,22 +190,26 @@ def _listing(values: dict[str, Any], suite: type[Suite], spec: str) -> str:
 
 def _table(summary: dict) -> Table:
     table = Table(title="episodes by domain")
-    for column in ("domain", "episodes", "success", "mean steps", "env errors", "s/step"):
+    for column in ("domain", "episodes", "success [95% CI]", "steps ± sd", "s/episode ± sd", "env errors",
+                   "model errors", "s/step"):
         table.add_column(column, justify="left" if column == "domain" else "right")
     for domain, figures in [*summary["domains"].items(), ("all", summary["overall"])]:
         if not figures["episodes"]:
             continue
-        table.add_row(domain, str(figures["episodes"]),
-                      f"{figures['succeeded']}/{figures['episodes']} ({figures['success_rate']:.0%})",
-                      f"{figures['mean_steps']:.1f}", str(figures["environment_errors"]),
+        table.add_row(domain, str(figures["episodes"]), success_cell(figures),
+                      f"{figures['mean_steps']:.1f} ± {figures['sd_steps']:.1f}",
+                      f"{figures['mean_seconds']:.2f} ± {figures['sd_seconds']:.2f}",
+                      str(figures["environment_errors"]),
+                      str(figures["model_service_errors"]),
                       f"{figures['seconds_per_step']:.3f}")
     return table
 
 
 async def _interruptible(run: Callable[[], Awaitable[int]]) -> int:
     """`run`, ended by Ctrl-C as a cancellation, which every actor and node of the run honours
-    on either event loop, then raised as KeyboardInterrupt; a second Ctrl-C while it ends
-    interrupts at once, as Python's own handler does."""
+    on either event loop, then raised as KeyboardInterrupt (asyncio's own handling, a native
+    cancel of the main task, does not end a run of supervised actors). Later Ctrl-Cs go to the
+    event loop's own handling again, which stops a run slow to end."""
     interrupted = anyio.Event()
     outcome: list[int | Exception] = []
 

@@ -27,7 +27,7 @@ from protocols.messages import (
 )
 from protocols.observations import CaptureTimings, Observation, Viewport
 from protocols.records import (
-    ChangeSummary, EpisodeAnalysis, EpisodeResult, EpisodeTimings, ErrorKind, StepRecord, StepTimings,
+    ChangeSummary, EpisodeAnalysis, EpisodeResult, EpisodeTimings, ErrorKind, ModelCall, StepRecord, StepTimings,
 )
 from protocols.tasks import Task
 from protocols.ui import BBox, UIElement
@@ -43,7 +43,7 @@ __all__ = [
     "Verdict", "Welcome",
     # observations, records, tasks, UI trees
     "CaptureTimings", "Observation", "Viewport",
-    "ChangeSummary", "EpisodeAnalysis", "EpisodeResult", "EpisodeTimings", "ErrorKind", "StepRecord", "StepTimings",
+    "ChangeSummary", "EpisodeAnalysis", "EpisodeResult", "EpisodeTimings", "ErrorKind", "ModelCall", "StepRecord", "StepTimings",
     "Task", "BBox", "UIElement",
     # the codec and its errors
     "WIRE_VERSION", "Envelope", "decode", "encode", "to_json", "ProtocolError", "TroupeError",

@@ -13,7 +13,7 @@ import msgspec
 from protocols.actions import Action
 from protocols.numbers import Count, Seconds
 from protocols.observations import Observation
-from protocols.records import ChangeSummary, EpisodeAnalysis, EpisodeResult, StepRecord
+from protocols.records import ChangeSummary, EpisodeAnalysis, EpisodeResult, ModelCall, StepRecord
 from protocols.tasks import Task
 
 
@@ -143,6 +143,11 @@ class Decision(_Message, frozen=True, kw_only=True, tag="decision"):
     action: Action
     reasoning: str = ""
     usage: Usage = Usage()
+    model_error: str = ""
+    """Set when the model service failed (not the agent): why. The episode then ends as a
+    `model_service` error, `action` unused."""
+    calls: tuple[ModelCall, ...] = ()
+    """The model calls that made it, for the episode's transcript."""
 
 
 # --- Summarizer -----------------------------------------------------------------
@@ -222,11 +227,15 @@ class StepTaken(_Message, frozen=True, kw_only=True, tag="step_taken"):
     screenshot: bytes = b""
     before: Observation | None = None
     """The observation the agent decided on (a static dataset pairs it with the action)."""
+    calls: tuple[ModelCall, ...] = ()
+    """The agent's model calls for this step."""
 
 
 class StepSummarized(_Message, frozen=True, kw_only=True, tag="step_summarized"):
     episode_id: str
     summary: ChangeSummary
+    calls: tuple[ModelCall, ...] = ()
+    """The summarizer's model calls for this step (taken out of `summary`)."""
 
 
 class EpisodeFinished(_Message, frozen=True, kw_only=True, tag="episode_finished"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 import msgspec
 
@@ -12,15 +13,18 @@ from protocols.actions import Action
 class ErrorKind(enum.Enum):
     """Who is to blame when an episode did not succeed.
 
-    Three kinds, kept apart everywhere: `agent` (the episode ran and the agent
+    Four kinds, kept apart everywhere: `agent` (the episode ran and the agent
     did not succeed), `environment` (never the agent's fault: a VM that crashed
-    or hung past its retries) and `evaluation` (a harness error: the checker
-    could not judge, e.g. a metric or getter the harness lacks).
+    or hung past its retries), `model_service` (never the agent's fault either:
+    the model it calls could not be reached, refused the key or does not exist)
+    and `evaluation` (a harness error: the checker could not judge, e.g. a
+    metric or getter the harness lacks).
     """
 
     NONE = "none"
     AGENT = "agent"
     ENVIRONMENT = "environment"
+    MODEL_SERVICE = "model_service"
     EVALUATION = "evaluation"
 
 
@@ -37,6 +41,27 @@ class StepTimings(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     """Part of `act` spent waiting for the page to settle (None: the VM did not say)."""
 
 
+class ModelCall(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
+    """One call to a model, as an episode's transcript keeps it (`calls.jsonl`).
+
+    `role` is agent, summarizer or classifier; `step` the step it decided or
+    judged (0: the episode as a whole). `messages` is the request's, each image
+    replaced by `{"type": "image", "sha256": ..., "bytes": N}`, which the run
+    folder resolves to the screenshot file holding those bytes (`"file":
+    "step-003.png"`). `retries` says why each attempt before the one that
+    answered failed. No header is kept, so no key."""
+
+    role: str = ""
+    step: int = 0
+    messages: list[Any] = []
+    reply: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+    latency: float = 0.0
+    retries: tuple[str, ...] = ()
+
+
 class ChangeSummary(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     """The Summarizer's judgement of one step: what changed, and was it right."""
 
@@ -50,6 +75,9 @@ class ChangeSummary(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_de
     answered_at: float = 0.0
     """When the episode asked for this judgement and got it (its clock), so a
     timeline can show the Summarizer overlapping the next step."""
+    calls: tuple[ModelCall, ...] = ()
+    """The model calls that made it, for the transcript; the episode takes them out of the summary
+    it keeps (a step's history never carries them)."""
 
 
 class StepRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
@@ -111,3 +139,5 @@ class EpisodeAnalysis(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_
     summary: str = ""
     categories: dict[str, float] = {}
     signals: tuple[str, ...] = ()
+    calls: tuple[ModelCall, ...] = ()
+    """The model calls that made it, for the transcript (results.jsonl does not carry them)."""

@@ -8,9 +8,12 @@ Three bounds, each against an outsider (or a broken peer) on the same host:
   good. An accept error is logged and retried after a capped backoff; the
   connections already open go on.
 - `Admission.max_pending` caps connections that have not finished their
-  handshake (and so proved nothing, not even a token); one past the cap is
-  closed at once. The server's handshake timeout bounds how long each of
-  them may stay.
+  handshake (and so proved nothing, not even a token). A connection past the
+  cap evicts the oldest unfinished one, not itself: slow connections that
+  dribble their handshake cannot keep a client that completes its own at
+  once out (with the newest refused instead, 64 of them kept every real
+  client out until they timed out). The server's handshake timeout bounds
+  how long each of them may stay.
 - `Admission.max_buffered` caps the bytes all of a server's connections hold
   in unfinished or unread messages together. `max_size` bounds one message,
   not eight connections each holding 31 MiB of a frame; the connection whose
@@ -23,6 +26,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 import anyio
+from anyio import CancelScope
 from anyio.abc import Listener, SocketStream, TaskGroup
 
 from runtime.backoff import Backoff
@@ -44,21 +48,38 @@ class Admission:
                 raise ValueError(f"{name} must be a positive whole number, got {value!r}")
         self.max_pending = max_pending
         self.max_buffered = max_buffered
-        self.pending = 0
-        self.refused = 0
+        self.evicted = 0
+        self._pending: dict[object, CancelScope | None] = {}  # oldest first; None until its handshake starts
         self._held: dict[int, int] = {}
         self.buffered = 0
 
-    def admit(self) -> bool:
-        """Count one more connection in its handshake, unless the cap is reached."""
-        if self.pending >= self.max_pending:
-            self.refused += 1
-            return False
-        self.pending += 1
-        return True
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
 
-    def handshake_over(self) -> None:
-        self.pending -= 1
+    def admit(self, connection: object) -> None:
+        """Count `connection` as one in its handshake; at the cap, the oldest such one is evicted."""
+        if len(self._pending) >= self.max_pending:
+            oldest = next(iter(self._pending))
+            scope = self._pending.pop(oldest)
+            if scope is not None:
+                scope.cancel()
+            self.evicted += 1
+            if self.evicted == 1 or self.evicted % 100 == 0:
+                _logger.warning("%d connections still in their handshake: closed the oldest (%d so far)",
+                                self.max_pending, self.evicted)
+        self._pending[connection] = None
+
+    def handshaking(self, connection: object, scope: CancelScope) -> None:
+        """`connection`'s handshake runs in `scope`, which eviction cancels (at once, if it was evicted
+        before its handshake started)."""
+        if connection in self._pending:
+            self._pending[connection] = scope
+        else:
+            scope.cancel()
+
+    def handshake_over(self, connection: object) -> None:
+        self._pending.pop(connection, None)
 
     def hold(self, connection: object, size: int) -> bool:
         """Record that `connection` now holds `size` bytes; False if that overruns the budget."""
@@ -90,10 +111,5 @@ async def accept_forever(
             await anyio.sleep(delay)
             continue
         failures = 0
-        if not admission.admit():
-            if admission.refused == 1 or admission.refused % 100 == 0:
-                _logger.warning("%d connections still in their handshake: refused one (%d so far)",
-                                admission.max_pending, admission.refused)
-            await anyio.aclose_forcefully(stream)
-            continue
+        admission.admit(stream)
         task_group.start_soon(handle, stream)

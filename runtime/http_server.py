@@ -21,10 +21,16 @@ from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["LoopbackHTTPServer", "QuietHandler", "send_reply"]
+from runtime.head_gate import HeadGate
+
+__all__ = ["LARGE_BODY", "LARGE_WAIT", "LoopbackHTTPServer", "QuietHandler", "send_reply"]
 
 logger = logging.getLogger(__name__)
 
+LARGE_BODY = 64 * 1024
+"""A body over this many bytes makes a large request (`max_large`)."""
+LARGE_WAIT = 60.0
+"""Seconds a large request waits for its turn before it is answered 503."""
 _POLL_SECONDS = 0.1
 """How often the serving thread looks for `close`: the longest a close waits for it."""
 
@@ -32,14 +38,18 @@ _POLL_SECONDS = 0.1
 class LoopbackHTTPServer:
     """A threaded HTTP server on 127.0.0.1 (`port` 0: any free port); `start`, then `close`.
 
-    Also a context manager that starts on entry and closes on exit. With `max_connections`,
-    at most that many connections are served at once (one thread each); another is
-    answered 503 and closed at once rather than given a thread of its own.
+    Also a context manager that starts on entry and closes on exit. A connection is given a
+    thread only once its request head has arrived (`runtime.head_gate`: slow clients hold no
+    thread). With `max_connections`, at most that many connections are served at once; another
+    is answered 503 and closed at once rather than given a thread of its own. With `max_large`,
+    at most that many requests whose body is over `LARGE_BODY` are handled at once (the rest
+    wait their turn before their body is read, up to `LARGE_WAIT` seconds, then get 503): what a
+    handler makes of a large body (a parse tree hundreds of times its size) is then bounded too.
     """
 
     def __init__(self, handler: Callable[..., BaseHTTPRequestHandler], *, port: int = 0, name: str = "http",
-                 backlog: int = 256, max_connections: int | None = None) -> None:
-        server = _ThreadingServer(("127.0.0.1", port), handler, max_connections)
+                 backlog: int = 256, max_connections: int | None = None, max_large: int | None = None) -> None:
+        server = _ThreadingServer(("127.0.0.1", port), handler, max_connections, max_large)
         server.request_queue_size = backlog
         try:
             server.server_bind()
@@ -83,16 +93,29 @@ class _ThreadingServer(ThreadingHTTPServer):
     daemon_threads = True  # a request still running never holds up the process's exit
 
     def __init__(self, address: tuple[str, int], handler: Callable[..., BaseHTTPRequestHandler],
-                 max_connections: int | None) -> None:
+                 max_connections: int | None, max_large: int | None) -> None:
         super().__init__(address, handler, bind_and_activate=False)
         self._slots = threading.BoundedSemaphore(max_connections) if max_connections else None
+        self._large = threading.BoundedSemaphore(max_large) if max_large else None
+        self._heads: HeadGate | None = None
 
     def process_request(self, request: Any, client_address: Any) -> None:
+        """A connection gets a thread (and a slot) once its request head has arrived (`runtime.head_gate`)."""
+        if self._heads is None:
+            self._heads = HeadGate(self._head_arrived)
+        self._heads.add(request, client_address)
+
+    def _head_arrived(self, request: Any, client_address: Any) -> None:
         if self._slots is not None and not self._slots.acquire(blocking=False):
             _answer_busy(request)
             self.shutdown_request(request)
             return
         super().process_request(request, client_address)
+
+    def server_close(self) -> None:
+        if self._heads is not None:
+            self._heads.close()
+        super().server_close()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client gone mid-request (a browser killed, a context closed while its page loaded)
@@ -103,8 +126,17 @@ class _ThreadingServer(ThreadingHTTPServer):
         logger.warning("a request from %s:%s failed", *client_address[:2], exc_info=True)
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
+        large = self._large is not None and request.content_length > LARGE_BODY
         try:
-            super().process_request_thread(request, client_address)
+            if large and not self._large.acquire(timeout=LARGE_WAIT):
+                _answer_busy(request)
+                self.shutdown_request(request)
+                return
+            try:
+                super().process_request_thread(request, client_address)
+            finally:
+                if large:
+                    self._large.release()
         finally:
             if self._slots is not None:
                 self._slots.release()

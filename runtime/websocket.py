@@ -451,7 +451,8 @@ async def serve(
 
     Floods are bounded (runtime.admission): accept errors such as running out
     of open files are survived, at most `max_pending` connections sit in
-    their handshake (each for `handshake_timeout` seconds at most), and all
+    their handshake (each for `handshake_timeout` seconds at most; one more
+    evicts the oldest), and all
     connections together hold at most `max_buffered` bytes of messages
     (default: twice `max_size`).
     """
@@ -487,10 +488,11 @@ async def _serve_connection(
     ws: WebSocket | None = None
     try:
         try:
-            with anyio.move_on_after(handshake_timeout):
+            with anyio.move_on_after(handshake_timeout) as handshake:
+                admission.handshaking(stream, handshake)
                 ws = await _accept(stream, gate, max_size)
         finally:
-            admission.handshake_over()
+            admission.handshake_over(stream)
         if ws is None:
             return
         ws._admission = admission

@@ -2,7 +2,8 @@
 
 It lets the LLM paths run end to end without a network or a key: a real
 socket on 127.0.0.1, real HTTP, and misbehaviour on demand (latency, 429
-with Retry-After, 5xx, dropped connections, malformed bodies, a wrong key).
+with Retry-After, 5xx, dropped connections, malformed bodies, a wrong key,
+an unknown model).
 It runs in threads of its own, so the code under test can use either event
 loop, and a slow reply never blocks another.
 """
@@ -18,6 +19,8 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable, Iterable
 
 from actors.llm import agent as agent_module, analysis, summarizer as summarizer_module
+from actors.llm.observation import MARKS_HEADING
+from actors.llm.preflight import PREFLIGHT_PROMPT
 from bench.suites.sim.agent import parse_goals
 from runtime.http_server import LoopbackHTTPServer, QuietHandler, send_reply
 
@@ -41,9 +44,11 @@ Responder = Callable[[dict[str, Any]], "Reply | str"]
 
 class FakeLLM:
     """`responder` maps a request body to a reply, or is a sequence of replies
-    served in order (the last one repeats). With `api_key`, any other key gets 401."""
+    served in order (the last one repeats). With `api_key`, any other key gets 401; with
+    `models`, any other model gets 404 as OpenAI answers it (code `model_not_found`)."""
 
-    def __init__(self, responder: Responder | Iterable[Reply | str], *, api_key: str | None = None) -> None:
+    def __init__(self, responder: Responder | Iterable[Reply | str], *, api_key: str | None = None,
+                 models: Iterable[str] | None = None) -> None:
         if callable(responder):
             self._respond: Responder = responder
         else:
@@ -51,6 +56,7 @@ class FakeLLM:
             cursor = itertools.count()
             self._respond = lambda body: script[min(next(cursor), len(script) - 1)]
         self.api_key = api_key
+        self.models = None if models is None else set(models)
         self.requests: list[dict[str, Any]] = []
         self.active = 0
         self.peak = 0
@@ -80,6 +86,8 @@ class FakeLLM:
         try:
             if self.api_key is not None and handler.headers.get("Authorization") != f"Bearer {self.api_key}":
                 reply = Reply(status=401, raw=_error("Incorrect API key provided."))
+            elif self.models is not None and body.get("model") not in self.models:
+                reply = Reply(status=404, raw=_error(f"The model `{body.get('model')}` does not exist."))
             else:
                 answer = self._respond(body)
                 reply = Reply(content=answer) if isinstance(answer, str) else answer
@@ -128,9 +136,10 @@ def _error(message: str) -> bytes:
 
 
 def by_role(*, agent: Responder, summarizer: Responder | None = None, classifier: Responder | None = None) -> Responder:
-    """One server for every LLM role of a run, told apart by their system prompts."""
+    """One server for every LLM role of a run, told apart by their system prompts (and the
+    run's preflight check by its prompt)."""
     roles = {agent_module.SYSTEM_PROMPT: agent, summarizer_module.SYSTEM_PROMPT: summarizer,
-             analysis.SYSTEM_PROMPT: classifier}
+             analysis.SYSTEM_PROMPT: classifier, PREFLIGHT_PROMPT: lambda body: "OK"}
 
     def respond(body: dict[str, Any]) -> Reply | str:
         responder = roles.get(body["messages"][0]["content"])
@@ -147,7 +156,7 @@ _STEP = re.compile(r"This is step (\d+) ")
 
 def form_filler(body: dict[str, Any]) -> str:
     """A model that solves simulated form tasks: goal k of the instruction at step k,
-    grounded by name in the tree text of the prompt, then `done`."""
+    grounded by name in the tree text of the prompt (or its list of marks), then `done`."""
     prompt = body["messages"][1]["content"]
     text = "\n".join(part["text"] for part in prompt if part["type"] == "text")
     instruction = text.split("\n", 1)[0].removeprefix("Task: ")
@@ -159,8 +168,10 @@ def form_filler(body: dict[str, Any]) -> str:
     if goal["key"] is not None:
         return json.dumps({"thought": f"press {goal['key']}", "action": {"type": "key", "key": goal["key"]}})
     ids = {m["name"]: m["id"] for m in _TREE_LINE.finditer(text)}
+    by_mark = MARKS_HEADING in text  # set-of-marks: the listed ids are mark numbers
+    element = (lambda name: {"mark": int(ids[name])}) if by_mark else (lambda name: {"node_id": ids[name]})
     if goal["text"] is not None:
-        action = {"type": "type", "text": goal["text"], "target": {"node_id": ids[goal["field"]]}}
+        action = {"type": "type", "text": goal["text"], "target": element(goal["field"])}
     else:
-        action = {"type": "click", "target": {"node_id": ids[goal["name"]]}}
+        action = {"type": "click", "target": element(goal["name"])}
     return json.dumps({"thought": f"goal {index + 1}", "plan": "one goal per step", "action": action})

@@ -25,8 +25,8 @@ CLASSIFICATION = json.dumps({"categories": {"navigation_planning": 0.9, "reasoni
 
 
 def llm_client(server, **settings) -> LLMClient:
-    return LLMClient(LLMConfig(model="fake", base_url=server.url, timeout=5.0, max_retries=1, backoff=0.01,
-                               **settings))
+    return LLMClient(LLMConfig(**{"model": "fake", "base_url": server.url, "timeout": 5.0, "max_retries": 1,
+                                  "backoff": 0.01, **settings}))
 
 
 def role_requests(server, prompt_module) -> list[dict]:
@@ -42,9 +42,10 @@ def prompt_text(body: dict) -> str:
     return "\n".join(texts)
 
 
-async def llm_crew(tg, server, *, summarizer: bool = True, analyst: bool = False, bus=None, **policy) -> Crew:
+async def llm_crew(tg, server, *, summarizer: bool = True, analyst: bool = False, bus=None, client=None,
+                   **policy) -> Crew:
     vm = SimVM()
-    client = llm_client(server)
+    client = client or llm_client(server)
     return Crew(
         vm=await spawn(tg, VMController(vm)),
         observer=await spawn(tg, Observer(vm)),

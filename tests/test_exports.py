@@ -24,7 +24,7 @@ PUBLIC = {
         "Observed", "Reset", "StepSummarized", "StepTaken", "Summarize", "Summarized", "TaskAdopted", "Usage",
         "Verdict", "Welcome",
         "CaptureTimings", "Observation", "Viewport",
-        "ChangeSummary", "EpisodeAnalysis", "EpisodeResult", "EpisodeTimings", "ErrorKind", "StepRecord",
+        "ChangeSummary", "EpisodeAnalysis", "EpisodeResult", "EpisodeTimings", "ErrorKind", "ModelCall", "StepRecord",
         "StepTimings", "Task", "BBox", "UIElement",
         "WIRE_VERSION", "Envelope", "decode", "encode", "to_json", "ProtocolError", "TroupeError",
     },

@@ -14,7 +14,7 @@ episode with an agent error (see `actors.llm.replies`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import msgspec
 
@@ -22,6 +22,7 @@ from protocols import Action, Decide, Decision, StepRecord, Target, UIElement, t
 from protocols.keys import MODIFIERS
 
 from actors.llm.client import LLMClient, text_part
+from actors.llm.marks import Mark, marks_of
 from actors.llm.observation import Mode, observation_parts
 from actors.llm.replies import ReplyError, ask, decode_reply
 
@@ -76,11 +77,12 @@ class LLMPolicy:
 
     async def decide(self, request: Decide) -> Decision:
         messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": self.prompt(request)}]
-        (action, reasoning), usage = await ask(
-            self.client, messages, lambda text: parse_action(text, request.observation.tree),
-            attempts=self.max_bad_replies,
+        marks = marks_of(request.observation) if self.observation == "som" else []
+        (action, reasoning), usage, calls = await ask(
+            self.client, messages, lambda text: parse_action(text, request.observation.tree, marks),
+            attempts=self.max_bad_replies, role="agent", step=request.step,
         )
-        return Decision(action=action, reasoning=reasoning, usage=usage)
+        return Decision(action=action, reasoning=reasoning, usage=usage, calls=calls)
 
     def prompt(self, request: Decide) -> list[dict[str, Any]]:
         lines = [f"Task: {request.task.instruction}", f"This is step {request.step} of at most {request.max_steps}."]
@@ -107,15 +109,31 @@ class LLMPolicy:
         return line
 
 
-def parse_action(text: str, tree: UIElement | None) -> tuple[Action, str]:
-    """The action of a reply, grounded in `tree`, and the reasoning given with it."""
+def parse_action(text: str, tree: UIElement | None, marks: Sequence[Mark] = ()) -> tuple[Action, str]:
+    """The action of a reply, grounded in `tree` (an element named by one of `marks` too), and the
+    reasoning given with it."""
     reply = decode_reply(text, _Reply)
     try:
-        action = msgspec.convert(reply.action, Action)
+        action = msgspec.convert(_unmarked(reply.action, marks), Action)
     except msgspec.ValidationError as exc:
         raise ReplyError(f"`action` is not a valid action: {exc}") from None
     reasoning = reply.thought + (f"\nPlan: {reply.plan}" if reply.plan else "")
     return _ground(action, tree), reasoning
+
+
+def _unmarked(action: dict[str, Any], marks: Sequence[Mark]) -> dict[str, Any]:
+    """`action` with each target named by mark (`{"mark": 3}`) named by its element's node_id."""
+    changes = {}
+    for field in ("target", "end_target"):
+        target = action.get(field)
+        if isinstance(target, dict) and "mark" in target:
+            number = target["mark"]
+            if not marks:
+                raise ReplyError("this screen has no marks; name an element by node_id or use a point")
+            if not isinstance(number, int) or not 1 <= number <= len(marks):
+                raise ReplyError(f"there is no mark {number!r} on this screen (marks are 1 to {len(marks)})")
+            changes[field] = {"node_id": marks[number - 1].element.node_id}
+    return {**action, **changes}
 
 
 def _ground(action: Action, tree: UIElement | None) -> Action:

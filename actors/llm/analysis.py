@@ -17,6 +17,7 @@ import msgspec
 
 from protocols import Analyze, EpisodeAnalysis, ErrorKind, StepRecord, to_json
 
+from actors.errors import ModelServiceError
 from actors.llm.client import LLMClient, text_part
 from actors.llm.observation import Mode, observation_parts
 from actors.llm.replies import NoAnswer, ReplyError, ask, decode_reply
@@ -78,6 +79,10 @@ def parse_classification(text: str) -> tuple[dict[str, float], str, str]:
     return categories, reply.explanation, summary
 
 
+_NOT_THE_AGENTS = (ErrorKind.ENVIRONMENT, ErrorKind.MODEL_SERVICE)
+"""Failures with nothing of the agent's to classify."""
+
+
 class LLMAnalyst:
     def __init__(self, client: LLMClient, *, observation: Mode = "tree", max_bad_replies: int = 2) -> None:
         self.client = client
@@ -86,17 +91,19 @@ class LLMAnalyst:
 
     async def analyze(self, request: Analyze, deterministic: EpisodeAnalysis) -> EpisodeAnalysis:
         """The LLM's classification, carrying the deterministic signals along."""
-        if request.result.success or request.result.error_kind is ErrorKind.ENVIRONMENT:
+        if request.result.success or request.result.error_kind in _NOT_THE_AGENTS:
             return deterministic
         messages = [{"role": "system", "content": SYSTEM_PROMPT},
                     {"role": "user", "content": self.prompt(request, deterministic.signals)}]
         try:
-            (categories, explanation, summary), _ = await ask(
-                self.client, messages, parse_classification, attempts=self.max_bad_replies)
+            (categories, explanation, summary), _, calls = await ask(
+                self.client, messages, parse_classification, attempts=self.max_bad_replies, role="classifier")
         except NoAnswer as exc:
-            return msgspec.structs.replace(deterministic, analysis=f"{deterministic.analysis}; LLM classifier: {exc}")
+            return _unclassified(deterministic, str(exc))
+        except ModelServiceError as exc:
+            return _unclassified(deterministic, f"model service error: {exc}")
         return EpisodeAnalysis(episode_id=request.result.episode_id, analysis=explanation, summary=summary,
-                               categories=categories, signals=deterministic.signals)
+                               categories=categories, signals=deterministic.signals, calls=calls)
 
     def prompt(self, request: Analyze, signals: tuple[str, ...]) -> list[dict[str, Any]]:
         result = request.result
@@ -127,3 +134,8 @@ def _step(record: StepRecord) -> str:
         if record.summary.reason:
             line += f"; {record.summary.reason}"
     return line
+
+
+def _unclassified(deterministic: EpisodeAnalysis, why: str) -> EpisodeAnalysis:
+    """The deterministic analysis, saying why the classifier gave none."""
+    return msgspec.structs.replace(deterministic, analysis=f"{deterministic.analysis}; LLM classifier: {why}")

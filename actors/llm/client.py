@@ -2,8 +2,11 @@
 
 Transient failures (429, 5xx, dropped or refused connections, timeouts) are
 retried with jittered exponential backoff, honouring a server's Retry-After;
-a 4xx is the caller's mistake and is raised at once with the server's own
-message. Every call reports its tokens, cost and latency as a `Usage`.
+a 4xx is raised at once with the server's own message. What the agent did
+not cause, a service that stays unreachable or failing, a refused key (401,
+403) or an unknown model (404), is a `ModelServiceError` (`LLMUnavailable`,
+`LLMAccessError`, `LLMBadResponse`): the episode ends as a model-service
+error, not an agent failure. Every call reports its tokens, cost and latency as a `Usage`.
 
 Each call opens its own httpx client and closes it before returning: no
 connection pool outlives the call that owns it, so there is nothing to close
@@ -31,11 +34,13 @@ from typing import Any
 import anyio
 import httpx
 
-from protocols import Usage, TroupeError
+from protocols import ModelCall, Usage, TroupeError
 from runtime.backoff import Backoff
 from runtime.capacity import Capacity
 
+from actors.errors import ModelServiceError
 from actors.llm.config import LLMConfig
+from actors.llm.transcript import without_images
 
 logger = logging.getLogger(__name__)
 
@@ -52,11 +57,16 @@ class LLMRequestError(LLMError):
         self.status = status
 
 
-class LLMUnavailable(LLMError):
+class LLMAccessError(LLMRequestError, ModelServiceError):
+    """The key was refused (401, 403) or the model does not exist (404): the run's
+    configuration is wrong, whatever the agent asks."""
+
+
+class LLMUnavailable(LLMError, ModelServiceError):
     """Every attempt failed transiently (429, 5xx, connection error, timeout)."""
 
 
-class LLMBadResponse(LLMError):
+class LLMBadResponse(LLMError, ModelServiceError):
     """The server answered 200 with something that is not a chat completion."""
 
 
@@ -64,7 +74,12 @@ class LLMBadResponse(LLMError):
 class Completion:
     text: str
     usage: Usage
-    attempts: int = 1
+    call: ModelCall
+    """The call as the transcript keeps it (the caller adds its role and step)."""
+
+    @property
+    def attempts(self) -> int:
+        return len(self.call.retries) + 1
 
 
 class _Transient(Exception):
@@ -115,6 +130,7 @@ class LLMClient:
             body["temperature"] = temperature
         headers = {"Authorization": f"Bearer {self.config.api_key}"} if self.config.api_key else {}
         started = time.monotonic()
+        retries: list[str] = []
         async with httpx.AsyncClient(
             timeout=self.config.timeout, transport=self._transport, verify=self._tls, headers=headers,
         ) as http:
@@ -125,11 +141,12 @@ class LLMClient:
                     if attempt > self.config.max_retries:
                         raise LLMUnavailable(
                             f"{self.url}: gave up after {attempt} attempts; last: {exc}") from None
+                    retries.append(str(exc))
                     delay = self._delay(attempt, exc.retry_after)
                     logger.warning("LLM call to %s failed (%s); retry %d in %.2f s", self.url, exc, attempt, delay)
                     await anyio.sleep(delay)
                     continue
-                return self._completion(payload, time.monotonic() - started, attempt)
+                return self._completion(payload, messages, time.monotonic() - started, tuple(retries))
         raise AssertionError("unreachable")
 
     async def _post(self, http: httpx.AsyncClient, body: dict[str, Any]) -> httpx.Response:
@@ -145,9 +162,13 @@ class LLMClient:
         if response.status_code == 429 or response.status_code >= 500:
             raise _Transient(f"HTTP {response.status_code}", _retry_after(response))
         if response.status_code >= 400:
-            hint = " (check the API key)" if response.status_code in (401, 403) else ""
-            raise LLMRequestError(response.status_code, f"{self.url} refused the request with HTTP "
-                                  f"{response.status_code}{hint}: {_server_message(response)}")
+            status = response.status_code
+            hint = _ACCESS_HINTS.get(status, "")
+            if status in (401, 403) and not self.config.api_key:
+                hint = " (no API key is set)"
+            error = LLMAccessError if hint else LLMRequestError
+            raise error(status, f"{self.url} refused the request with HTTP {status}{hint}: "
+                                f"{_server_message(response)}")
         try:
             return response.json()
         except ValueError:
@@ -161,7 +182,8 @@ class LLMClient:
         ceiling = Backoff(self.config.backoff, 2.0, self.config.backoff_max).delay(attempt)
         return ceiling / 2 + self._rng.uniform(0, ceiling / 2)
 
-    def _completion(self, payload: Any, latency: float, attempts: int) -> Completion:
+    def _completion(self, payload: Any, messages: list[dict[str, Any]], latency: float,
+                    retries: tuple[str, ...]) -> Completion:
         try:
             text = payload["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):
@@ -170,12 +192,19 @@ class LLMClient:
         usage = payload.get("usage") or {}
         input_tokens = int(usage.get("prompt_tokens") or 0)
         output_tokens = int(usage.get("completion_tokens") or 0)
+        text = text if isinstance(text, str) else ""
+        cost = self.config.cost(input_tokens, output_tokens)
         return Completion(
-            text=text if isinstance(text, str) else "",
-            usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens,
-                        cost=self.config.cost(input_tokens, output_tokens), latency=latency),
-            attempts=attempts,
+            text=text,
+            usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens, cost=cost, latency=latency),
+            call=ModelCall(messages=without_images(messages), reply=text, input_tokens=input_tokens,
+                           output_tokens=output_tokens, cost=cost, latency=latency, retries=retries),
         )
+
+
+_ACCESS_HINTS = {401: " (check the API key)", 403: " (check the API key)",
+                 404: " (check the model name and base URL)"}
+"""The refusals that mean the configuration is wrong rather than the request (`LLMAccessError`)."""
 
 
 def _retry_after(response: httpx.Response) -> float | None:

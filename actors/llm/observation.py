@@ -1,9 +1,12 @@
 """Observations as prompt content, and the diff between two of them.
 
 An observation is shown as text (URL, window, focused element and the
-compact accessibility tree of `actors.llm.tree_text`) and/or as the screenshot.
+compact accessibility tree of `actors.llm.tree_text`) and/or as the screenshot,
+or as set-of-marks (`som`: the screenshot with numbered boxes on its
+interactive elements, and the list of those marks; `actors.llm.marks`).
 A screenshot-only mode still sends the text header; a tree mode falls back
-to the screenshot when a capture came without its tree.
+to the screenshot when a capture came without its tree, and `som` to both
+when there is nothing to mark.
 
 The change summarizer compares the rendered text of two observations and
 sends only what changed: a few diff lines are cheaper and easier for a model
@@ -21,10 +24,13 @@ from typing import Any, Literal
 from protocols import Observation
 
 from actors.llm.client import image_part, text_part
+from actors.llm.marks import Mark, draw_marks, marks_of
 from actors.llm.tree_text import render_tree
 
-Mode = Literal["tree", "screenshot", "both"]
-MODES: tuple[Mode, ...] = ("tree", "screenshot", "both")
+Mode = Literal["tree", "screenshot", "both", "som"]
+MODES: tuple[Mode, ...] = ("tree", "screenshot", "both", "som")
+
+MARKS_HEADING = "Marked elements (their numbers are drawn on the screenshot; name one as {\"mark\": N}):"
 
 DIFF_THRESHOLD = 0.5
 """Fraction of changed lines past which the full current observation is sent."""
@@ -53,11 +59,23 @@ def uses_screenshot(observation: Observation, mode: Mode) -> bool:
 
 def observation_parts(observation: Observation, mode: Mode, label: str) -> list[dict[str, Any]]:
     """Content parts showing `observation` under a heading `label`."""
+    if mode == "som":
+        marks = marks_of(observation)
+        if marks and observation.screenshot:
+            return _marked_parts(observation, marks, label)
+        mode = "both"
     text = render_observation(observation, tree=uses_tree(observation, mode))
     parts = [text_part(f"{label}:\n{text}" if text else f"{label}:")]
     if uses_screenshot(observation, mode):
         parts.append(image_part(observation.screenshot))
     return parts
+
+
+def _marked_parts(observation: Observation, marks: list[Mark], label: str) -> list[dict[str, Any]]:
+    header = render_observation(observation, tree=False)
+    lines = [f"{label}:", *([header] if header else []), MARKS_HEADING, *(mark.line() for mark in marks)]
+    width = observation.viewport.width if observation.viewport else None
+    return [text_part("\n".join(lines)), image_part(draw_marks(observation.screenshot, marks, width))]
 
 
 @dataclass(frozen=True)

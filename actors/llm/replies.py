@@ -3,9 +3,11 @@
 A reply that cannot be used is not an exception to crash on: the error goes
 back to the model as the next turn of the same conversation ("that was not
 valid because ..."), and only after `attempts` bad replies in a row does the
-caller give up. Giving up, or an LLM that cannot be reached, raises
-`NoAnswer`, a `Refused`: the actor refuses that one request and keeps
-serving, and the episode sees an agent error whose text says what happened.
+caller give up. Giving up, or a request the LLM refused, raises `NoAnswer`,
+a `Refused`: the actor refuses that one request and keeps serving, and the
+episode sees an agent error whose text says what happened. A failure of the
+model service itself (`ModelServiceError`) passes through untouched: it is
+not the agent's.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from typing import Any, Callable, TypeVar
 
 import msgspec
 
-from protocols import Usage, TroupeError
+from protocols import ModelCall, Usage, TroupeError
 from runtime.errors import Refused
 
+from actors.errors import ModelServiceError
 from actors.llm.client import LLMClient, LLMError, add_usage
 
 T = TypeVar("T")
@@ -54,19 +57,25 @@ def decode_reply(text: str, shape: type[T]) -> T:
 
 async def ask(
     client: LLMClient, messages: list[dict[str, Any]], parse: Callable[[str], T], *, attempts: int,
-) -> tuple[T, Usage]:
-    """Ask until `parse` accepts a reply; return it with the usage of every call made."""
+    role: str, step: int = 0,
+) -> tuple[T, Usage, tuple[ModelCall, ...]]:
+    """Ask until `parse` accepts a reply; return it with the usage of every call made, and the calls
+    as the transcript keeps them, marked with the `role` that made them and the `step` they serve."""
     conversation = list(messages)
     usage = Usage()
+    calls: list[ModelCall] = []
     last: ReplyError | None = None
     for _ in range(attempts):
         try:
             completion = await client.complete(conversation)
+        except ModelServiceError:
+            raise
         except LLMError as exc:
             raise NoAnswer(f"LLM call failed: {exc}") from exc
         usage = add_usage(usage, completion.usage)
+        calls.append(msgspec.structs.replace(completion.call, role=role, step=step))
         try:
-            return parse(completion.text), usage
+            return parse(completion.text), usage, tuple(calls)
         except ReplyError as exc:
             last = exc
             conversation += [

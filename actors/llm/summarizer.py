@@ -57,9 +57,9 @@ class LLMJudge:
         started = time.monotonic()
         messages = [{"role": "system", "content": SYSTEM_PROMPT},
                     {"role": "user", "content": self.prompt(request)}]
-        summary, _ = await ask(self.client, messages, lambda text: parse_summary(text, request.step),
-                               attempts=self.max_bad_replies)
-        return msgspec.structs.replace(summary, latency=time.monotonic() - started)
+        summary, _, calls = await ask(self.client, messages, lambda text: parse_summary(text, request.step),
+                                      attempts=self.max_bad_replies, role="summarizer", step=request.step)
+        return msgspec.structs.replace(summary, latency=time.monotonic() - started, calls=calls)
 
     def prompt(self, request: Summarize) -> list[dict[str, Any]]:
         diff = diff_observations(request.before, request.after, threshold=self.threshold)

@@ -57,6 +57,15 @@ class Strike(msgspec.Struct, frozen=True):
     port: int | None = None
     flood: FloodOutcome | None = None
 
+    @property
+    def injected(self) -> bool:
+        """A kill hit a live process (a gone one is never a Strike); a flood counts only if a live
+        process answered at least one of its handshakes (a flood of a port whose process had
+        ended tests nothing)."""
+        if self.kind in FLOODS:
+            return self.flood is not None and self.flood.reached > 0
+        return True
+
 
 def schedule(count: int, kinds: tuple[str, ...], episodes: int, rng: random.Random) -> list[Fault]:
     """`count` faults in random order, each kind as often as the others (give or take one),

@@ -60,6 +60,11 @@ class FloodOutcome(msgspec.Struct, frozen=True):
     """Whether the port still took a connection after the flood (False: its process went away,
     killed by another fault or by the flood itself)."""
 
+    @property
+    def reached(self) -> int:
+        """Handshakes a live process answered: what the flood really put to the port."""
+        return self.refused + self.other_answers
+
 
 def flood(port: int, settings: Flood = Flood()) -> FloodOutcome:
     """Flood `127.0.0.1:port` once, as `settings` says, and report what it answered."""

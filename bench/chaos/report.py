@@ -56,9 +56,14 @@ class ChaosReport(msgspec.Struct, frozen=True):
         return {kind: counts[kind] for kind in KINDS if counts[kind]}
 
     @property
+    def injected(self) -> int:
+        return sum(strike.injected for strike in self.strikes)
+
+    @property
     def clean(self) -> bool:
-        """The target: nothing lost, nothing duplicated, no verdict changed, the run finished."""
-        return not (self.lost or self.duplicated or self.differing or self.timed_out)
+        """The target: every fault asked for really injected, nothing lost, nothing duplicated,
+        no verdict changed, the run finished."""
+        return self.injected >= self.planned and not (self.lost or self.duplicated or self.differing or self.timed_out)
 
 
 def tally(suite: str, planned: int, strikes: Sequence[Strike], reference: Sequence[ResultLine],
@@ -84,8 +89,13 @@ def tally(suite: str, planned: int, strikes: Sequence[Strike], reference: Sequen
 def render(report: ChaosReport) -> str:
     """The report as the lines `python -m bench.chaos` prints."""
     kinds = ", ".join(f"{kind} {n}" for kind, n in report.by_kind.items()) or "none"
+    missed = len(report.strikes) - report.injected
+    floods = [strike.flood for strike in report.strikes if strike.flood is not None]
     lines = [
-        f"faults injected: {len(report.strikes)} of {report.planned} ({kinds})",
+        f"faults injected: {report.injected} of {report.planned} ({kinds}"
+        + (f"; {missed} flood(s) reached no live process" if missed else "") + ")",
+        *([f"wrong-token handshakes that reached a live port: {sum(f.reached for f in floods)} of "
+           f"{sum(f.reached + f.unanswered for f in floods)}"] if floods else []),
         f"episodes: {report.episodes} (results written: {report.results})",
         f"results lost: {len(report.lost)}" + _names(report.lost),
         f"results duplicated: {len(report.duplicated)}" + _names(report.duplicated),
@@ -100,8 +110,8 @@ def render(report: ChaosReport) -> str:
         if strike.flood is not None:
             f = strike.flood
             lines.append(f"{strike.kind} on port {f.port}: {f.opened} idle connections held ({f.not_opened} not "
-                         f"opened); wrong-token handshakes: {f.refused} refused, {f.other_answers} answered "
-                         f"otherwise, {f.unanswered} unanswered; "
+                         f"opened); wrong-token handshakes: {f.reached} reached the live port ({f.refused} "
+                         f"refused, {f.other_answers} answered otherwise), {f.unanswered} unanswered; "
                          + ("still listening after" if f.listening_after else "not listening after (its process had ended)"))
     if report.timed_out:
         lines.append("the chaos run timed out before the run finished")

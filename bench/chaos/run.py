@@ -26,6 +26,7 @@ from typing import Callable
 import msgspec
 
 from protocols import TroupeError
+from actors.errors import ConfigError
 from actors.run_folder import read_results
 from bench.chaos.command import SupervisorProcess
 from bench.chaos.faults import FLOODS, SUITE_KINDS, SUPERVISOR, VIEWER_FLOOD, Fault, Strike, schedule, strike, target
@@ -38,10 +39,12 @@ MAX_UNEXPECTED_EXITS = 3
 SIM_PACE = ("--episodes", "48", "--concurrency", "4", "--scale", "0.2")
 """The sim run's size and speed, unless the flags passed through say otherwise (the last one counts)."""
 _POLL = 0.1
+_FLOOD_TRIES = 3
 
 
 class ChaosError(TroupeError):
-    """The chaos run could not measure anything (the reference run failed, or bad options)."""
+    """The chaos run could not measure anything: the reference run failed (bad options are a
+    ConfigError, refused before anything runs)."""
 
 
 class ChaosOptions(msgspec.Struct, frozen=True):
@@ -62,21 +65,21 @@ class ChaosOptions(msgspec.Struct, frozen=True):
 
     def __post_init__(self) -> None:
         if self.suite not in SUITE_KINDS:
-            raise ChaosError(f"--suite must be one of {', '.join(SUITE_KINDS)}, not {self.suite!r}")
+            raise ConfigError(f"--suite must be one of {', '.join(SUITE_KINDS)}, not {self.suite!r}")
         unknown = [kind for kind in self.kinds if kind not in SUITE_KINDS[self.suite]]
         if unknown:
-            raise ChaosError(f"--kinds: {', '.join(unknown)} cannot be injected in a {self.suite} run; "
+            raise ConfigError(f"--kinds: {', '.join(unknown)} cannot be injected in a {self.suite} run; "
                              f"its kinds are {', '.join(SUITE_KINDS[self.suite])}")
         if self.open_files is not None and self.open_files < 64:
-            raise ChaosError(f"--open-files must be 64 or more (a run needs some), not {self.open_files}")
+            raise ConfigError(f"--open-files must be 64 or more (a run needs some), not {self.open_files}")
         if self.faults < 0:
-            raise ChaosError(f"--faults must be 0 or more, not {self.faults}")
+            raise ConfigError(f"--faults must be 0 or more, not {self.faults}")
         if not 0 < self.timeout < float("inf"):
-            raise ChaosError(f"--timeout must be a finite number of seconds > 0, not {self.timeout}")
+            raise ConfigError(f"--timeout must be a finite number of seconds > 0, not {self.timeout}")
         owned = {"--suite", "--out", "--viewer", "--viewer-token", "--vm", "--connect"}
         for arg in self.supervisor_args:
             if arg.partition("=")[0] in owned:
-                raise ChaosError(f"{arg.partition('=')[0]} is set by the chaos run itself; leave it out")
+                raise ConfigError(f"{arg.partition('=')[0]} is set by the chaos run itself; leave it out")
 
     def command(self, *, viewer: bool) -> list[str]:
         args = ["--suite", self.suite]
@@ -136,6 +139,8 @@ class _Chaos:
         self.unexpected: list[int] = []
         self.orphans = 0
         self.timed_out = False
+        self.over = False
+        """Set once the run has ended: floods still waiting for a victim give up."""
 
     def run(self, faults: list[Fault]) -> None:
         """Strike `faults` in order, then wait for the run to end. A flood runs in a thread of
@@ -152,6 +157,7 @@ class _Chaos:
                     break
                 struck.append(one)
             self._wait_until(lambda: False)
+            self.over = True
         self.strikes = [s.result() if isinstance(s, Future) else s for s in struck]
 
     def _strike(self, kind: str, floods: ThreadPoolExecutor) -> Strike | Future[Strike] | None:
@@ -163,7 +169,7 @@ class _Chaos:
                 time.sleep(_POLL)
                 continue
             if kind in FLOODS:
-                struck = floods.submit(strike, kind, victim, before, self.flood)
+                struck = floods.submit(self._flood_live, kind, before, random.Random(self.rng.random()))
             elif kind == SUPERVISOR:
                 self.orphans += self.command.kill()
                 self.command.start()
@@ -171,10 +177,29 @@ class _Chaos:
             elif (struck := strike(kind, victim, before, self.flood)) is None:
                 continue  # the victim was gone already; find another
             self.faults += 1
-            self.say(f"  fault {self.faults}: {kind} {'port' if kind in FLOODS else 'pid'} {victim} "
-                     f"after {before} results")
+            self.say(f"  fault {self.faults}: {kind} " + ("(a port of a live process, chosen as the flood starts)"
+                     if kind in FLOODS else f"pid {victim}") + f" after {before} results")
             return struck
         return None
+
+    def _flood_live(self, kind: str, before: int, rng: random.Random) -> Strike:
+        """Flood a port of `kind` whose process is alive as the flood starts (a flood waits for a
+        thread, and a supervisor killed meanwhile takes its viewer's port away); one that no live
+        process answered is tried again on a port found afresh, at most `_FLOOD_TRIES` times,
+        while the run goes on."""
+        struck = Strike(kind, before)
+        for _ in range(_FLOOD_TRIES):
+            port = None
+            while not self.over and port is None:
+                port = target(kind, self.command.pid, rng)
+                if port is None:
+                    time.sleep(_POLL)
+            if port is None:
+                break
+            struck = strike(kind, port, before, self.flood)
+            if struck.injected:
+                break
+        return struck
 
     def _wait_until(self, condition: Callable[[], bool]) -> bool:
         """True once `condition` holds; False if the run ended first."""

@@ -47,7 +47,8 @@ def describe(action: dict) -> str:
     return " ".join(str(part) for part in (kind, detail, f"'{name}'" if name else None) if part)
 
 
-STYLES = {"succeeded": "green", "failed": "red", "environment error": "yellow", "evaluation error": "magenta"}
+STYLES = {"succeeded": "green", "failed": "red", "environment error": "yellow", "model service error": "yellow",
+          "evaluation error": "magenta"}
 
 
 def line(message: dict) -> list[Text]:

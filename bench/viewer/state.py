@@ -89,7 +89,7 @@ def status_of(result: EpisodeResult) -> str:
         return "succeeded"
     if result.error_kind is ErrorKind.NONE or result.error_kind is ErrorKind.AGENT:
         return "failed"
-    return f"{result.error_kind.value} error"
+    return f"{result.error_kind.value.replace('_', ' ')} error"
 
 
 class ViewerState:

@@ -2,10 +2,11 @@ import anyio
 import msgspec
 import pytest
 
-from actors.result_sink import ResultSink, episode_dir, read_results
+from actors.result_sink import ResultLine, ResultSink, episode_dir, read_results
+from actors.run_folder import count_results
 from protocols import (
-    ChangeSummary, Done, EpisodeFinished, EpisodeResult, EpisodeStarted, Flush, StepRecord, StepSummarized,
-    StepTaken,
+    ChangeSummary, Done, EpisodeFinished, EpisodeResult, EpisodeStarted, ErrorKind, Flush, StepRecord,
+    StepSummarized, StepTaken, to_json,
 )
 from runtime.actor import spawn
 from runtime.errors import RequestRefused
@@ -50,3 +51,21 @@ async def test_a_result_appended_after_a_torn_line_is_still_readable(tmp_path):
 
 def test_episode_folder_never_escapes_the_run_folder(tmp_path):
     assert episode_dir(tmp_path, "../../etc/x", 1) == tmp_path / "episodes" / "etc" / "x" / "1"
+
+
+async def test_a_rerun_of_an_episode_that_was_no_verdict_on_the_agent_replaces_its_line(tmp_path):
+    earlier = [EpisodeResult(episode_id="a#1", task_id="a", error_kind=ErrorKind.MODEL_SERVICE),
+               EpisodeResult(episode_id="b#3", task_id="b", attempt=3, error_kind=ErrorKind.ENVIRONMENT),
+               EpisodeResult(episode_id="c#1", task_id="c", error_kind=ErrorKind.AGENT)]
+    (tmp_path / "results.jsonl").write_bytes(b"".join(to_json(ResultLine(result=r)) + b"\n" for r in earlier))
+    async with anyio.create_task_group() as tg:
+        sink = await spawn(tg, ResultSink(tmp_path))
+        for task_id, attempt in (("a", 2), ("b", 4), ("c", 2)):
+            await sink.tell(EpisodeFinished(result=EpisodeResult(
+                episode_id=f"{task_id}#{attempt}", task_id=task_id, attempt=attempt, success=True)))
+        await sink.ask(Flush())
+        tg.cancel_scope.cancel()
+    lines = read_results(tmp_path)
+    assert [line.result.episode_id for line in lines] == ["a#1", "b#3", "c#1", "a#2", "b#4"]  # c's verdict stands
+    counted = count_results(lines)
+    assert [line.result.episode_id for line in counted.lines] == ["a#2", "b#4", "c#1"] and not counted.duplicates

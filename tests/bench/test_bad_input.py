@@ -13,6 +13,7 @@ import msgspec
 import pytest
 
 import bench
+import bench.api
 from actors.errors import ConfigError
 from actors.run_folder import read_results
 from bench.keywords import RunKeywords
@@ -323,7 +324,7 @@ def test_concurrency_above_the_work_is_capped_at_it_saying_so(tmp_path):
                              "--concurrency", "64", "--scale", "0", "--out", str(tmp_path / "run")],
                             cwd=ROOT, capture_output=True, text=True, timeout=60, env={**os.environ, "COLUMNS": "200"})
     assert result.returncode == 0, result.stderr
-    assert "concurrency 2: --concurrency 64, capped at the 2 episode(s) to run" in result.stdout
+    assert "concurrency 2: --concurrency 64, capped at the 2 episode(s) to run" in result.stdout and not result.stderr
     assert json.loads((tmp_path / "run" / "run.json").read_text())["config"]["concurrency"] == 2
 
 
@@ -354,3 +355,13 @@ async def test_a_policy_that_raises_keeps_its_traceback_in_the_results_and_the_v
         assert line.result.error_kind.value == "agent" and where in line.result.traceback
     shown = msgspec.json.decode(msgspec.json.encode(viewer.snapshot()))["episodes"]
     assert len(shown) == 2 and all(where in card["result"]["traceback"] for card in shown)
+
+
+@pytest.mark.anyio
+async def test_a_viewer_port_taken_after_the_run_was_checked_is_still_one_error(tmp_path, anyio_backend):
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port = probe.getsockname()[1]
+    checked = await bench.api.plan("sim", {"episodes": 1, "viewer": f"127.0.0.1:{port}", "out": tmp_path / "run"})
+    with socket.create_server(("127.0.0.1", port)):
+        with pytest.raises(ConfigError, match=rf"^--viewer 127.0.0.1:{port}: cannot listen there \(OSError: .*\)$"):
+            await bench.api.execute(checked)

@@ -14,8 +14,9 @@ import pytest
 
 from bench.chaos import ChaosOptions, Flood, render, run_chaos
 from bench.chaos.__main__ import main
-from bench.chaos.faults import KINDS, SUITE_KINDS, schedule
-from bench.chaos.floods import flood, refuses_wrong_token
+from bench.chaos.faults import KINDS, SUITE_KINDS, Strike, schedule
+from bench.chaos.floods import FloodOutcome, flood, refuses_wrong_token
+from bench.chaos.report import tally
 from bench.chaos.processes import listening_ports, nodes
 
 SMALL_FLOOD = Flood(connections=40, hold=0.5, handshakes=10)
@@ -31,9 +32,10 @@ def test_a_sim_run_under_every_kind_of_fault_loses_duplicates_and_changes_nothin
     assert report.supervisor_starts == 2  # killed once, resumed once
     (node_flood,) = [s.flood for s in report.strikes if s.kind == "node-flood"]
     (viewer_flood,) = [s.flood for s in report.strikes if s.kind == "viewer-flood"]
+    assert report.injected == 4
     for outcome in (node_flood, viewer_flood):
-        # A flood runs beside the other faults: a supervisor killed meanwhile takes its port away.
-        assert outcome.opened == 40 and outcome.refused + outcome.unanswered == 10, outcome
+        # Each flood hit a live process: a port that died under it was flooded again elsewhere.
+        assert outcome.opened == 40 and outcome.reached > 0 and outcome.other_answers == 0, outcome
         assert outcome.refused == 10 or not outcome.listening_after, outcome
 
 
@@ -98,3 +100,17 @@ def test_bad_options_are_one_line_and_exit_2(argv, error, capsys):
     assert status == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and error in err and err.count("\n") == 1, err
+
+
+def test_a_flood_no_live_process_answered_is_not_injected_and_the_run_is_not_clean():
+    bit = Strike("node-flood", 0, port=1, flood=FloodOutcome(port=1, opened=40, refused=10))
+    missed = Strike("viewer-flood", 0, port=2, flood=FloodOutcome(port=2, not_opened=40, unanswered=10,
+                                                                 listening_after=False))
+    kill = Strike("node", 0, pid=3)
+    full = tally("sim", 3, [bit, kill, missed], [], [], supervisor_starts=1, unexpected_exits=(), orphans=0)
+    assert (full.injected, full.clean) == (2, False)
+    assert render(full).splitlines()[:2] == [
+        "faults injected: 2 of 3 (node 1, node-flood 1, viewer-flood 1; 1 flood(s) reached no live process)",
+        "wrong-token handshakes that reached a live port: 10 of 20"]
+    assert tally("sim", 2, [bit, kill], [], [], supervisor_starts=1, unexpected_exits=(), orphans=0).clean
+    assert not Strike("node-flood", 0).injected

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from actors.result_sink import read_results
+from bench.summary import success_cell
 from tests.paths import ROOT
 
 
@@ -43,6 +44,8 @@ def test_cli_writes_a_run_folder_and_a_rerun_resumes_without_duplicates(tmp_path
     assert run_info["event_loop"] == backend
     summary = json.loads((out / "summary.json").read_text())
     assert summary["overall"]["episodes"] == 6
+    assert "success [95% CI]" in second.stdout and "steps ± sd" in second.stdout
+    assert f"│ {success_cell(summary['overall'])} │" in second.stdout  # the "all" row, with its interval
     steps = list((out / "episodes").glob("*/1/steps.jsonl"))
     assert len(steps) == 6 and list(steps[0].parent.glob("step-*.png"))
 

@@ -9,6 +9,8 @@ import pytest
 
 from actors.run_folder import read_results
 from bench.compare import ALL, compare, verdict
+from bench.viewer.state import status_of
+from protocols import EpisodeResult, ErrorKind
 from tests.bench.test_cli import ROOT, run_cli
 
 
@@ -98,6 +100,14 @@ def test_a_third_run_with_environment_errors_and_missing_tasks(runs):
     rows = result.stdout.splitlines()
     for task in crashing:
         assert any(task in row and "│ environment error │" in row for row in rows)
+
+
+def test_every_error_kind_has_its_own_verdict():
+    kinds = [ErrorKind.AGENT, ErrorKind.ENVIRONMENT, ErrorKind.MODEL_SERVICE, ErrorKind.EVALUATION]
+    said = [verdict(EpisodeResult(episode_id="e", task_id="t", error_kind=kind)) for kind in kinds]
+    assert said == ["failure", "environment error", "model service error", "evaluation error"]
+    assert status_of(EpisodeResult(episode_id="e", task_id="t", error_kind=ErrorKind.MODEL_SERVICE)) == \
+        "model service error"  # the viewer's word for it
 
 
 def test_identical_runs_change_no_verdict(runs):

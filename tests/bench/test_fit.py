@@ -13,6 +13,8 @@ from tests.suites.waa.test_suite import WAA, needs_waa
 pytestmark = pytest.mark.anyio
 EIGHT = {"tasks": ["click-button"], "seeds": 8}
 """Eight MiniWoB episodes: more work than the concurrencies below, which the work does not cap."""
+LLM = {"agent": "llm", "llm_model": "m", "llm_preflight": False}
+"""An LLM agent whose service is never called: planning a run is all these tests do."""
 
 
 def said(checked, start: str) -> str:
@@ -36,13 +38,13 @@ async def test_an_llm_agents_vms_are_not_bounded_by_the_cores(tmp_path, monkeypa
     monkeypatch.setattr("bench.fit._available_memory", lambda: 8 * 2**30)
     scripted = await plan("miniwob", {**EIGHT, "out": str(tmp_path / "scripted")})
     assert scripted.config.concurrency == 1
-    llm = await plan("miniwob", {**EIGHT, "agent": "llm", "llm_model": "m", "out": str(tmp_path / "llm")})
+    llm = await plan("miniwob", {**EIGHT, **LLM, "out": str(tmp_path / "llm")})
     assert llm.config.concurrency == MOST and "LLM agent" in said(llm, "concurrency")
-    few_calls = await plan("miniwob", {**EIGHT, "agent": "llm", "llm_model": "m", "llm_slots": 3,
+    few_calls = await plan("miniwob", {**EIGHT, **LLM, "llm_slots": 3,
                                        "out": str(tmp_path / "3")})
     assert few_calls.config.concurrency == 3 and "3 LLM call(s)" in said(few_calls, "concurrency")
     monkeypatch.setattr("bench.fit._available_memory", lambda: 600 * 2**20)
-    small = await plan("miniwob", {**EIGHT, "agent": "llm", "llm_model": "m", "out": str(tmp_path / "small")})
+    small = await plan("miniwob", {**EIGHT, **LLM, "out": str(tmp_path / "small")})
     assert small.config.concurrency == 3  # one browser (400 MiB) and two more contexts (100 each)
 
 

@@ -211,11 +211,20 @@ async def a_shielded_body_finishes_when_a_child_fails(p: Primitives, log: Log) -
 
 
 async def the_children_are_cancelled_while_the_body_is_shielded(p: Primitives, log: Log) -> object:
+    a_cancelled = anyio.Event()
+
+    async def a() -> None:
+        try:
+            await log.sleep_forever("a")
+        finally:
+            a_cancelled.set()
+
     async with cancelled_soon(p.cancel_scope) as outer:
         async with p.task_group() as group:
-            group.start_soon(log.sleep_forever, "a")
+            group.start_soon(a)
             with p.cancel_scope(shield=True):
-                await anyio.sleep(0.1)  # well past the cancellation at 10 ms, even on a busy machine
+                with anyio.move_on_after(1):  # the cancellation comes at 10 ms, or never reaches `a` meanwhile
+                    await a_cancelled.wait()
                 log.note("body", f"shielded part done, a cancelled meanwhile: {'a' in log}")
             await log.sleep_forever("body")
     return outer.cancelled_caught

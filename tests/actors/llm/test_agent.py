@@ -1,18 +1,26 @@
 """The LLM agent through real episodes: a sim VM, the actors, and a local chat-completions server."""
 
+import base64
 import dataclasses
+import io
+import itertools
 import json
+import re
 
 import anyio
 import pytest
 
 from actors.agent import Agent
 from actors.episode import run_episode
-from actors.llm.agent import LLMPolicy
+from actors.llm.agent import LLMPolicy, parse_action
+from actors.llm.marks import marks_of
+from actors.llm.observation import MARKS_HEADING
+from actors.llm.replies import ReplyError
+from PIL import Image
 from actors.llm import agent as agent_prompt, summarizer as summarizer_prompt
 from tests.fake_llm import FakeLLM, Reply, by_role, form_filler
 from bench.suites.sim.suite import sim_tasks
-from protocols import Done, ErrorKind, StepSummarized
+from protocols import BBox, Done, ErrorKind, Observation, StepSummarized, Target, UIElement
 from runtime.actor import spawn
 from runtime.events import EventBus
 from runtime.limits import Limits
@@ -93,11 +101,38 @@ async def test_n_bad_replies_in_a_row_end_the_episode_with_an_agent_error_that_i
     assert len(role_requests(server, agent_prompt)) == 2
 
 
-async def test_an_unreachable_llm_ends_the_episode_with_the_cause_named():
+async def test_an_unreachable_llm_ends_the_episode_as_a_model_service_error_unevaluated():
     with FakeLLM([Reply(status=503)]) as server:
         outcome = await episode(server, summarizer=False)
-    assert outcome.result.error_kind is ErrorKind.AGENT
-    assert "agent: LLM call failed:" in outcome.result.reason and "last: HTTP 503" in outcome.result.reason
+    result = outcome.result
+    assert result.error_kind is ErrorKind.MODEL_SERVICE and not result.success and result.steps == 0
+    assert result.reason.startswith("model service error: LLMUnavailable: ") and "last: HTTP 503" in result.reason
+    assert "is not clicked" not in result.reason  # not evaluated: the agent never had its chance
+
+
+@pytest.mark.parametrize("server_settings, client_settings, said", [
+    ({"api_key": "sk-right"}, {"api_key": "sk-wrong"}, "HTTP 401 (check the API key): Incorrect API key"),
+    ({"api_key": "sk-right"}, {}, "HTTP 401 (no API key is set)"),
+    ({"models": ["gpt-x"]}, {}, "HTTP 404 (check the model name and base URL): The model `fake` does not exist."),
+])
+async def test_a_refused_key_or_an_unknown_model_is_a_model_service_error(server_settings, client_settings, said):
+    with FakeLLM(by_role(agent=form_filler), **server_settings) as server:
+        outcome = await episode(server, summarizer=False, client=llm_client(server, **client_settings))
+    assert outcome.result.error_kind is ErrorKind.MODEL_SERVICE
+    assert outcome.result.reason.startswith("model service error: LLMAccessError: ") and said in outcome.result.reason
+
+
+async def test_a_flapping_server_within_the_retries_is_no_error_at_all():
+    calls = itertools.count()
+    flaps = itertools.cycle([Reply(status=502), Reply(drop=True)])
+
+    def flapping(body):  # every other request fails, a 502 or a dropped connection
+        return next(flaps) if next(calls) % 2 == 0 else form_filler(body)
+
+    with FakeLLM(by_role(agent=flapping)) as server:
+        outcome = await episode(server, summarizer=False, client=llm_client(server, max_retries=1))
+    assert outcome.result.success and outcome.result.error_kind is ErrorKind.NONE
+    assert len(role_requests(server, agent_prompt)) == 2 * outcome.result.steps
 
 
 async def test_late_summaries_are_recorded_against_their_own_steps():
@@ -152,3 +187,32 @@ async def test_a_fresh_policy_answering_step_n_writes_the_prompt_of_the_one_that
         prompts[fresh] = [prompt_text(body) for body in role_requests(server, agent_prompt)]
     assert len(prompts[True]) == 4 and prompts[True] == prompts[False]
     assert "- step 1: " in prompts[True][1] and "- step 3: " in prompts[True][3]
+
+
+async def test_set_of_marks_numbers_the_elements_on_the_screenshot_and_actions_name_them_by_mark():
+    with FakeLLM(by_role(agent=form_filler)) as server:
+        outcome = await episode(server, summarizer=False, observation="som")
+    assert outcome.result.success, outcome.result.reason
+    first = role_requests(server, agent_prompt)[0]
+    text = prompt_text(first)
+    assert MARKS_HEADING in text and '[1] textbox "' in text and "[root]" not in text  # marks, not the tree
+    (image,) = [p for p in first["messages"][1]["content"] if p["type"] == "image_url"]
+    marked = Image.open(io.BytesIO(base64.b64decode(image["image_url"]["url"].split(",", 1)[1]))).convert("RGB")
+    box = outcome.steps[0].action.target.bbox  # the element mark 1 named, grounded in the tree
+    assert marked.getpixel((round(box.x), round(box.y + box.height / 2))) == (220, 30, 30)  # its drawn box
+    assert isinstance(outcome.steps[0].action.target.node_id, str) and outcome.steps[0].action.target.role == "textbox"
+
+
+def test_a_mark_is_grounded_in_its_element_and_a_mark_the_screen_lacks_goes_back_to_the_model():
+    ok = UIElement("b1", "button", "OK", bbox=BBox(10, 10, 50, 20))
+    tree = UIElement("root", "window", children=(UIElement("t", "text", "Hello", bbox=BBox(0, 0, 9, 9)), ok))
+    marks = marks_of(Observation(tree=tree))
+    assert [(m.number, m.element.node_id) for m in marks] == [(1, "b1")]  # static text gets no mark
+    action, _ = parse_action(json.dumps({"action": {"type": "click", "target": {"mark": 1}}}), tree, marks)
+    assert action.target == Target(node_id="b1", bbox=ok.bbox, role="button", name="OK")
+    for target, said in (({"mark": 2}, "there is no mark 2 on this screen (marks are 1 to 1)"),
+                         ({"mark": "one"}, "there is no mark 'one' on this screen"), ):
+        with pytest.raises(ReplyError, match=re.escape(said)):
+            parse_action(json.dumps({"action": {"type": "click", "target": target}}), tree, marks)
+    with pytest.raises(ReplyError, match="this screen has no marks"):
+        parse_action(json.dumps({"action": {"type": "click", "target": {"mark": 1}}}), tree, [])

@@ -94,7 +94,7 @@ async def test_a_classifier_that_cannot_answer_leaves_the_deterministic_analysis
     assert analysis.analysis.endswith("LLM classifier: 2 invalid replies in a row; last: the reply contains no JSON object")
     with FakeLLM([Reply(status=500)]) as server:
         analysis = await analyze(Evaluator(SimChecker(), analyst=LLMAnalyst(llm_client(server))))
-    assert "LLM classifier: LLM call failed:" in analysis.analysis
+    assert "LLM classifier: model service error: " in analysis.analysis
 
 
 @pytest.mark.anyio

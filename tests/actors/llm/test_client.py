@@ -1,5 +1,6 @@
 """The chat-completions client against a real local HTTP server: retries, errors, cost, capacity."""
 
+import hashlib
 import json
 import logging
 from collections import Counter
@@ -43,6 +44,10 @@ async def test_a_reply_comes_back_with_tokens_cost_and_latency():
     sent = server.requests[0]
     assert sent["model"] == "test-model"
     assert sent["messages"][0]["content"][1]["image_url"]["url"].startswith("data:image/png;base64,")
+    call = completion.call  # the transcript's copy: the image by hash and size, the tokens and cost
+    assert call.messages[0]["content"][1] == {"type": "image", "bytes": 7,
+                                              "sha256": hashlib.sha256(b"\x89PNG...").hexdigest()}
+    assert (call.input_tokens, call.output_tokens, call.cost, call.reply) == (1000, 100, completion.usage.cost, "hi")
 
 
 async def test_price_of_a_dated_model_name_is_found_by_prefix_and_unknown_models_cost_nothing():
@@ -67,6 +72,9 @@ async def test_500_and_a_dropped_connection_are_retried():
         completion = await client(server).complete(HELLO)
     assert completion.text == "ok" and completion.attempts == 4
     assert len(server.requests) == 4
+    retries = completion.call.retries  # the transcript says why each attempt failed
+    assert retries[0] == "HTTP 500" and retries[1].startswith("connection error: ") and retries[2] == "HTTP 503"
+    assert completion.call.reply == "ok" and completion.call.messages == HELLO
 
 
 async def test_retries_give_up_with_the_last_failure_named():

@@ -32,7 +32,8 @@ CASES: dict[str, list[Case]] = {
     "check_line_number": [C(FILE, b"Linux\n12:00:01 AM CPU\n12:00:02 all\n", {"expected": "2"}),
                           C(FILE, b"12:00:01\r12:00:02\r12:00:03", {"expected": "3"}),
                           C(FILE, b"24:00:00\n23:59:60\n", {"expected": 1}), C(None, {"expected": "0"}),
-                          C(FILE, b"12:00:01\n", {"expected": "one"}), C(FILE, b"\xff12:00:01\n", {"expected": "1"})],
+                          C(FILE, b"12:00:01\n", {"expected": "one"}), C(FILE, b"\xff12:00:01\n", {"expected": "1"}),
+                          C(FILE, b"12:00:01\x0c12:00:02\x1c12:00:03\n", {"expected": "1"})],
     "diff_text_file": [C(FILE, b"a\nb\n", FILE, b"a\nc\n"), C(FILE, b"a\r\nb\r\n", FILE, b"a\nb\n"),
                        C(None, FILE, b"a\n"), C(FILE, b"", FILE, b"")],
 }

@@ -55,14 +55,18 @@ MAX_UPLOAD = 256 * 1024 * 1024
 """The largest /setup/upload body: a task's file."""
 MAX_BODY = 4 * 1024 * 1024
 """The largest body of any other request."""
-MAX_PROGRAM = 1024 * 1024
-"""The largest pyautogui program, in UTF-8 bytes (WAA's are a few hundred)."""
+MAX_PROGRAM = 64 * 1024
+"""The largest pyautogui program, in UTF-8 bytes (WAA's are a few hundred): its syntax tree takes up
+to ~400 times that (bench/perf/waa_memory.py)."""
 MAX_OPS = 10_000
 """The most input primitives one program may ask for: each is an xdotool run under the input lock."""
 READ_TIMEOUT = 10.0
 """Seconds a connection may take to send each part of its request before it is dropped."""
 MAX_CONNECTIONS = 32
 """Connections served at once; more are answered 503 at once instead of each holding a thread."""
+MAX_LARGE = 2
+"""Requests with a large body (a program near MAX_PROGRAM, an upload) handled at once; the rest wait
+their turn before their body is read, so that their parses cannot add up."""
 
 Reply = tuple[int, str, bytes]
 
@@ -424,4 +428,4 @@ def make_server(desktop: LinuxDesktop, token: str, port: int, *, roots: Iterable
     if also is not None:
         also(endpoints)
     return LoopbackHTTPServer(make_handler(endpoints, token), port=port, name="waa-http",
-                              max_connections=MAX_CONNECTIONS)
+                              max_connections=MAX_CONNECTIONS, max_large=MAX_LARGE)

@@ -137,6 +137,8 @@ def press(keys, presses=1, interval=0.0, logScreenshot=None, _pause=True):
 
 
 def hotkey(*keys, interval=0.0, logScreenshot=None, _pause=True):
+    if keys and isinstance(keys[0], (list, tuple)):  # pyautogui takes a list of keys as its first argument too
+        keys = tuple(keys[0])
     names = [key(k) for k in keys]
     return [*(("key_down", k) for k in names), *(("key_up", k) for k in reversed(names))]
 

@@ -13,6 +13,7 @@ import pytest
 
 from actors.backends.waa.client import TOKEN_HEADER
 from actors.backends.waa.commands import command
+from actors.backends.waa.server.pyautogui_script import parse
 
 from tests.waa_servers import LinuxServer, start_linux_server, stop
 
@@ -112,3 +113,10 @@ def test_the_tree_is_at_spis_in_osworlds_xml(server):
     tree = call(server, "GET", "/accessibility").text
     assert "https://accessibility.ubuntu.example.org/ns/state" in tree
     assert "https://accessibility.ubuntu.example.org/ns/component" in tree
+
+
+def test_hotkey_takes_its_keys_as_one_list_too_as_pyautogui_does():
+    """OSWorld's GIMP tasks quit GIMP with `pyautogui.hotkey(["ctrl", "q"])`."""
+    assert parse('import pyautogui; pyautogui.hotkey(["ctrl", "q"])') == \
+        parse("import pyautogui; pyautogui.hotkey('ctrl', 'q')") == \
+        [("key_down", "ctrl"), ("key_down", "q"), ("key_up", "q"), ("key_up", "ctrl")]

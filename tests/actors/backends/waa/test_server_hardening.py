@@ -21,6 +21,7 @@ from actors.backends.waa.client import TOKEN_HEADER
 from actors.backends.waa.commands import command
 from actors.backends.waa.server.http import MAX_CONNECTIONS, MAX_OPS, MAX_PROGRAM, READ_TIMEOUT
 from actors.backends.waa.server.pyautogui_script import parse
+from runtime.head_gate import HEAD_SECONDS
 
 from tests.waa_servers import LinuxServer, start_linux_server, stop
 
@@ -107,7 +108,8 @@ def test_a_program_over_the_size_limit_is_refused_with_413_and_the_limit(server)
 
 
 def test_a_program_asking_for_too_many_input_steps_is_refused_with_413(server):
-    reply = post(server, "/execute", {"command": command("import pyautogui\n" + "pyautogui.moveTo(1, 1)\n" * (MAX_OPS + 1))})
+    keys = "pyautogui.press([" + '"a",' * (MAX_OPS + 1) + "])"  # one input step per key, within MAX_PROGRAM
+    reply = post(server, "/execute", {"command": command("import pyautogui\n" + keys)})
     assert reply.status_code == 413 and f"over the limit of {MAX_OPS}" in reply.json()["message"]
 
 
@@ -283,19 +285,37 @@ def test_a_body_that_never_arrives_is_answered_408_after_the_read_timeout(server
     assert time.monotonic() - started < READ_TIMEOUT + 5
 
 
-def test_half_open_connections_are_capped_and_dropped_after_the_read_timeout(server):
+def test_300_half_sent_request_heads_hold_no_slot_and_a_good_client_is_served_within_a_second(server):
     port = int(server.url.rsplit(":", 1)[1])
-    flood = [socket.create_connection(("127.0.0.1", port), timeout=READ_TIMEOUT + 10) for _ in range(MAX_CONNECTIONS + 20)]
+    flood = [socket.create_connection(("127.0.0.1", port), timeout=HEAD_SECONDS + 10) for _ in range(300)]
     try:
         for conn in flood:
             conn.sendall(b"POST /execute HTTP/1.1\r\nContent-")
         time.sleep(0.5)
+        started = time.monotonic()
+        served = httpx.get(server.url + "/probe", headers={TOKEN_HEADER: server.token}, timeout=10)
+        assert served.status_code == 200 and time.monotonic() - started < 1.0
+        for conn in flood:
+            assert conn.recv(65536) == b""  # closed once the head deadline passes
+        assert time.monotonic() - started < HEAD_SECONDS + 5
+    finally:
+        for conn in flood:
+            conn.close()
+
+
+def test_requests_whose_bodies_dribble_are_capped_at_the_servers_slots(server):
+    port = int(server.url.rsplit(":", 1)[1])
+    flood = [socket.create_connection(("127.0.0.1", port), timeout=READ_TIMEOUT + 10) for _ in range(MAX_CONNECTIONS + 8)]
+    try:
+        for conn in flood:
+            conn.sendall(f"POST /execute HTTP/1.1\r\n{TOKEN_HEADER}: {server.token}\r\nContent-Length: 100\r\n"
+                         f"\r\n{{\"comm".encode())
+        time.sleep(0.5)
         busy = httpx.get(server.url + "/probe", headers={TOKEN_HEADER: server.token}, timeout=10)
         assert busy.status_code == 503  # refused at once, not queued behind the flood
         started = time.monotonic()
-        for conn in flood:
-            answer = conn.recv(65536)  # the server closes each: at once (503) or after its read timeout
-            assert answer == b"" or answer.startswith(b"HTTP/1.1 503")
+        answers = [conn.recv(65536) for conn in flood]  # 503 at once, or 408 after the read timeout
+        assert all(a.startswith((b"HTTP/1.1 503", b"HTTP/1.0 408")) for a in answers), answers
         assert time.monotonic() - started < READ_TIMEOUT + 5
     finally:
         for conn in flood:
