@@ -98,6 +98,13 @@ class Run:
 
         return episodes_frame(self.folder)
 
+    def domains_frame(self):
+        """One row per domain and one for "all": success with its 95% interval, steps and seconds
+        with their spread (needs pandas, as `to_pandas`)."""
+        from bench.frame import domains_frame
+
+        return domains_frame(self.folder)
+
 
 @dataclass(frozen=True)
 class RunPlan:

@@ -1,19 +1,26 @@
-"""`python -m bench.compare RUN_A RUN_B [RUN_C ...]`: runs side by side.
+"""`python -m bench.compare RUN_A RUN_B [RUN_C ...]`: runs side by side, and whether they differ.
 
 Prints success and mean time per episode for each domain, each run next to
-the first (the baseline) with its difference, then the tasks whose verdict
-changed from one run to another. `compare` does the arithmetic on results
-already read, with no I/O and no printing, so a viewer or a report can show
-the same comparison its own way.
+the first (the baseline) with its difference; then, in words, whether each
+later run differs from the first on the tasks both ran: the difference in
+success with its 95% interval (a seeded paired bootstrap over tasks) and an
+exact McNemar test on the per-task verdicts, per domain and overall; then the
+tasks whose verdict changed. Two runs of different suites or task sets are
+refused unless `--allow-different-tasks` is given, since a difference in
+tasks would pass for a difference in agents. `compare` does the arithmetic on
+results already read, with no I/O and no printing, so a viewer or a report
+can show the same comparison its own way.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import sys
 from collections import defaultdict
 from pathlib import Path
 from statistics import mean
-from typing import Iterable, Sequence
+from typing import Iterable, NoReturn, Sequence
 
 import msgspec
 from rich.console import Console
@@ -21,9 +28,12 @@ from rich.table import Table
 
 from actors.run_folder import ResultLine, ResultsError
 from bench.frame import read_run
+from bench.stats import RESAMPLES, mcnemar, paired_bootstrap, wilson
+from bench.summary import rate_with_interval
 from protocols import EpisodeResult, ErrorKind
 
-__all__ = ["ChangedTask", "Comparison", "DomainRow", "Figures", "compare", "main", "run_labels", "verdict"]
+__all__ = ["ChangedTask", "Comparison", "DomainRow", "Figures", "Paired", "compare", "main", "method", "run_labels",
+           "statements", "task_set_difference", "verdict"]
 
 ALL = "all"
 
@@ -43,6 +53,8 @@ class Figures(msgspec.Struct, frozen=True):
     succeeded: int
     mean_seconds: float
     """Mean wall time of an episode, reset and evaluation included."""
+    success_interval: tuple[float, float] = (0.0, 1.0)
+    """The success rate's 95% Wilson interval."""
 
     @property
     def success_rate(self) -> float:
@@ -73,6 +85,39 @@ class ChangedTask(msgspec.Struct, frozen=True):
     """One per run (see `verdict`); None where the run has no result for the task."""
 
 
+class Paired(msgspec.Struct, frozen=True):
+    """A later run against the first over the tasks both judged, in one domain (or ALL).
+
+    Only tasks with a success or an agent failure in both runs are paired: a harness error
+    (environment, model service, evaluation) says nothing about the agent."""
+
+    domain: str
+    tasks: int
+    """Tasks paired."""
+    only_first: int
+    """Tasks the first run solved and this one did not."""
+    only_this: int
+    """Tasks this run solved and the first did not."""
+    difference: float
+    """This run's success rate minus the first's, over the paired tasks."""
+    low: float
+    high: float
+    """The difference's 95% percentile interval from a paired bootstrap over the tasks."""
+    p_value: float
+    """Exact two-sided McNemar test on `only_first` and `only_this`."""
+
+    def words(self, first: str, this: str) -> str:
+        """"b solves 6 more tasks than a (of 75 paired), +8 pp [+2, +14], p = 0.03"."""
+        more = self.only_this - self.only_first
+        tasks = "task" if abs(more) == 1 else "tasks"
+        solves = (f"{more} more {tasks} than" if more > 0 else f"{-more} fewer {tasks} than" if more < 0
+                  else "as many tasks as")
+        p = "p < 0.001" if self.p_value < 0.001 else f"p = {self.p_value:.2g}"
+        return (f"{this} solves {solves} {first} (of {self.tasks} paired: {self.only_this} only {this}, "
+                f"{self.only_first} only {first}), {self.difference * 100:+.0f} pp "
+                f"[{self.low * 100:+.0f}, {self.high * 100:+.0f}], {p}")
+
+
 class Comparison(msgspec.Struct, frozen=True):
     runs: tuple[str, ...]
     """The runs' labels, the baseline first."""
@@ -82,6 +127,11 @@ class Comparison(msgspec.Struct, frozen=True):
     """Sorted by task id."""
     not_in_every_run: int
     """Tasks some run has no result for; they are compared among the runs that have one."""
+    paired: tuple[tuple[Paired, ...], ...] = ()
+    """For each run after the first, against the first: one per domain with a paired task, then ALL."""
+    resamples: int = RESAMPLES
+    seed: int = 0
+    """The bootstrap's resamples and seed."""
 
 
 def verdict(result: EpisodeResult) -> str:
@@ -90,10 +140,11 @@ def verdict(result: EpisodeResult) -> str:
     return "success" if result.success else _VERDICTS[result.error_kind]
 
 
-def compare(runs: Sequence[tuple[str, Iterable[ResultLine]]]) -> Comparison:
+def compare(runs: Sequence[tuple[str, Iterable[ResultLine]]], *, resamples: int = RESAMPLES,
+            seed: int = 0) -> Comparison:
     """Compare (label, results.jsonl lines) pairs, the first being the baseline.
     A task with several lines in a run counts by its last."""
-    results = [{line.result.task_id: line.result for line in lines} for _, lines in runs]
+    results = [_last_per_task(lines) for _, lines in runs]
     domains = sorted({r.domain or "-" for run in results for r in run.values()})
     rows = [DomainRow(d, tuple(_figures([r for r in run.values() if (r.domain or "-") == d]) for run in results))
             for d in domains]
@@ -106,18 +157,79 @@ def compare(runs: Sequence[tuple[str, Iterable[ResultLine]]]) -> Comparison:
         if len(set(verdicts) - {None}) > 1:
             domain = next(r.domain for r in found if r is not None) or "-"
             changed.append(ChangedTask(task_id, domain, verdicts))
-    return Comparison(tuple(label for label, _ in runs), tuple(rows), tuple(changed), partial)
+    paired = tuple(_paired(results[0], other, resamples, seed) for other in results[1:])
+    return Comparison(tuple(label for label, _ in runs), tuple(rows), tuple(changed), partial, paired,
+                      resamples, seed)
+
+
+def _last_per_task(lines: Iterable[ResultLine]) -> dict[str, EpisodeResult]:
+    return {line.result.task_id: line.result for line in lines}
+
+
+def _judged(result: EpisodeResult | None) -> bool:
+    return result is not None and verdict(result) in ("success", "failure")
+
+
+def _paired(first: dict[str, EpisodeResult], this: dict[str, EpisodeResult], resamples: int,
+            seed: int) -> tuple[Paired, ...]:
+    tasks = sorted(task for task in first if _judged(first[task]) and _judged(this.get(task)))
+    by_domain: dict[str, list[str]] = defaultdict(list)
+    for task in tasks:
+        by_domain[first[task].domain or "-"].append(task)
+    groups = [*sorted(by_domain.items()), (ALL, tasks)] if tasks else []
+    return tuple(_paired_figures(domain, [first[t].success for t in group], [this[t].success for t in group],
+                                 resamples, seed) for domain, group in groups)
+
+
+def _paired_figures(domain: str, first: list[bool], this: list[bool], resamples: int, seed: int) -> Paired:
+    only_first = sum(a and not b for a, b in zip(first, this))
+    only_this = sum(b and not a for a, b in zip(first, this))
+    difference, low, high = paired_bootstrap([float(a) for a in first], [float(b) for b in this],
+                                             resamples=resamples, seed=seed)
+    return Paired(domain, len(first), only_first, only_this, difference, low, high, mcnemar(only_first, only_this))
+
+
+def statements(comparison: Comparison) -> list[tuple[str, list[str]]]:
+    """For each later run, ("b against a", ["forms: b solves ...", ..., "all: ..."]); the lines are
+    empty when no task was judged by both runs."""
+    first = comparison.runs[0]
+    return [(f"{label} against {first}", [f"{figures.domain}: {figures.words(first, label)}" for figures in paired])
+            for label, paired in zip(comparison.runs[1:], comparison.paired)]
+
+
+def method(comparison: Comparison) -> str:
+    """How the paired figures were computed, said once under them."""
+    return (f"pp = percentage points; 95% interval: percentile paired bootstrap over tasks, "
+            f"{comparison.resamples} resamples, seed {comparison.seed}; p: exact two-sided McNemar on the tasks "
+            "one run solved and the other did not; tasks with a harness error in either run are not paired")
+
+
+def task_set_difference(labels: Sequence[str], runs: Sequence[Iterable[ResultLine]],
+                        suites: Sequence[str | None]) -> str | None:
+    """Why these runs are not runs of the same tasks (other suites, or other task ids than the
+    first's), or None when they are. A suite of None (no run.json) is not compared."""
+    known = {suite for suite in suites if suite is not None}
+    if len(known) > 1:
+        return "runs of different suites: " + ", ".join(
+            f"{label} ran {suite}" for label, suite in zip(labels, suites) if suite is not None)
+    tasks = [set(_last_per_task(lines)) for lines in runs]
+    for label, other in zip(labels[1:], tasks[1:]):
+        if other != tasks[0]:
+            return (f"runs of different task sets: {label} has {len(other - tasks[0])} tasks {labels[0]} has not "
+                    f"and lacks {len(tasks[0] - other)} of its {len(tasks[0])}")
+    return None
 
 
 def _figures(results: list[EpisodeResult]) -> Figures | None:
     if not results:
         return None
-    return Figures(len(results), sum(r.success for r in results), mean(r.timings.total for r in results))
+    succeeded = sum(r.success for r in results)
+    return Figures(len(results), succeeded, mean(r.timings.total for r in results), wilson(succeeded, len(results)))
 
 
 def domain_table(comparison: Comparison) -> Table:
     """Success and seconds per episode of each run, later runs with their difference from the first."""
-    table = Table(title="success and time per episode by domain")
+    table = Table(title="success [95% Wilson interval] and time per episode by domain")
     table.add_column("domain")
     for label in comparison.runs:
         table.add_column(f"{label} success", justify="right")
@@ -128,7 +240,7 @@ def domain_table(comparison: Comparison) -> Table:
             if figures is None:
                 cells += ["-", "-"]
                 continue
-            success = f"{figures.succeeded}/{figures.episodes} ({figures.success_rate:.0%})"
+            success = rate_with_interval(figures.succeeded, figures.episodes)
             seconds = f"{figures.mean_seconds:.3f}"
             deltas = row.deltas(run) if run else None
             if deltas is not None:
@@ -157,33 +269,70 @@ def run_labels(folders: list[str]) -> list[str]:
     return names if len(set(names)) == len(names) else folders
 
 
-def main(argv: list[str] | None = None, prog: str = "python -m bench.compare") -> int:
-    folders = sys.argv[1:] if argv is None else argv
-    usage = f"usage: {prog} RUN_A RUN_B [RUN_C ...]"
-    if any(arg in ("-h", "--help") for arg in folders):
-        print(f"{usage}\n\nSuccess and time per episode by domain, each run against the first, "
-              "and the tasks whose verdict changed.")
-        return 0
-    if len(folders) < 2 or any(arg.startswith("-") for arg in folders):
-        print(f"{usage} (run folders only, at least two)", file=sys.stderr)
-        return 2
+class _Parser(argparse.ArgumentParser):
+    """argparse whose mistakes are one line: the usage with what was wrong."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{' '.join(self.format_usage().split())} ({message})\n")
+
+
+def _parser(prog: str) -> _Parser:
+    parser = _Parser(prog=prog, description="Success and time per episode by domain, each run against the first; "
+                     "whether each later run differs from the first (paired bootstrap interval, exact McNemar "
+                     "test); and the tasks whose verdict changed.")
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="run folders, the first being the baseline")
+    parser.add_argument("--allow-different-tasks", action="store_true",
+                        help="compare runs of different suites or task sets on the tasks every run has")
+    parser.add_argument("--resamples", type=int, default=RESAMPLES, help=f"bootstrap resamples ({RESAMPLES})")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
+    return parser
+
+
+def _suite_of(folder: str) -> str | None:
+    """The suite run.json names, or None for a folder without run.json."""
+    path = Path(folder) / "run.json"
+    if not path.is_file():
+        return None
     try:
-        runs = [(label, read_run(folder)) for label, folder in zip(run_labels(folders), folders)]
+        return json.loads(path.read_text())["config"]["suite"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ResultsError(f"{path}: not a run.json with config.suite ({type(exc).__name__}: {exc})") from None
+
+
+def main(argv: list[str] | None = None, prog: str = "python -m bench.compare") -> int:
+    args = _parser(prog).parse_args(sys.argv[1:] if argv is None else argv)
+    if len(args.runs) < 2:
+        _parser(prog).error("at least two run folders")
+    if args.resamples < 1:
+        _parser(prog).error(f"--resamples must be at least 1, not {args.resamples}")
+    labels = run_labels(args.runs)
+    try:
+        lines = [read_run(folder) for folder in args.runs]
+        suites = [_suite_of(folder) for folder in args.runs]
     except ResultsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    comparison = compare(runs)
     console = Console()
+    different = task_set_difference(labels, lines, suites)
+    if different and not args.allow_different_tasks:
+        print(f"error: {different}; --allow-different-tasks compares the tasks every run has", file=sys.stderr)
+        return 2
+    if different:
+        common = set.intersection(*(set(_last_per_task(run)) for run in lines))
+        lines = [[line for line in run if line.result.task_id in common] for run in lines]
+        console.print(f"{different}; comparing the {len(common)} tasks every run has")
+    comparison = compare(list(zip(labels, lines)), resamples=args.resamples, seed=args.seed)
     console.print(domain_table(comparison))
+    for heading, lines in statements(comparison):
+        console.print(f"{heading}:" if lines else f"{heading}: no task both runs judged", highlight=False)
+        for line in lines:
+            console.print(f"  {line}", highlight=False)
+    console.print(f"[{method(comparison)}]", highlight=False, markup=False)
     if comparison.changed:
         console.print(changed_table(comparison))
     else:
         console.print("no task changed its verdict")
-    if comparison.not_in_every_run:
-        console.print(f"{comparison.not_in_every_run} tasks are not in every run; "
-                      "they are compared among the runs that have them")
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -22,6 +22,7 @@ import msgspec
 
 from actors.errors import ConfigError
 from actors.llm.observation import DIFF_THRESHOLD, MODES
+from actors.llm.tree_text import TREE_TOKENS
 from protocols.numbers import MAX_SECONDS
 from runtime.limits import Limits
 
@@ -73,6 +74,9 @@ class LLMOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     observation: Annotated[Literal[MODES], option(
         "what the agent, summarizer and classifier see of the screen (som: the screenshot with numbered "
         "marks on its interactive elements, listed in the prompt; the agent names an element by mark)")] = "tree"
+    tree_tokens: Annotated[int, option(
+        "budget of an accessibility tree's text in a prompt, in tokens (about 4 characters each); the "
+        "subtrees past it are named and counted, not sent", ge=100)] = TREE_TOKENS
     history: Annotated[int, option("earlier steps the agent is told about", ge=0)] = 5
     summaries: Annotated[bool, option(
         "put the summarizer's judgements of earlier steps into the agent's prompt")] = True

@@ -1,4 +1,5 @@
-"""A run folder's episodes as a pandas DataFrame, one row per episode.
+"""A run folder's episodes as a pandas DataFrame, one row per episode (and its figures, one row
+per domain).
 
 results.jsonl is already plain JSON lines that pandas can read, but its
 records nest (the verdict under `result`, timings under `result.timings`)
@@ -15,8 +16,9 @@ from pathlib import Path
 
 from actors.run_folder import RESULTS, ResultLine, ResultsError, count_results, read_results
 from bench.extras import install_hint
+from bench.summary import summarize
 
-__all__ = ["COLUMNS", "episodes_frame", "read_run"]
+__all__ = ["COLUMNS", "DOMAIN_COLUMNS", "domains_frame", "episodes_frame", "read_run"]
 
 COLUMNS = (
     "task_id", "episode_id", "domain", "attempt", "success", "score", "steps", "error_kind", "reason",
@@ -26,6 +28,14 @@ COLUMNS = (
 """The frame's columns, in order. `categories` holds the error analysis's
 score per taxonomy category (a dict, empty without an analysis); the
 `*_seconds` columns are the episode's reset, steps, evaluation and total time."""
+
+
+DOMAIN_COLUMNS = (
+    "domain", "episodes", "succeeded", "success_rate", "success_low", "success_high",
+    "mean_steps", "sd_steps", "mean_seconds", "sd_seconds",
+)
+"""`domains_frame`'s columns: `success_low` and `success_high` bound the 95% Wilson interval of
+`success_rate`; `sd_*` are the sample standard deviations beside the means (`bench.summary`)."""
 
 
 def read_run(folder: str | os.PathLike) -> list[ResultLine]:
@@ -50,11 +60,32 @@ def episodes_frame(folder: str | os.PathLike):
     ResultsError for a folder without results.jsonl or with a malformed line,
     and ImportError (saying what to install) when pandas is missing.
     """
+    return _pandas("episodes_frame").DataFrame([_row(line) for line in read_run(folder)], columns=list(COLUMNS))
+
+
+def domains_frame(folder: str | os.PathLike):
+    """One row per domain, then one for "all": the run's success with its interval and its mean
+    steps and seconds with their spread, as summary.json states them, counted from results.jsonl
+    (so a run folder written before the intervals existed has them too). Raises as `episodes_frame`."""
+    pandas = _pandas("domains_frame")
+    summary = summarize([line.result for line in count_results(read_run(folder)).lines])
+    groups = [*summary["domains"].items(), ("all", summary["overall"])]
+    return pandas.DataFrame([_domain_row(domain, figures) for domain, figures in groups if figures["episodes"]],
+                            columns=list(DOMAIN_COLUMNS))
+
+
+def _domain_row(domain: str, figures: dict) -> tuple:
+    low, high = figures["success_interval"]
+    return (domain, figures["episodes"], figures["succeeded"], figures["success_rate"], low, high,
+            figures["mean_steps"], figures["sd_steps"], figures["mean_seconds"], figures["sd_seconds"])
+
+
+def _pandas(asking: str):
     try:
         import pandas
     except ImportError:
-        raise ImportError(f"episodes_frame needs pandas: {install_hint('analysis')}") from None
-    return pandas.DataFrame([_row(line) for line in read_run(folder)], columns=list(COLUMNS))
+        raise ImportError(f"{asking} needs pandas: {install_hint('analysis')}") from None
+    return pandas
 
 
 def _row(line: ResultLine) -> tuple:

@@ -45,6 +45,7 @@ class RunKeywords(TypedDict, total=False):
     llm_timeout: float
     llm_retries: int
     llm_observation: Mode
+    llm_tree_tokens: int
     llm_history: int
     llm_summaries: bool
     llm_max_bad_replies: int

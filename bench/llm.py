@@ -73,12 +73,14 @@ class LLMRoles:
 
     def policy(self) -> LLMPolicy:
         options = self.options
-        return LLMPolicy(self.client, observation=options.observation, history=options.history,
-                         summaries=options.summaries, max_bad_replies=options.max_bad_replies)
+        return LLMPolicy(self.client, observation=options.observation, tree_tokens=options.tree_tokens,
+                         history=options.history, summaries=options.summaries,
+                         max_bad_replies=options.max_bad_replies)
 
     def judge(self) -> LLMJudge:
-        return LLMJudge(self.client, observation=self.options.observation, threshold=self.options.diff_threshold)
+        return LLMJudge(self.client, observation=self.options.observation, threshold=self.options.diff_threshold,
+                        tree_tokens=self.options.tree_tokens)
 
     def analyst(self) -> LLMAnalyst:
         """The classifier for `--analysis llm`."""
-        return LLMAnalyst(self.client, observation=self.options.observation)
+        return LLMAnalyst(self.client, observation=self.options.observation, tree_tokens=self.options.tree_tokens)

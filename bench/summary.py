@@ -67,7 +67,11 @@ def _figures(results: list[EpisodeResult]) -> dict:
 def success_cell(figures: dict) -> str:
     """"7/9 78% [45, 94]": successes, the rate and its 95% Wilson interval in percent, from the
     counts (so a summary.json written before the interval existed reads the same)."""
-    succeeded, episodes = figures.get("succeeded", 0), figures.get("episodes", 0)
+    return rate_with_interval(figures.get("succeeded", 0), figures.get("episodes", 0))
+
+
+def rate_with_interval(succeeded: int, episodes: int) -> str:
+    """"7/9 78% [45, 94]" (see `success_cell`)."""
     if not episodes:
         return "0/0"
     low, high = wilson(succeeded, episodes)

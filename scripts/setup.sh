@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
 # Set up a fresh machine: Debian packages the backends drive (when run as root
 # and something is missing), then .venv with troupe-bench, every extra and the test tools. Idempotent.
+#   --osworld-apps  also the applications of OSWorld's tasks with no VM (VLC, GIMP, Impress, sar):
+#                   the tests and local OSWorld runs need them, the main job does not
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+osworld_apps=false
+for argument in "$@"; do
+    case "$argument" in
+        --osworld-apps) osworld_apps=true ;;
+        *) echo "setup: unknown option $argument (known: --osworld-apps)" >&2; exit 2 ;;
+    esac
+done
 
 # Debian packages: the browser for the browser backend (its headless shell) and the tests' viewer checks.
 APT_PACKAGES=(chromium chromium-headless-shell)
@@ -11,7 +21,9 @@ APT_PACKAGES+=(xvfb xdotool openbox dbus at-spi2-core mousepad galculator xterm 
 # OSWorld's tasks with no VM: the tools their setup commands call (jq edits Chrome's Preferences).
 APT_PACKAGES+=(jq)
 # OSWorld's no-download tasks' applications (about 130 s and 570 MB on a fresh machine): VLC, GIMP, Impress, sar.
-APT_PACKAGES+=(vlc gimp libreoffice-impress sysstat)
+if $osworld_apps; then
+    APT_PACKAGES+=(vlc gimp libreoffice-impress sysstat)
+fi
 
 missing=()
 for package in "${APT_PACKAGES[@]}"; do

@@ -24,6 +24,7 @@ from protocols.keys import MODIFIERS
 from actors.llm.client import LLMClient, text_part
 from actors.llm.marks import Mark, marks_of
 from actors.llm.observation import Mode, observation_parts
+from actors.llm.tree_text import TREE_TOKENS
 from actors.llm.replies import ReplyError, ask, decode_reply
 
 SYSTEM_PROMPT = f"""\
@@ -60,12 +61,12 @@ class _Reply(msgspec.Struct):
 
 
 class LLMPolicy:
-    """`observation` chooses what the model sees; `history` how many earlier
-    steps it is told about; `summaries` whether the Summarizer's judgements go in."""
+    """`observation` chooses what the model sees (`tree_tokens` bounds its tree text); `history` how
+    many earlier steps it is told about; `summaries` whether the Summarizer's judgements go in."""
 
     def __init__(
         self, client: LLMClient, *, observation: Mode = "tree", history: int = 5, summaries: bool = True,
-        max_bad_replies: int = 3,
+        max_bad_replies: int = 3, tree_tokens: int = TREE_TOKENS,
     ) -> None:
         if max_bad_replies < 1:
             raise ValueError(f"max_bad_replies must be at least 1, got {max_bad_replies}")
@@ -74,6 +75,7 @@ class LLMPolicy:
         self.history = history
         self.summaries = summaries
         self.max_bad_replies = max_bad_replies
+        self.tree_tokens = tree_tokens
 
     async def decide(self, request: Decide) -> Decision:
         messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": self.prompt(request)}]
@@ -90,7 +92,8 @@ class LLMPolicy:
         if recent:
             lines.append("Your previous steps, oldest first:")
             lines += [self._describe(record) for record in recent]
-        return [text_part("\n".join(lines)), *observation_parts(request.observation, self.observation, "Current screen")]
+        return [text_part("\n".join(lines)), *observation_parts(
+            request.observation, self.observation, "Current screen", self.tree_tokens)]
 
     def _describe(self, record: StepRecord) -> str:
         line = f"- step {record.step}: {to_json(record.action).decode()}"

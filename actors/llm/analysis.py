@@ -20,6 +20,7 @@ from protocols import Analyze, EpisodeAnalysis, ErrorKind, StepRecord, to_json
 from actors.errors import ModelServiceError
 from actors.llm.client import LLMClient, text_part
 from actors.llm.observation import Mode, observation_parts
+from actors.llm.tree_text import TREE_TOKENS
 from actors.llm.replies import NoAnswer, ReplyError, ask, decode_reply
 
 TAXONOMY: dict[str, str] = {
@@ -84,10 +85,12 @@ _NOT_THE_AGENTS = (ErrorKind.ENVIRONMENT, ErrorKind.MODEL_SERVICE)
 
 
 class LLMAnalyst:
-    def __init__(self, client: LLMClient, *, observation: Mode = "tree", max_bad_replies: int = 2) -> None:
+    def __init__(self, client: LLMClient, *, observation: Mode = "tree", max_bad_replies: int = 2,
+                 tree_tokens: int = TREE_TOKENS) -> None:
         self.client = client
         self.observation = observation
         self.max_bad_replies = max_bad_replies
+        self.tree_tokens = tree_tokens
 
     async def analyze(self, request: Analyze, deterministic: EpisodeAnalysis) -> EpisodeAnalysis:
         """The LLM's classification, carrying the deterministic signals along."""
@@ -117,7 +120,7 @@ class LLMAnalyst:
         ]
         parts = [text_part("\n".join(lines))]
         if request.final is not None:
-            parts += observation_parts(request.final, self.observation, "Final screen")
+            parts += observation_parts(request.final, self.observation, "Final screen", self.tree_tokens)
         return parts
 
 

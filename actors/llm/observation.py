@@ -25,7 +25,7 @@ from protocols import Observation
 
 from actors.llm.client import image_part, text_part
 from actors.llm.marks import Mark, draw_marks, marks_of
-from actors.llm.tree_text import render_tree
+from actors.llm.tree_text import TREE_TOKENS, render_tree
 
 Mode = Literal["tree", "screenshot", "both", "som"]
 MODES: tuple[Mode, ...] = ("tree", "screenshot", "both", "som")
@@ -36,7 +36,7 @@ DIFF_THRESHOLD = 0.5
 """Fraction of changed lines past which the full current observation is sent."""
 
 
-def render_observation(observation: Observation, *, tree: bool = True) -> str:
+def render_observation(observation: Observation, *, tree: bool = True, tree_tokens: int = TREE_TOKENS) -> str:
     lines = [
         f"{label}: {value}"
         for label, value in (("URL", observation.url), ("Window", observation.window_title),
@@ -44,7 +44,7 @@ def render_observation(observation: Observation, *, tree: bool = True) -> str:
         if value
     ]
     if tree:
-        lines.append(render_tree(observation.tree) if observation.tree is not None
+        lines.append(render_tree(observation.tree, max_tokens=tree_tokens) if observation.tree is not None
                      else "(no accessibility tree was captured)")
     return "\n".join(lines)
 
@@ -57,14 +57,15 @@ def uses_screenshot(observation: Observation, mode: Mode) -> bool:
     return bool(observation.screenshot) and (mode != "tree" or observation.tree is None)
 
 
-def observation_parts(observation: Observation, mode: Mode, label: str) -> list[dict[str, Any]]:
-    """Content parts showing `observation` under a heading `label`."""
+def observation_parts(observation: Observation, mode: Mode, label: str,
+                      tree_tokens: int = TREE_TOKENS) -> list[dict[str, Any]]:
+    """Content parts showing `observation` under a heading `label`, its tree text within `tree_tokens`."""
     if mode == "som":
         marks = marks_of(observation)
         if marks and observation.screenshot:
             return _marked_parts(observation, marks, label)
         mode = "both"
-    text = render_observation(observation, tree=uses_tree(observation, mode))
+    text = render_observation(observation, tree=uses_tree(observation, mode), tree_tokens=tree_tokens)
     parts = [text_part(f"{label}:\n{text}" if text else f"{label}:")]
     if uses_screenshot(observation, mode):
         parts.append(image_part(observation.screenshot))
@@ -90,9 +91,10 @@ class ObservationDiff:
     screenshot_changed: bool
 
 
-def diff_observations(before: Observation, after: Observation, *, threshold: float = DIFF_THRESHOLD) -> ObservationDiff:
-    old = render_observation(before).splitlines()
-    new = render_observation(after).splitlines()
+def diff_observations(before: Observation, after: Observation, *, threshold: float = DIFF_THRESHOLD,
+                      tree_tokens: int = TREE_TOKENS) -> ObservationDiff:
+    old = render_observation(before, tree_tokens=tree_tokens).splitlines()
+    new = render_observation(after, tree_tokens=tree_tokens).splitlines()
     screenshot_changed = before.screenshot != after.screenshot
     if old == new:
         return ObservationDiff("unchanged", "", 0.0, screenshot_changed)

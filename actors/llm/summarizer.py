@@ -17,6 +17,7 @@ from protocols import ChangeSummary, Summarize, to_json
 
 from actors.llm.client import LLMClient, image_part, text_part
 from actors.llm.observation import DIFF_THRESHOLD, Mode, diff_observations
+from actors.llm.tree_text import TREE_TOKENS
 from actors.llm.replies import ask, decode_reply
 
 SYSTEM_PROMPT = """\
@@ -47,11 +48,12 @@ def parse_summary(text: str, step: int) -> ChangeSummary:
 
 class LLMJudge:
     def __init__(self, client: LLMClient, *, observation: Mode = "tree", threshold: float = DIFF_THRESHOLD,
-                 max_bad_replies: int = 2) -> None:
+                 max_bad_replies: int = 2, tree_tokens: int = TREE_TOKENS) -> None:
         self.client = client
         self.observation = observation
         self.threshold = threshold
         self.max_bad_replies = max_bad_replies
+        self.tree_tokens = tree_tokens
 
     async def summarize(self, request: Summarize) -> ChangeSummary:
         started = time.monotonic()
@@ -62,7 +64,8 @@ class LLMJudge:
         return msgspec.structs.replace(summary, latency=time.monotonic() - started, calls=calls)
 
     def prompt(self, request: Summarize) -> list[dict[str, Any]]:
-        diff = diff_observations(request.before, request.after, threshold=self.threshold)
+        diff = diff_observations(request.before, request.after, threshold=self.threshold,
+                                 tree_tokens=self.tree_tokens)
         lines = [f"Goal: {request.task.instruction}", f"Step {request.step}."]
         if request.reasoning:
             lines.append(f"Agent's reasoning: {request.reasoning}")

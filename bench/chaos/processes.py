@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from actors.backends.browser.processes import descendants, is_chromium
+from runtime.process_tree import alive
 
 __all__ = ["alive", "browser_mains", "listening_ports", "nodes", "renderers", "tree"]
 
@@ -46,15 +47,6 @@ def _chromium(root: int, wanted) -> list[int]:
             if wanted(kind):
                 found.append(pid)
     return sorted(found)
-
-
-def alive(pid: int) -> bool:
-    """True while `pid` runs (a zombie, dead but not yet reaped, does not count)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
 
 
 def listening_ports(pid: int) -> list[int]:

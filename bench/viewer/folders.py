@@ -3,7 +3,8 @@
 A finished run has no event stream, so its cards are read back from the run
 folder (results.jsonl, each episode's task, steps and screenshots) once, when
 the viewer starts. With several runs, `bench.compare.compare` adds the
-comparison the page shows beside them. Screenshots stay on disk and are read
+comparison the page shows beside them, and its paired statements in the words
+the terminal prints. Screenshots stay on disk and are read
 when the page asks for one.
 """
 
@@ -17,7 +18,7 @@ from typing import Any
 from actors.run_folder import (
     ResultLine, ResultsError, episode_dir, read_screenshot, read_steps, read_task, read_viewport, screenshot_path,
 )
-from bench.compare import compare, run_labels
+from bench.compare import compare, method, run_labels, statements
 from bench.frame import read_run
 from bench.viewer.state import status_of
 
@@ -67,8 +68,10 @@ class FinishedRuns:
         }
 
     def snapshot(self) -> dict[str, Any]:
+        paired = None if self.comparison is None else {
+            "statements": statements(self.comparison), "method": method(self.comparison)}
         return {"msg": "snapshot", "live": False, "runs": self.labels, "episodes": self.cards,
-                "comparison": self.comparison}
+                "comparison": self.comparison, "paired": paired}
 
     def screenshot(self, path: str) -> bytes | None:
         """The PNG at a page path /runs/<run>/shot/<episode>/<step>; None if the path is not one."""

@@ -72,7 +72,7 @@ def test_a_100k_node_tree_normalizes_and_renders_in_bounded_time():
     seconds = time.perf_counter() - began
     assert sum(1 for _ in tree.walk()) > 50_000  # what is not showing is left out
     assert seconds < 20, seconds  # generous: the machine is shared; bench/perf/trees.py prints the real figure
-    assert len(render_tree(tree, max_lines=500).splitlines()) == 501
+    assert len(render_tree(tree, max_lines=500, max_tokens=10**6).splitlines()) == 500 + 6  # 5 named, 1 counted
 
 
 def test_a_very_deep_tree_does_not_recurse():

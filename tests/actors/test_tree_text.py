@@ -21,8 +21,22 @@ def test_anonymous_containers_are_folded_and_long_text_is_cut():
     assert text == '[3] paragraph text="xxxxxxxxx…" @(0,0 1x1)'
 
 
-def test_output_is_bounded_and_says_how_much_was_left_out():
+def test_output_is_bounded_and_says_which_subtrees_were_left_out():
     tree = UIElement(node_id="r", role="list", name="items", children=tuple(
-        UIElement(node_id=str(i), role="item", name=f"item {i}") for i in range(100)))
-    lines = render_tree(tree, max_lines=11).splitlines()
-    assert len(lines) == 12 and lines[-1] == "... (90 more elements)"
+        UIElement(node_id=str(i), role="group", name=f"group {i}", children=(
+            UIElement(node_id=f"{i}.a", role="item", name="a"), UIElement(node_id=f"{i}.b", role="item", name="b")))
+        for i in range(100)))
+    lines = render_tree(tree, max_lines=10).splitlines()
+    assert lines[9] == '    [2.b] item "b"' and len(lines) == 10 + 6
+    assert lines[10] == '  [3] group "group 3" … elided: 3 element(s), over the budget'
+    assert lines[14] == '  [7] group "group 7" … elided: 3 element(s), over the budget'
+    assert lines[-1] == "... (276 more elements in 92 more subtrees, over the budget)"
+
+
+def test_the_token_budget_bounds_the_text():
+    tree = UIElement(node_id="r", role="list", name="items", children=tuple(
+        UIElement(node_id=str(i), role="item", name=f"item number {i}") for i in range(10_000)))
+    text = render_tree(tree, max_tokens=500)
+    shown = "\n".join(line for line in text.splitlines() if "over the budget" not in line)
+    assert 1900 < len(shown) + 1 <= 500 * 4  # about four characters a token
+    assert text.endswith("more subtrees, over the budget)") and len(text) < 500 * 4 + 600

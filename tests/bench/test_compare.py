@@ -1,5 +1,7 @@
-"""`python -m bench.compare`: real sim runs side by side, the changed verdicts, and bad folders."""
+"""`python -m bench.compare`: real sim runs side by side, whether they differ (paired bootstrap interval,
+exact McNemar), the changed verdicts, runs of other tasks refused, and bad folders."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -9,6 +11,8 @@ import pytest
 
 from actors.run_folder import read_results
 from bench.compare import ALL, compare, verdict
+from bench.stats import mcnemar, paired_bootstrap
+from bench.summary import rate_with_interval
 from bench.viewer.state import status_of
 from protocols import EpisodeResult, ErrorKind
 from tests.bench.test_cli import ROOT, run_cli
@@ -66,14 +70,14 @@ def test_cli_prints_domains_side_by_side_and_the_changed_tasks(runs):
     result = compare_cli(runs["base"], runs["clumsy"])
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert "success and time per episode by domain" in out
+    assert "success [95% Wilson interval] and time per episode by domain" in out
     assert "base success" in out and "clumsy s/episode" in out
 
     clumsy = read_results(runs["clumsy"])
     succeeded = sum(line.result.success for line in clumsy)
     row = next(line for line in out.splitlines() if "│ all " in line)
-    assert "9/9 (100%)" in row
-    assert f"{succeeded}/9 ({succeeded / 9:.0%}) {(succeeded / 9 - 1) * 100:+.0f} pp" in row
+    assert "9/9 100% [70, 100]" in row
+    assert f"{rate_with_interval(succeeded, 9)} {(succeeded / 9 - 1) * 100:+.0f} pp" in row
 
     changed = [task for task, v in verdicts(runs["clumsy"]).items() if v != "success"]
     assert f"tasks whose verdict changed ({len(changed)})" in out
@@ -93,13 +97,76 @@ def test_a_third_run_with_environment_errors_and_missing_tasks(runs):
     assert all(by_task[task][2] == "environment error" for task in crashing)
     assert all(v[2] is None for task, v in by_task.items() if task not in crashing)
 
-    result = compare_cli(*runs.values())
+    result = compare_cli(*runs.values(), "--allow-different-tasks")
     assert result.returncode == 0, result.stderr
     assert "crashing success" in result.stdout and "crashing s/episode" in result.stdout
-    assert "4 tasks are not in every run" in result.stdout
+    assert "crashing has 0 tasks base has not and lacks 4 of its 9; comparing the 5 tasks every run has" in \
+        result.stdout
+    assert "crashing against base: no task both runs judged" in result.stdout  # environment errors only
     rows = result.stdout.splitlines()
     for task in crashing:
         assert any(task in row and "│ environment error │" in row for row in rows)
+
+
+def test_the_paired_test_says_in_words_how_far_b_is_from_a(runs):
+    base, clumsy = verdicts(runs["base"]), verdicts(runs["clumsy"])
+    tasks = sorted(base)
+    lost = sum(clumsy[task] == "failure" for task in tasks)
+    assert lost >= 6 and set(base.values()) == {"success"}  # the agent errs in 90% of its steps
+    difference, low, high = paired_bootstrap([1.0] * 9, [float(clumsy[task] == "success") for task in tasks],
+                                             resamples=500, seed=3)
+    assert high < 0  # so few solved that the interval excludes no difference
+
+    result = compare_cli(runs["base"], runs["clumsy"], "--resamples", "500", "--seed", "3")
+    assert result.returncode == 0, result.stderr
+    assert (f"  all: clumsy solves {lost} fewer tasks than base (of 9 paired: 0 only clumsy, {lost} only base), "
+            f"{difference * 100:+.0f} pp [{low * 100:+.0f}, {high * 100:+.0f}], p = {mcnemar(lost, 0):.2g}") in result.stdout
+    assert "500 resamples, seed 3" in result.stdout
+    assert result.stdout.count("  forms: ") == result.stdout.count("  signup: ") == 1
+    again = compare_cli(runs["base"], runs["clumsy"], "--resamples", "500", "--seed", "3")
+    assert again.stdout == result.stdout
+
+
+def test_the_paired_figures_per_domain_count_the_discordant_tasks(runs):
+    lines = {name: read_results(folder) for name, folder in runs.items()}
+    comparison = compare([("base", lines["base"]), ("clumsy", lines["clumsy"])], resamples=200)
+    (paired,) = comparison.paired
+    assert [figures.domain for figures in paired] == ["forms", "settings", "signup", ALL]
+    overall = paired[-1]
+    assert overall.tasks == 9 and overall.only_this == 0
+    assert overall.only_first == sum(v == "failure" for v in verdicts(runs["clumsy"]).values())
+    assert sum(figures.only_first for figures in paired[:-1]) == overall.only_first
+    assert overall.p_value == mcnemar(overall.only_first, 0)
+
+
+def test_runs_of_other_tasks_are_refused_in_one_line(runs):
+    result = compare_cli(runs["base"], runs["crashing"])
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == ("error: runs of different task sets: crashing has 0 tasks base has not and lacks 4 "
+                             "of its 9; --allow-different-tasks compares the tasks every run has\n")
+
+
+def test_runs_of_other_suites_are_refused_in_one_line(runs, tmp_path):
+    other = tmp_path / "other"
+    shutil.copytree(runs["base"], other)
+    info = json.loads((other / "run.json").read_text())
+    info["config"]["suite"] = "miniwob"
+    (other / "run.json").write_text(json.dumps(info))
+    result = compare_cli(runs["base"], other)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == ("error: runs of different suites: base ran sim, other ran miniwob; "
+                             "--allow-different-tasks compares the tasks every run has\n")
+    assert compare_cli(runs["base"], other, "--allow-different-tasks").returncode == 0
+
+
+def test_a_garbled_run_json_is_one_line_and_exit_2(runs, tmp_path):
+    broken = tmp_path / "broken"
+    shutil.copytree(runs["base"], broken)
+    (broken / "run.json").write_text("{")
+    result = compare_cli(runs["base"], broken)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1
+    assert result.stderr.startswith(f"error: {broken / 'run.json'}: not a run.json with config.suite")
 
 
 def test_every_error_kind_has_its_own_verdict():
@@ -115,6 +182,7 @@ def test_identical_runs_change_no_verdict(runs):
     assert result.returncode == 0, result.stderr
     assert "no task changed its verdict" in result.stdout
     assert "+0 pp" in result.stdout
+    assert "solves as many tasks as" in result.stdout and "+0 pp [+0, +0], p = 1\n" in result.stdout
 
 
 def test_a_folder_that_is_not_a_run_is_one_line_and_exit_2(runs, tmp_path):
@@ -134,13 +202,22 @@ def test_a_malformed_results_line_is_named_by_file_and_line(runs, tmp_path):
     assert result.stderr.startswith(f"error: {broken / 'results.jsonl'}:10: malformed line")
 
 
-@pytest.mark.parametrize("args", [[], ["only-one"], ["--verbose", "a", "b"]])
-def test_fewer_than_two_folders_or_an_option_is_a_usage_error(args):
+@pytest.mark.parametrize(("args", "why"), [
+    ([], "the following arguments are required: RUN"),
+    (["only-one"], "at least two run folders"),
+    (["--verbose", "a", "b"], "unrecognized arguments: --verbose"),
+    (["a", "b", "--resamples", "0"], "--resamples must be at least 1, not 0"),
+    (["a", "b", "--seed", "x"], "argument --seed: invalid int value: 'x'"),
+])
+def test_a_usage_mistake_is_one_line_saying_what_was_wrong(args, why):
     result = compare_cli(*args)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("usage: python -m bench.compare")
+    assert result.stderr.endswith(f" ({why})\n")
 
 
 def test_help_says_what_it_prints():
     result = compare_cli("--help")
-    assert result.returncode == 0 and "verdict changed" in result.stdout
+    assert result.returncode == 0
+    assert all(words in " ".join(result.stdout.split()) for words in (
+        "verdict changed", "paired bootstrap interval, exact McNemar test", "--allow-different-tasks"))

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from actors.run_folder import ResultsError, read_results
-from bench.frame import COLUMNS, episodes_frame
+from bench.frame import COLUMNS, DOMAIN_COLUMNS, episodes_frame
 from tests.bench.test_cli import ROOT, run_cli
 
 
@@ -60,6 +60,23 @@ def test_load_run_to_pandas_is_this_frame(run):
     import pandas.testing
 
     pandas.testing.assert_frame_equal(bench.load_run(str(run)).to_pandas(), episodes_frame(run))
+
+
+def test_the_domains_frame_gives_each_rate_its_interval_as_summary_json_does(run):
+    import bench
+
+    frame = bench.load_run(str(run)).domains_frame()
+    summary = json.loads((run / "summary.json").read_text())
+    assert list(frame.columns) == list(DOMAIN_COLUMNS)
+    assert list(frame["domain"]) == [*summary["domains"], "all"]
+    for row in frame.itertuples(index=False):
+        figures = summary["overall"] if row.domain == "all" else summary["domains"][row.domain]
+        assert (row.episodes, row.succeeded, row.success_rate) == (
+            figures["episodes"], figures["succeeded"], pytest.approx(figures["success_rate"]))
+        assert [row.success_low, row.success_high] == pytest.approx(figures["success_interval"])
+        assert row.success_low <= row.success_rate <= row.success_high and row.success_high - row.success_low > 0.2
+        assert (row.mean_steps, row.sd_steps, row.mean_seconds, row.sd_seconds) == pytest.approx(
+            (figures["mean_steps"], figures["sd_steps"], figures["mean_seconds"], figures["sd_seconds"]))
 
 
 def test_a_run_with_no_finished_episode_is_an_empty_frame(tmp_path):

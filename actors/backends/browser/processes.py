@@ -5,30 +5,7 @@ from __future__ import annotations
 
 import os
 
-
-def descendants(root: int) -> dict[int, list[bytes]]:
-    """Every process below `root`, with its argv."""
-    parents, commands = {}, {}
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                parents[int(entry)] = int(stat.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                argv = cmdline.read().rstrip(b"\0").split(b"\0")
-            if len(argv) == 1 and b" --" in argv[0]:
-                argv = argv[0].split(b" ")  # Chromium rewrites its helpers' argv as one spaced string
-            commands[int(entry)] = argv
-        except OSError:
-            continue
-
-    def below(pid: int) -> bool:
-        while pid > 1:
-            pid = parents.get(pid, 0)
-            if pid == root:
-                return True
-        return False
-
-    return {pid: argv for pid, argv in commands.items() if below(pid)}
+from runtime.process_tree import descendants
 
 
 def is_chromium(argv: list[bytes]) -> bool:

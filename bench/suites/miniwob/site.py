@@ -36,7 +36,8 @@ async ([seed, maxMs, readyMs]) => {
     if (performance.now() - start >= readyMs) return null;
     await new Promise(resolve => setTimeout(resolve, 20));
   }
-  return core.getUtterance();
+  const utterance = core.getUtterance();
+  return typeof utterance === 'string' ? utterance : utterance.utterance;
 }
 """
 
@@ -86,7 +87,10 @@ class MiniWobServer:
 
 
 async def start_miniwob(page: Page, spec: PageSpec, ready_timeout: float) -> str:
-    """Start the episode on a loaded MiniWoB page; return its utterance (the instruction)."""
+    """Start the episode on a loaded MiniWoB page; return its utterance (the instruction).
+
+    The natural-language email tasks' pages answer `getUtterance` outside their test mode with
+    `{utterance, fields}` (the fields are the task's answer key): the instruction is the utterance."""
     utterance = await page.evaluate(_START_MINIWOB, [spec.seed, spec.episode_seconds * 1000, ready_timeout * 1000])
     if utterance is None:
         raise TimeoutError(f"the MiniWoB task did not report ready within {ready_timeout:g} s")

@@ -216,3 +216,13 @@ def test_a_mark_is_grounded_in_its_element_and_a_mark_the_screen_lacks_goes_back
             parse_action(json.dumps({"action": {"type": "click", "target": target}}), tree, marks)
     with pytest.raises(ReplyError, match="this screen has no marks"):
         parse_action(json.dumps({"action": {"type": "click", "target": {"mark": 1}}}), tree, [])
+
+
+async def test_the_tree_text_keeps_to_its_token_budget_and_says_what_it_left_out():
+    done = json.dumps({"action": {"type": "done"}})
+    with FakeLLM(by_role(agent=lambda body: done)) as server:
+        await episode(server, summarizer=False, tree_tokens=100)
+    text = prompt_text(role_requests(server, agent_prompt)[0])
+    tree = text.split("Application: sim\n", 1)[1]  # the screen's header, then its tree
+    assert "element(s), over the budget" in tree
+    assert len("\n".join(line for line in tree.splitlines() if "over the budget" not in line)) <= 100 * 4

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.compare import statements
 from bench.viewer.__main__ import main
 from bench.viewer.folders import FinishedRuns
 from tests.chromium import chromium_page
@@ -123,8 +124,12 @@ def test_two_runs_are_compared_and_a_changed_task_opens_both_episodes(runs, tmp_
         page.wait_for_selector("#compare table.domains")
         assert page.text_content("#status") == "finished: baseline vs clumsy"
         all_row = page.locator("#compare tr[data-domain=all] td").all_text_contents()
-        assert all_row[0] == "all" and all_row[1].startswith("8/8 (100%) · ")
+        assert all_row[0] == "all" and all_row[1].startswith("8/8 (100%) [68, 100] · ")
         assert "pp" in all_row[2]
+        (heading, lines), = statements(FinishedRuns(list(runs)).comparison)  # the words the terminal prints
+        assert page.locator("#compare .paired h3").all_text_contents() == [heading] == ["clumsy against baseline"]
+        assert page.locator("#compare .paired li").all_text_contents() == lines and lines[-1].startswith("all: ")
+        assert "10000 resamples, seed 0" in page.text_content("#compare .paired .method")
         changed = page.locator("#compare tr.changed")
         assert changed.count() >= 1
         assert changed.first.locator("td").nth(2).text_content() == "success"

@@ -14,7 +14,7 @@ from actors.errors import ConfigError
 from bench.suites.base import UnknownTask
 from bench.suites.miniwob.suite import DEFAULT_TASKS, MiniWobChecker, MiniWobOptions, MiniWobSuite, task_names
 from bench.config import RunConfig
-from protocols import ErrorKind, Evaluate, Task
+from protocols import Decide, Decision, Done, ErrorKind, Evaluate, Task
 from runtime.limits import Limits
 from runtime.remote import run_local_node
 from tests.crews import crew
@@ -90,6 +90,27 @@ async def test_scripted_agent_solves_real_miniwob_tasks_end_to_end():
     assert all(r.error_kind in (ErrorKind.NONE, ErrorKind.AGENT) for r in results)
     assert len(solved) >= 10, [(r.task_id, r.reason) for r in results if not r.success]
     assert all(r.reason.startswith("raw reward 1") for r in results if r.success)  # the page's own verdict
+
+
+@pytest.mark.anyio
+async def test_a_page_whose_utterance_comes_with_its_fields_gives_the_agent_the_text():
+    """email-inbox-forward-nl-turk's page answers getUtterance with {utterance, fields}; the instruction
+    is the utterance (the observation's instruction is a string, or the node refuses the message)."""
+    seen: list[object] = []
+
+    class Reader:
+        async def decide(self, request: Decide) -> Decision:
+            seen.append(request.observation.instruction)
+            return Decision(action=Done())
+
+    task = SUITES["miniwob"](task_names(), (0,), 10).load_task("email-inbox-forward-nl-turk@1")
+    runner = EpisodeRunner(crew=crew(Reader, MiniWobChecker),
+                           vm_slot=functools.partial(run_local_node, "bench.suites.miniwob.node:build",
+                                                     ready_timeout=60),
+                           limits=Limits(call_seconds=30))
+    [result] = await runner.run([task])
+    assert result.error_kind == ErrorKind.AGENT, result.reason  # said done without forwarding the email
+    assert len(seen) == 1 and isinstance(seen[0], str) and seen[0].strip(), seen
 
 
 def test_list_shows_the_tasks_and_seeds_the_options_select(capsys):

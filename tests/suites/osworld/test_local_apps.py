@@ -36,7 +36,8 @@ pytestmark = [pytest.mark.anyio,
 def requires(domain: str):
     program = APPS[domain]
     return pytest.mark.skipif(shutil.which(program) is None,
-                              reason=f"{program} is not installed (scripts/setup.sh installs Debian's as root)")
+                              reason=f"{program} is not installed "
+                                     "(scripts/setup.sh --osworld-apps installs Debian's as root)")
 
 
 VLCRC = "~/.config/vlc/vlcrc"
