@@ -150,3 +150,16 @@ def assert_transcript(run: Path, line) -> None:
         assert image["file"] == f"step-{call.step - 1:03d}.png"
         assert hashlib.sha256((folder / image["file"]).read_bytes()).hexdigest() == image["sha256"]
     assert b"data:image" not in (folder / "calls.jsonl").read_bytes()
+
+
+@pytest.mark.anyio
+async def test_the_python_api_runs_the_preflight_too_and_can_skip_it(tmp_path, monkeypatch, anyio_backend):
+    monkeypatch.setenv("TEST_LLM_KEY", "sk-wrong")
+    with FakeLLM(by_role(agent=form_filler), api_key=KEY) as server:
+        values = {"llm_base_url": server.url, "llm_model": "fake-model", "llm_api_key_env": "TEST_LLM_KEY",
+                  "llm_retries": 0, "out": str(tmp_path / "run")}
+        with pytest.raises(ConfigError, match=r"^LLM preflight \(skip it with llm_preflight=False\): .*HTTP 401"):
+            await plan("sim", values, agent="llm")
+        checked = await plan("sim", {**values, "llm_preflight": False, "llm_observation": "som"}, agent="llm")
+    assert checked.config.llm.observation == "som" and not checked.config.llm.preflight
+    assert not (tmp_path / "run").exists()
