@@ -20,7 +20,7 @@ import anyio.lowlevel
 from anyio.abc import TaskStatus
 
 from runtime.errors import ActorCrashed, ActorStopped, CallTimeout, Refused, RequestRefused, describe
-from runtime.loop import TaskGroup, Waiter, Wakeup, loop_clock, start, wakeup_factory
+from runtime.loop import TaskGroup, Waiter, Wakeup, cancel_scope_at, loop_clock, start, wakeup_factory
 
 __all__ = ["Actor", "LocalRef", "Ref", "Then", "ask_soon", "run_actor", "spawn"]
 
@@ -248,7 +248,7 @@ class LocalRef:
         try:
             if self._mailbox.post_nowait(letter):
                 return await letter.reply(self._mailbox.clock() + timeout if timeout != math.inf else math.inf)
-            with anyio.move_on_after(timeout):
+            with cancel_scope_at(self._mailbox.clock() + timeout):
                 await self._mailbox.post(letter)
                 return await letter.reply()
         except _NoReply:

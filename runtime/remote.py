@@ -45,6 +45,7 @@ from runtime.errors import (
     ActorCrashed, ActorStopped, CallTimeout, ConnectionClosed, HandshakeError, NodeDied, ProtocolError, from_failure,
 )
 from runtime.lifeline import lifeline_env
+from runtime.loop import cancel_scope_at
 from runtime.websocket import ABNORMAL_CLOSURE, POLICY_VIOLATION, WebSocket, connect
 
 __all__ = ["CANNOT_OPEN", "TOKEN_ENV", "NodeConnection", "RemoteRef", "connect_node", "open_connection", "run_local_node"]
@@ -162,7 +163,7 @@ class NodeConnection:
         id = next(self._ids)
         pending = self._pending[id] = _Pending(actor)
         try:
-            with anyio.move_on_after(timeout):
+            with cancel_scope_at(anyio.current_time() + timeout):  # a stall of this process does not count
                 await self._send(actor, encode("ask", message, id=id, to=actor))
                 await pending.done.wait()
                 if pending.error is not None:

@@ -2,12 +2,17 @@
 tests/bench/test_stalled_supervisor.py) does not count that time against call or episode limits."""
 
 import time
+from functools import partial
 
 import anyio
 import pytest
 
+from protocols import Ack, Observe
 from runtime import stalls
 from runtime.actor import Actor, spawn
+from runtime.node import serve_node
+from runtime.remote import connect_node
+from tests import node_apps
 from runtime.errors import CallTimeout, TimeLimitExceeded
 from runtime.limits import TimeLimit
 
@@ -35,6 +40,15 @@ async def test_a_stall_is_not_counted_against_a_call_timeout_nor_an_episode_limi
         tg.cancel_scope.cancel()
     [stall] = stalls.seen()[before:]
     assert 1.5 < stall.seconds < 2.5
+
+
+async def test_a_stall_is_not_counted_against_a_call_to_an_actor_on_a_node():
+    async with anyio.create_task_group() as tg:
+        port = await tg.start(partial(serve_node, node_apps.build(), token="t"))
+        node = await tg.start(connect_node, f"ws://127.0.0.1:{port}", "t")
+        tg.start_soon(starve, 2.0)
+        assert await node.ref("slow").ask(Observe(step=3, tree_timeout=1), timeout=1.0) == Ack()  # 0.3 s
+        tg.cancel_scope.cancel()
 
 
 async def test_without_a_stall_the_limits_still_bite():
