@@ -48,4 +48,4 @@ class Agent(Actor):
             return await self.policy.decide(request)
         except ModelServiceError as exc:
             reason = f"{type(exc).__name__}: {exc}"
-            return Decision(action=Fail(reason=reason), model_error=reason)
+            return Decision(action=Fail(reason=reason), model_error=reason, calls=exc.calls)

@@ -26,7 +26,7 @@ import msgspec
 
 from protocols import (
     Act, Acted, ChangeSummary, Decide, Decision, EpisodeResult, EpisodeStarted, EpisodeTimings,
-    ErrorKind, Evaluate, Inspect, Inspected, ModelCall, Observation, Observe, Observed, Reset,
+    ErrorKind, Evaluate, Inspect, Inspected, ModelCall, ModelCalled, Observation, Observe, Observed, Reset,
     StepRecord, StepSummarized, StepTaken, StepTimings, Summarize, Task, TaskAdopted, Verdict,
 )
 from runtime.actor import Ref
@@ -189,6 +189,8 @@ class _Episode:
             began = self.now()
             decision = await self._decide(step, observation)
             if decision.model_error:
+                if decision.calls:
+                    await self.crew.outlets.emit(ModelCalled(episode_id=self.episode_id, calls=decision.calls))
                 raise ModelServiceFailed(f"model service error: {decision.model_error}")
             decided = self.now()
             if decision.action.terminal:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from protocols import ModelCall
 from runtime.errors import TroupeError
 
 __all__ = ["ConfigError", "ModelServiceError"]
@@ -20,3 +21,6 @@ class ModelServiceError(TroupeError):
     """The model a policy calls failed for a reason the agent did not cause: it could not be
     reached or kept failing past its retries, refused the key, or has no such model. A policy
     raises it to end the episode as a `model_service` error, never an agent failure."""
+
+    calls: tuple[ModelCall, ...] = ()
+    """The model calls made for the request that failed, the failed one last, for the transcript."""

@@ -31,8 +31,8 @@ import anyio
 import msgspec
 
 from protocols import (
-    Ack, EpisodeFinished, EpisodeStarted, Flush, Observation, StepRecord, StepSummarized, StepTaken, Task,
-    TaskAdopted, to_json,
+    Ack, EpisodeFinished, EpisodeStarted, Flush, ModelCalled, Observation, StepRecord, StepSummarized, StepTaken,
+    Task, TaskAdopted, to_json,
 )
 from runtime.actor import Actor
 from runtime.errors import Refused
@@ -83,6 +83,8 @@ class ResultSink(Actor):
                 folder = self._folder(episode_id)
                 await anyio.to_thread.run_sync(append_whole, folder / STEPS, line, False)
                 await anyio.to_thread.run_sync(write_calls, folder, calls, self.screenshots)
+            case ModelCalled(episode_id=episode_id, calls=calls):
+                await anyio.to_thread.run_sync(write_calls, self._folder(episode_id), calls, self.screenshots)
             case EpisodeFinished(result=result, analysis=analysis):
                 folder = self._folder(result.episode_id)
                 if analysis is not None:

@@ -181,7 +181,7 @@ async def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | No
     config = msgspec.structs.replace(config, out=str(out), vm=_vm_host(loaded, config))
     nodes = await _greet_connected(config) if config.connect else ()
     if config.uses_llm():
-        await llm.preflight()
+        await llm.preflight(name_of("llm_preflight"))
     pending = sum(task.task_id not in done for task in tasks)
     concurrency, why = _concurrency(loaded, config, nodes, pending, name_of)
     slots, slots_why = _slots_per_browser(loaded, config, concurrency, name_of)

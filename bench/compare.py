@@ -107,7 +107,7 @@ class Paired(msgspec.Struct, frozen=True):
     """Exact two-sided McNemar test on `only_first` and `only_this`."""
 
     def words(self, first: str, this: str) -> str:
-        """"b solves 6 more tasks than a (of 75 paired), +8 pp [+2, +14], p = 0.03"."""
+        """"b solves 6 more tasks than a (of 75 paired: 7 only b, 1 only a), +8 pp [+2, +14], p = 0.03"."""
         more = self.only_this - self.only_first
         tasks = "task" if abs(more) == 1 else "tasks"
         solves = (f"{more} more {tasks} than" if more > 0 else f"{-more} fewer {tasks} than" if more < 0

@@ -50,15 +50,17 @@ class LLMRoles:
             logger.warning("--llm-config %s is unused: no LLM role (--agent/--summarizer/--analysis llm) "
                            "is chosen", self.options.config)
 
-    async def preflight(self) -> None:
+    async def preflight(self, option: str) -> None:
         """ConfigError when the model cannot serve the run (a refused key, an unknown model, a
-        service that stays unreachable past the retries); nothing when the run opted out."""
+        service that stays unreachable past the retries), saying how to skip the check: `option`
+        is how the caller names the setting (a `--flag`, or a keyword); nothing when the run opted out."""
         if not self.options.preflight:
             return
         try:
             await preflight(self.client)
         except ModelServiceError as exc:
-            raise ConfigError(f"LLM preflight (skip it with --no-llm-preflight): {exc}") from None
+            skip = f"--no-{option[2:]}" if option.startswith("--") else f"{option}=False"
+            raise ConfigError(f"LLM preflight (skip it with {skip}): {exc}") from None
 
     @cached_property
     def config(self) -> LLMConfig:

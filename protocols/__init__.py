@@ -21,7 +21,7 @@ from protocols.actions import (
 from protocols.codec import WIRE_VERSION, Envelope, decode, encode, to_json
 from protocols.errors import ProtocolError, TroupeError
 from protocols.messages import (
-    Ack, Act, Acted, Analyze, Analyzed, Decide, Decision, EpisodeFinished, EpisodeStarted, Evaluate,
+    Ack, Act, Acted, Analyze, Analyzed, Decide, Decision, EpisodeFinished, EpisodeStarted, Evaluate, ModelCalled,
     EventsDropped, Failure, Flush, Hello, Inspect, Inspected, Message, Observe, Observed, Reset, StepSummarized,
     StepTaken, Summarize, Summarized, TaskAdopted, Usage, Verdict, Welcome,
 )
@@ -37,7 +37,7 @@ __all__ = [
     "ACTION_TYPES", "Action", "Answer", "Click", "Done", "DoubleClick", "Drag", "Fail", "Hotkey", "Key",
     "Move", "Point", "RightClick", "Scroll", "Target", "TypeText", "Wait",
     # messages
-    "Ack", "Act", "Acted", "Analyze", "Analyzed", "Decide", "Decision", "EpisodeFinished", "EpisodeStarted",
+    "Ack", "Act", "Acted", "Analyze", "Analyzed", "Decide", "Decision", "EpisodeFinished", "EpisodeStarted", "ModelCalled",
     "Evaluate", "EventsDropped", "Failure", "Flush", "Hello", "Inspect", "Inspected", "Message", "Observe",
     "Observed", "Reset", "StepSummarized", "StepTaken", "Summarize", "Summarized", "TaskAdopted", "Usage",
     "Verdict", "Welcome",

@@ -238,6 +238,13 @@ class StepSummarized(_Message, frozen=True, kw_only=True, tag="step_summarized")
     """The summarizer's model calls for this step (taken out of `summary`)."""
 
 
+class ModelCalled(_Message, frozen=True, kw_only=True, tag="model_called"):
+    """Model calls that belong to no step: the agent's, for a decision its model service could not make."""
+
+    episode_id: str
+    calls: tuple[ModelCall, ...]
+
+
 class EpisodeFinished(_Message, frozen=True, kw_only=True, tag="episode_finished"):
     result: EpisodeResult
     analysis: EpisodeAnalysis | None = None
@@ -257,5 +264,5 @@ Message = (
     | Decide | Decision
     | Summarize | Summarized
     | Evaluate | Verdict | Analyze | Analyzed
-    | EpisodeStarted | TaskAdopted | StepTaken | StepSummarized | EpisodeFinished | EventsDropped
+    | EpisodeStarted | TaskAdopted | StepTaken | StepSummarized | ModelCalled | EpisodeFinished | EventsDropped
 )

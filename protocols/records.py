@@ -60,6 +60,8 @@ class ModelCall(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaul
     cost: float = 0.0
     latency: float = 0.0
     retries: tuple[str, ...] = ()
+    error: str = ""
+    """Why the call got no answer (it was refused, or failed past its retries); "" when it answered."""
 
 
 class ChangeSummary(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):

@@ -19,7 +19,7 @@ PUBLIC = {
     "protocols": {
         "ACTION_TYPES", "Action", "Answer", "Click", "Done", "DoubleClick", "Drag", "Fail", "Hotkey", "Key",
         "Move", "Point", "RightClick", "Scroll", "Target", "TypeText", "Wait",
-        "Ack", "Act", "Acted", "Analyze", "Analyzed", "Decide", "Decision", "EpisodeFinished", "EpisodeStarted",
+        "Ack", "Act", "Acted", "Analyze", "Analyzed", "Decide", "Decision", "EpisodeFinished", "EpisodeStarted", "ModelCalled",
         "Evaluate", "EventsDropped", "Failure", "Flush", "Hello", "Inspect", "Inspected", "Message", "Observe",
         "Observed", "Reset", "StepSummarized", "StepTaken", "Summarize", "Summarized", "TaskAdopted", "Usage",
         "Verdict", "Welcome",

@@ -48,6 +48,9 @@ logger = logging.getLogger(__name__)
 class LLMError(TroupeError):
     """Base of every failure of a chat-completions call."""
 
+    call: ModelCall | None = None
+    """The call as the transcript keeps it, `error` saying why it got no answer."""
+
 
 class LLMRequestError(LLMError):
     """The server refused the request (a 4xx): retrying would not help."""
@@ -137,16 +140,17 @@ class LLMClient:
             for attempt in range(1, self.config.max_retries + 2):
                 try:
                     payload = self._check(await self._post(http, body))
+                    return self._completion(payload, messages, time.monotonic() - started, tuple(retries))
                 except _Transient as exc:
                     if attempt > self.config.max_retries:
-                        raise LLMUnavailable(
-                            f"{self.url}: gave up after {attempt} attempts; last: {exc}") from None
+                        error = LLMUnavailable(f"{self.url}: gave up after {attempt} attempts; last: {exc}")
+                        raise _noting(error, messages, started, (*retries, str(exc))) from None
                     retries.append(str(exc))
                     delay = self._delay(attempt, exc.retry_after)
                     logger.warning("LLM call to %s failed (%s); retry %d in %.2f s", self.url, exc, attempt, delay)
                     await anyio.sleep(delay)
-                    continue
-                return self._completion(payload, messages, time.monotonic() - started, tuple(retries))
+                except LLMError as exc:
+                    raise _noting(exc, messages, started, tuple(retries))
         raise AssertionError("unreachable")
 
     async def _post(self, http: httpx.AsyncClient, body: dict[str, Any]) -> httpx.Response:
@@ -200,6 +204,13 @@ class LLMClient:
             call=ModelCall(messages=without_images(messages), reply=text, input_tokens=input_tokens,
                            output_tokens=output_tokens, cost=cost, latency=latency, retries=retries),
         )
+
+
+def _noting(error: LLMError, messages: list[dict[str, Any]], started: float, retries: tuple[str, ...]) -> LLMError:
+    """`error`, carrying the call that failed as the transcript keeps it."""
+    error.call = ModelCall(messages=without_images(messages), latency=time.monotonic() - started, retries=retries,
+                           error=str(error))
+    return error
 
 
 _ACCESS_HINTS = {401: " (check the API key)", 403: " (check the API key)",

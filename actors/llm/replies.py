@@ -6,8 +6,8 @@ valid because ..."), and only after `attempts` bad replies in a row does the
 caller give up. Giving up, or a request the LLM refused, raises `NoAnswer`,
 a `Refused`: the actor refuses that one request and keeps serving, and the
 episode sees an agent error whose text says what happened. A failure of the
-model service itself (`ModelServiceError`) passes through untouched: it is
-not the agent's.
+model service itself (`ModelServiceError`) passes through, carrying the calls
+made for the transcript: it is not the agent's.
 """
 
 from __future__ import annotations
@@ -68,9 +68,11 @@ async def ask(
     for _ in range(attempts):
         try:
             completion = await client.complete(conversation)
-        except ModelServiceError:
-            raise
         except LLMError as exc:
+            if isinstance(exc, ModelServiceError):
+                failed = () if exc.call is None else (msgspec.structs.replace(exc.call, role=role, step=step),)
+                exc.calls = (*calls, *failed)
+                raise
             raise NoAnswer(f"LLM call failed: {exc}") from exc
         usage = add_usage(usage, completion.usage)
         calls.append(msgspec.structs.replace(completion.call, role=role, step=step))

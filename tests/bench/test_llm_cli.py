@@ -89,6 +89,8 @@ def test_without_the_preflight_a_wrong_key_ends_every_episode_as_a_model_service
     for line in lines:
         assert line.result.error_kind.value == "model_service" and line.categories == {"system": 1.0}
         assert "HTTP 401 (check the API key): Incorrect API key provided." in line.result.reason
+        (call,) = read_calls(episode_dir(tmp_path / "run", line.result.task_id, line.result.attempt))
+        assert (call.role, call.step, call.reply) == ("agent", 1, "") and "Incorrect API key" in call.error
     overall = json.loads((tmp_path / "run" / "summary.json").read_text())["overall"]
     assert overall["model_service_errors"] == 4 and overall["agent_errors"] == 0
     assert not role_requests(server, classifier_prompt)  # nothing of the agent's to classify
@@ -148,3 +150,16 @@ def assert_transcript(run: Path, line) -> None:
         assert image["file"] == f"step-{call.step - 1:03d}.png"
         assert hashlib.sha256((folder / image["file"]).read_bytes()).hexdigest() == image["sha256"]
     assert b"data:image" not in (folder / "calls.jsonl").read_bytes()
+
+
+@pytest.mark.anyio
+async def test_the_python_api_runs_the_preflight_too_and_can_skip_it(tmp_path, monkeypatch, anyio_backend):
+    monkeypatch.setenv("TEST_LLM_KEY", "sk-wrong")
+    with FakeLLM(by_role(agent=form_filler), api_key=KEY) as server:
+        values = {"llm_base_url": server.url, "llm_model": "fake-model", "llm_api_key_env": "TEST_LLM_KEY",
+                  "llm_retries": 0, "out": str(tmp_path / "run")}
+        with pytest.raises(ConfigError, match=r"^LLM preflight \(skip it with llm_preflight=False\): .*HTTP 401"):
+            await plan("sim", values, agent="llm")
+        checked = await plan("sim", {**values, "llm_preflight": False, "llm_observation": "som"}, agent="llm")
+    assert checked.config.llm.observation == "som" and not checked.config.llm.preflight
+    assert not (tmp_path / "run").exists()

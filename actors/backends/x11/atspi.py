@@ -44,9 +44,10 @@ def a11y_bus_address(session_bus: str) -> str:
 class AtspiReader:
     """The two callbacks a Walk needs, over one connection to the accessibility bus."""
 
-    def __init__(self, connection: DBusConnection, timeout: float = 5.0) -> None:
+    def __init__(self, connection: DBusConnection, timeout: float = 5.0, states: dict[int, str] = STATES) -> None:
         self.conn = connection
         self.timeout = timeout
+        self.states = states
         self.role_names: dict[int, str] = {}
         self.hidden: set[tuple[str, str]] = set()
 
@@ -91,7 +92,7 @@ class AtspiReader:
         if description[0][1]:
             node["description"] = description[0][1]
         bits = sum(word << (32 * index) for index, word in enumerate(words))
-        node["states"] = [state for bit, state in STATES.items() if bits >> bit & 1]
+        node["states"] = [state for bit, state in self.states.items() if bits >> bit & 1]
         node["child_count"] = count[0][1]
         if "showing" not in node["states"] and node["role"] not in ("application", "desktop frame"):
             self.hidden.add(ref)
@@ -111,8 +112,9 @@ class AtspiReader:
         return node
 
 
-def capture(session_bus: str, walk: Walk) -> dict[str, Any]:
-    """The whole desktop: the registry's root with one child per application."""
+def capture(session_bus: str, walk: Walk, states: dict[int, str] = STATES) -> dict[str, Any]:
+    """The whole desktop: the registry's root with one child per application; `states` the
+    AtspiStateType bits kept, by name."""
     with open_dbus_connection(bus=a11y_bus_address(session_bus)) as connection:
-        reader = AtspiReader(connection)
+        reader = AtspiReader(connection, states=states)
         return walk.run(REGISTRY_ROOT, reader.read, reader.children)

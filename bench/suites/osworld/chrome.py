@@ -1,5 +1,5 @@
-"""Chrome in OSWorld's tasks: the profile getters, their metrics and the `update_browse_history` step,
-each as OSWorld's chrome.py does it.
+"""Chrome in OSWorld's tasks: the profile and address-bar getters, their metrics and the
+`update_browse_history` step, each as OSWorld's chrome.py does it.
 
 OSWorld's getters find the profile by asking the VM: its platform
 (`import platform; print(platform.system())`) and then the file's path
@@ -13,6 +13,10 @@ is what it returns when the file is missing or not JSON, quirks included
 (`enable_do_not_track` reads "false" on failure, `new_startup_page`
 "Google"). OSWorld reads an ARM host's snap Chromium path when the *host*
 is ARM; troupe reads the VM's google-chrome profile always.
+
+`active_url_from_accessTree` reads the address bar's text from the tree
+/accessibility serves in OSWorld's XML, under an application named Google
+Chrome (OSWorld's x86 VMs) or Chromium (its ARM VMs, and the Linux server).
 
 `update_browse_history` fills a blank History database with the task's
 visits (times counted back from now, in Chrome's microseconds since 1601)
@@ -32,7 +36,10 @@ import sqlite3
 import subprocess
 import tempfile
 import time
+import re
+import urllib.parse
 from pathlib import Path
+from xml.etree import ElementTree
 from typing import Any, Callable
 
 import anyio
@@ -154,7 +161,32 @@ async def _history(episode: Episode, spec: dict[str, Any]) -> list[list[Any]] | 
         return None
 
 
+ADDRESS_BAR = "Address and search bar"
+BROWSER_APPLICATIONS = ("Google Chrome", "Chromium")
+"""The application names OSWorld's address-bar getter looks under: Google Chrome on its x86 VMs, Chromium
+on its ARM ones (and on troupe's Linux server)."""
+
+
+async def _active_url_from_accessTree(episode: Episode, spec: dict[str, Any]) -> str | None:  # noqa: N802
+    """The address bar's text in the tree, after `goto_prefix` ("https://" unless given), as OSWorld's
+    getter reads it: None when there is no tree, no address bar, or the last one found is empty."""
+    response = await episode.client.get("/accessibility", answer_server_errors=True)
+    if response.status_code != 200:
+        return None
+    try:
+        root = ElementTree.fromstring(response.json()["AT"])
+    except ElementTree.ParseError as exc:
+        raise GetterFailed(f"active_url_from_accessTree: the tree is not XML ({exc}); OSWorld's getter "
+                           "raises here") from None
+    bars = [entry for application in root.iter("application") if application.get("name") in BROWSER_APPLICATIONS
+            for entry in application.iter("entry") if entry.get("name") == ADDRESS_BAR]
+    if not bars or not bars[-1].text:
+        return None
+    return f"{spec.get('goto_prefix', 'https://')}{bars[0].text}"
+
+
 CHROME_GETTERS = {
+    "active_url_from_accessTree": _active_url_from_accessTree,
     "default_search_engine": _default_search_engine,
     "profile_name": _profile_name,
     "chrome_font_size": _chrome_font_size,
@@ -202,8 +234,37 @@ def check_history_deleted(history: Any, rule: Any, **options: Any) -> float:
     return float(not any(keyword in url for keyword in rule["keywords"] for url in urls))
 
 
+def is_expected_active_tab_approximate(active_tab: Any, rule: Any, **options: Any) -> float:
+    """The active tab's URL is the rule's, ignoring the query."""
+    if not active_tab:
+        return 0.0
+    if _rule_type(rule, "is_expected_active_tab_approximate") != "url":
+        return 0.0  # OSWorld's logs an unknown type and scores 0
+    actual = active_tab.get("url", None) if isinstance(active_tab, dict) else active_tab
+
+    def without_query(url: str) -> str:
+        return urllib.parse.urlunparse(urllib.parse.urlparse(url)._replace(query=""))
+
+    return float(without_query(rule["url"]) == without_query(actual))
+
+
+def is_expected_url_pattern_match(result: Any, rules: Any, **options: Any) -> float:
+    """Every regex of `expected` is found in the URL (a string, or a dict's `url`)."""
+    if not result:
+        return 0.0
+    if isinstance(result, str):
+        url = result
+    elif isinstance(result, dict) and "url" in result:
+        url = result["url"]
+    else:
+        return 0.0
+    return float(all(re.search(pattern, url) for pattern in rules["expected"]))
+
+
 CHROME_METRICS = {"is_expected_bookmarks": is_expected_bookmarks, "check_font_size": check_font_size,
-                  "check_history_deleted": check_history_deleted}
+                  "check_history_deleted": check_history_deleted,
+                  "is_expected_active_tab_approximate": is_expected_active_tab_approximate,
+                  "is_expected_url_pattern_match": is_expected_url_pattern_match}
 RULED = {"is_expected_bookmarks": frozenset({"bookmark_bar_folders_names", "bookmark_bar_websites_urls"})}
 """Metrics of which troupe has only some rule types (OSWorld's `liked_authors_websites_urls` is not here)."""
 

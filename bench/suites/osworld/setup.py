@@ -15,8 +15,9 @@ decides whether the task gets a score at all:
   condition still unmet after UNTIL_SECONDS fails the step (OSWorld's loop
   would wait for ever).
 
-A `sleep` right after launching Chrome waits for what it stands for, Chrome's
-DevTools answering, instead of the fixed time (at most that long).
+After a step launches Chrome, the next waits for its DevTools to answer (at
+most 30 s), as OSWorld's harness waits 60 s after setup; a `sleep` right
+after such a launch is that wait, at most as long as the sleep.
 
 `execute` and `command` substitute OSWorld's placeholders first:
 `{CLIENT_PASSWORD}`, `{SCREEN_WIDTH}`, `{SCREEN_HEIGHT}` and their `_HALF`s.
@@ -160,6 +161,8 @@ async def _sleep(episode: Episode, p: dict[str, Any]) -> None:
 
 
 BROWSERS = frozenset({"google-chrome", "chromium", "chrome"})
+BROWSER_START_SECONDS = 30.0
+"""How long a step after launching Chrome waits for its DevTools (OSWorld's harness sleeps 60 s after setup)."""
 
 
 def _launches_browser(step: dict[str, Any] | None) -> bool:
@@ -234,4 +237,7 @@ async def run_steps(episode: Episode, steps: list[dict[str, Any]], *, phase: str
             raise SetupFailed(f"{where}: {exc}") from None
         except StepFailed as exc:
             problems.append(f"{where} failed: {exc}")
+        else:
+            if _launches_browser(step):
+                await _until_devtools(episode, BROWSER_START_SECONDS)
     return problems

@@ -79,9 +79,11 @@ async def test_500_and_a_dropped_connection_are_retried():
 
 async def test_retries_give_up_with_the_last_failure_named():
     with FakeLLM([Reply(status=502)]) as server:
-        with pytest.raises(LLMUnavailable, match=r"gave up after 3 attempts; last: HTTP 502"):
+        with pytest.raises(LLMUnavailable, match=r"gave up after 3 attempts; last: HTTP 502") as caught:
             await client(server, max_retries=2).complete(HELLO)
     assert len(server.requests) == 3
+    call = caught.value.call  # the failed call as the transcript keeps it
+    assert call.retries == ("HTTP 502",) * 3 and call.error == str(caught.value) and call.messages == HELLO
 
 
 async def test_400_is_not_retried_and_says_what_the_server_said():

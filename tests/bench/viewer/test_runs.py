@@ -117,6 +117,20 @@ def test_a_finished_run_is_browsed_filtered_and_stepped_through_with_the_keyboar
         assert page.locator("#episode").is_hidden()
 
 
+def test_a_run_missing_tasks_is_compared_on_the_tasks_both_have_and_says_so(runs, tmp_path):
+    short = tmp_path / "short"
+    shutil.copytree(runs[1], short)
+    lines = (short / "results.jsonl").read_text().splitlines(keepends=True)
+    (short / "results.jsonl").write_text("".join(lines[:-3]))
+    with viewer(runs[0], short, token=None) as url, chromium_page() as page:
+        page.goto(url)
+        page.wait_for_selector("#compare .paired li")
+        assert page.text_content("#compare .partial") == (
+            "3 tasks are not in every run; they are compared among the runs that have them")
+        assert page.locator("#compare .paired li").last.text_content().startswith("all: short solves ")
+        assert "(of 5 paired: " in page.locator("#compare .paired li").last.text_content()
+
+
 def test_two_runs_are_compared_and_a_changed_task_opens_both_episodes(runs, tmp_path):
     shots = artifacts(tmp_path)
     with viewer(*runs, token=None) as url, chromium_page() as page:
@@ -130,6 +144,7 @@ def test_two_runs_are_compared_and_a_changed_task_opens_both_episodes(runs, tmp_
         assert page.locator("#compare .paired h3").all_text_contents() == [heading] == ["clumsy against baseline"]
         assert page.locator("#compare .paired li").all_text_contents() == lines and lines[-1].startswith("all: ")
         assert "10000 resamples, seed 0" in page.text_content("#compare .paired .method")
+        assert page.locator("#compare .partial").count() == 0  # both runs ran every task
         changed = page.locator("#compare tr.changed")
         assert changed.count() >= 1
         assert changed.first.locator("td").nth(2).text_content() == "success"

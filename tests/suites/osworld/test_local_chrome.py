@@ -2,18 +2,20 @@
 stands in for Chrome on a fresh local desktop per episode. Doing nothing gets the reference's verdict for
 the untouched profile; an oracle closes Chrome as a user would (OSWorld's `pkill chrome`) and edits the
 profile with a command, through the episode's own server, and scores 1; the infeasible ones score 1 on
-Fail. The two tasks that read the address bar from the accessibility tree are not here (not runnable
-yet: `--list` names their getter)."""
+Fail. The one that also reads the appearance setting from chrome://settings' page is not here (not
+runnable yet: `--list` names its getter)."""
 
 from __future__ import annotations
 
 import json
 import shutil
 
+import anyio
 import httpx
 import pytest
 
 from actors.backends.waa.client import TOKEN_HEADER
+from actors.backends.waa.commands import command
 from bench.suites.osworld.catalog import Catalog
 
 from tests.osworld_servers import run_on_local_desktops
@@ -80,6 +82,10 @@ PROGRAMS = {"2ad9387a-65d8-4e33-ad5b-7580065a27ca": BOOKMARK_FOLDER, "44ee5668-e
 ALREADY_SOLVED = {"99146c54-4f37-4ab8-9327-5f3291665e1e"}
 """Tasks OSWorld's evaluator scores 1 untouched here: a fresh Chromium profile's Preferences already hold
 `profile.default_content_setting_values`, which its getter reads as "delete data on close" turned on."""
+PASSWORDS = "12086550-11c0-466b-b367-1d9e75b3910e"
+"""Read from the address bar in the tree: solved with keys, as a user would."""
+TO_PASSWORDS = ("pyautogui.hotkey('ctrl', 'l'); time.sleep(0.3); pyautogui.write('chrome://password-manager/passwords'); "
+                "pyautogui.press('enter'); time.sleep(1.0)")
 INFEASIBLE = ["480bcfea-d68f-4aaa-a0a9-2589ef319381", "3720f614-37fd-4d04-8a6b-76f54f8c222d",
               "ae78f875-5b98-4907-bbb5-9c737fc68c03"]
 
@@ -88,6 +94,11 @@ async def solve(server, task) -> None:
     """Close Chrome as OSWorld's tasks do (`pkill chrome`), then edit its profile with a command."""
     name = task.task_id.split("/", 1)[1]
     async with httpx.AsyncClient(base_url=server.url, headers={TOKEN_HEADER: server.token}, timeout=60) as http:
+        if name == PASSWORDS:
+            while "Address and search bar" not in (await http.get("/accessibility")).text:
+                await anyio.sleep(0.2)  # as a user waits for the window before typing
+            (await http.post("/execute", json={"command": command(TO_PASSWORDS)})).raise_for_status()
+            return
         (await http.post("/setup/launch", json={"command": ["pkill", "chrome"]})).raise_for_status()
         arguments = [json.dumps(PREFERENCES[name])] if name in PREFERENCES else []
         done = (await http.post("/execute", json={"command": ["python3", "-c", PROGRAMS[name], *arguments]})).json()
@@ -100,11 +111,11 @@ async def run(tasks, solve=None):
 
 
 async def test_the_chrome_tasks_untouched_solved_and_declared_infeasible():
-    wanted = [*PROGRAMS, *INFEASIBLE]
+    wanted = [*PROGRAMS, PASSWORDS, *INFEASIBLE]
     tasks = {t.task_id.split("/", 1)[1]: t for t in Catalog.load(OSWORLD).tasks
              if t.domain == "chrome" and t.task_id.split("/", 1)[1] in wanted}
-    assert len(tasks) == 12
-    untouched = await run([tasks[task] for task in PROGRAMS])
+    assert len(tasks) == 13
+    untouched = await run([tasks[task] for task in [*PROGRAMS, PASSWORDS]])
     verdicts = {task: (result.score, result.reason) for task, result in untouched.items()}
     print("\nuntouched:", "; ".join(f"{task[:8]} {score:g} ({reason})" for task, (score, reason) in verdicts.items()))
     assert {task for task, (score, _) in verdicts.items() if score == 1.0} == ALREADY_SOLVED, verdicts

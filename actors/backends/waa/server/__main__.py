@@ -60,12 +60,13 @@ def main(argv: list[str] | None = None) -> int:
     stopped = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stopped.set())
-    session = Session.start(*args.size, accessibility=False)
+    session = Session.start(*args.size, accessibility=args.osworld)  # OSWorld's tree is AT-SPI's
     shims = tempfile.TemporaryDirectory(prefix="troupe-osworld-bin-")
     terminals = None
     if args.osworld:
         osworld.install_shims(Path(shims.name), session.env)
         osworld.prepare_home(session.home)
+        session.env["ACCESSIBILITY_ENABLED"] = "1"  # Chromium exports its tree when this says AT-SPI listens
         terminals = terminal.bind_keys(session.home, Path(shims.name), session.env)
     main_thread = MainThread()
     desktop = LinuxDesktop(session, main_thread)

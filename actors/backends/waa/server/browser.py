@@ -151,6 +151,8 @@ class Chromium:
                  "--password-store=basic", "--disable-dev-shm-usage", "--disable-gpu"]
         if os.geteuid() == 0:
             flags.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
+        if "DBUS_SESSION_BUS_ADDRESS" in self.desktop.session.env:
+            flags.append("--force-renderer-accessibility")  # the desktop exports AT-SPI: Chromium's pages too
         return [self._program(), *flags, *launch.urls]
 
     def launch(self, launch: Launch) -> None:

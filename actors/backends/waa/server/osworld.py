@@ -5,6 +5,8 @@ OSWorld's server (its Flask app, desktop_env/server/main.py) shares WAA's
 endpoints and adds some; `add_endpoints` answers those, with the same paths,
 bodies and answers:
 
+- GET /accessibility: the desktop's AT-SPI tree in OSWorld's XML
+  (osworld_tree.py), where the WAA dialect lists windows;
 - GET /terminal: the active terminal's text (terminal.py: Ctrl+Alt+T opens
   one, as on OSWorld's Ubuntu), null when the active window is none;
 - GET /cursor_position: `[x, y]`; POST /window_size (form `app_class_name`):
@@ -41,7 +43,7 @@ from typing import Any
 
 from Xlib import X, display as xdisplay, error as xerror
 
-from actors.backends.waa.server import terminal
+from actors.backends.waa.server import osworld_tree, terminal
 from actors.backends.waa.server.http import BadRequest, Endpoints, Reply
 
 HOME = "/home/user"
@@ -139,6 +141,12 @@ class OSWorldEndpoints:
         self.terminals = terminals
         self._wallpaper: Path | None = None
         self._lock = threading.Lock()
+
+    def accessibility(self, query: dict[str, str]) -> Reply:
+        bus = self.desktop.session.env.get("DBUS_SESSION_BUS_ADDRESS")
+        if bus is None:
+            return _json(501, {"status": "error", "message": "this desktop exports no AT-SPI tree"})
+        return _json(200, {"AT": osworld_tree.capture(bus)})
 
     def terminal(self, query: dict[str, str]) -> Reply:
         output = terminal.text(self.terminals, self.desktop.session.display) if self.terminals else None
@@ -245,7 +253,8 @@ class OSWorldEndpoints:
 def add_endpoints(endpoints: Endpoints, terminals: Path | None = None) -> None:
     """Answer OSWorld's own endpoints too; `terminals` holds the logs of terminal.py's terminals."""
     osworld = OSWorldEndpoints(endpoints, terminals)
-    endpoints.get.update({"/terminal": osworld.terminal, "/cursor_position": osworld.cursor_position})
+    endpoints.get.update({"/terminal": osworld.terminal, "/cursor_position": osworld.cursor_position,
+                          "/accessibility": osworld.accessibility})
     endpoints.post.update({
         "/window_size": osworld.window_size, "/wallpaper": osworld.wallpaper,
         "/setup/change_wallpaper": osworld.change_wallpaper, "/run_python": osworld.run_python,

@@ -6,6 +6,7 @@ commands call, Ctrl+Alt+T's terminal and its text, and what it refuses without -
 from __future__ import annotations
 
 import time
+from xml.etree import ElementTree
 
 import httpx
 import pytest
@@ -102,6 +103,16 @@ def test_without_allow_commands_shell_python_and_bash_are_refused(strict):
                        ("/run_bash_script", {"script": "echo hi"})):
         reply = call(strict, "POST", path, json=body)
         assert reply.status_code == 403 and "--allow-commands" in reply.json()["message"], path
+
+
+def test_the_tree_is_at_spis_in_osworlds_xml(server):
+    program = "pyautogui.hotkey('ctrl', 'alt', 't'); time.sleep(1.0)"  # a window that exports AT-SPI: xterm does not,
+    call(server, "POST", "/execute", json={"command": command(program)})  # so the tree may hold no application
+    root = ElementTree.fromstring(call(server, "GET", "/accessibility").json()["AT"])
+    assert root.tag == "desktop-frame"
+    tree = call(server, "GET", "/accessibility").text
+    assert "https://accessibility.ubuntu.example.org/ns/state" in tree
+    assert "https://accessibility.ubuntu.example.org/ns/component" in tree
 
 
 def test_hotkey_takes_its_keys_as_one_list_too_as_pyautogui_does():
