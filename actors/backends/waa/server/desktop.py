@@ -11,6 +11,7 @@ from __future__ import annotations
 import concurrent.futures
 import itertools
 import queue
+import shutil
 import subprocess
 import threading
 import time
@@ -139,7 +140,11 @@ class LinuxDesktop:
                               text=True, timeout=EXECUTE_TIMEOUT, stdin=subprocess.DEVNULL)
 
     def launch(self, command: list[str] | str, shell: bool) -> None:
+        """Start `command` on this desktop; its program is found on the session's PATH, as a command
+        /execute runs is (so the session's own `pkill` or `sudo` answers, where it has them)."""
         argv = ["sh", "-c", command] if shell else list(command)
+        if argv:
+            argv[0] = shutil.which(argv[0], path=self.session.env.get("PATH")) or argv[0]
         self.launched.append(self.main.call(lambda: self.session.spawn(argv)))
 
     # --- windows -----------------------------------------------------------------------

@@ -24,8 +24,10 @@ text, so no episode reaches another's files. OSWorld's setup commands run
 `echo PASSWORD | sudo -S ...` and `apt install ...`; `install_shims` puts a
 `sudo` that runs the command as this user and an `apt`/`apt-get` that
 installs nothing (an `install` of packages this machine already has
-answers as apt does; any other package fails, naming it) first on the
-session's PATH, with `python` where only python3 is, and an importable
+answers as apt does; any other package fails, naming it), and a `pkill`
+and `killall` that signal only this desktop's processes (those whose
+environment names its display: OSWorld's `pkill vlc` must not end another
+episode's VLC), first on the session's PATH, with `python` where only python3 is, and an importable
 `pyautogui` for the Python programs OSWorld's getters run; `prepare_home` gives the home the folders an OSWorld VM
 user's has.
 """
@@ -95,6 +97,57 @@ def prepare_home(home: Path) -> None:
         (home / name).mkdir(exist_ok=True)
 
 
+KILL = '''#!{python}
+"""`pkill` and `killall` as OSWorld's tasks call them (`pkill vlc`), confined to this desktop: only
+processes whose environment names its display are signalled, so no other desktop's are."""
+import os, re, signal, sys
+
+def main(program, args):
+    wanted, full, sig = None, False, signal.SIGTERM
+    for arg in args:
+        if arg == "-f":
+            full = True
+        elif arg.startswith("-") and wanted is None and arg[1:].isdigit():
+            sig = int(arg[1:])
+        elif arg.startswith("-") and wanted is None and hasattr(signal, "SIG" + arg[1:].upper().removeprefix("SIG")):
+            sig = getattr(signal, "SIG" + arg[1:].upper().removeprefix("SIG"))
+        elif not arg.startswith("-"):
+            wanted = arg
+    if wanted is None:
+        print(f"{{program}}: no process name given", file=sys.stderr)
+        return 2
+    mine = ("DISPLAY=" + os.environ.get("DISPLAY", "")).encode()
+    found = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        if int(pid) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{{pid}}/environ", "rb") as f:
+                if mine not in f.read().split(b"\\0"):
+                    continue
+            with open(f"/proc/{{pid}}/comm") as f:
+                name = f.read().strip()
+            with open(f"/proc/{{pid}}/cmdline", "rb") as f:
+                line = f.read().replace(b"\\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            continue
+        if program == "killall":
+            hit = name == wanted or os.path.basename(line.split(" ")[0]) == wanted
+        else:
+            hit = re.search(wanted, line if full else name) is not None
+        if hit:
+            try:
+                os.kill(int(pid), sig)
+                found += 1
+            except OSError:
+                pass
+    if not found and program == "killall":
+        print(f"{{wanted}}: no process found", file=sys.stderr)
+    return 0 if found else 1
+
+sys.exit(main(os.path.basename(sys.argv[0]), sys.argv[1:]))
+'''
+
 PYTHON = """#!/bin/sh
 exec python3 "$@"
 """
@@ -112,10 +165,11 @@ def __getattr__(name):
 
 
 def install_shims(folder: Path, env: dict[str, str]) -> None:
-    """`sudo`, `apt` and `apt-get` (and `python`, where only python3 is installed) in `folder`, first on
-    `env`'s PATH; an importable `pyautogui` on its PYTHONPATH."""
+    """`sudo`, `apt`, `apt-get`, `pkill` and `killall` confined to this desktop (and `python`, where only
+    python3 is installed) in `folder`, first on `env`'s PATH; an importable `pyautogui` on its PYTHONPATH."""
     folder.mkdir(parents=True, exist_ok=True)
-    shims = [("sudo", SUDO), ("apt", APT), ("apt-get", APT)]
+    kill = KILL.format(python=sys.executable)
+    shims = [("sudo", SUDO), ("apt", APT), ("apt-get", APT), ("pkill", kill), ("killall", kill)]
     if shutil.which("python", path=env["PATH"]) is None:
         shims.append(("python", PYTHON))
     for name, text in shims:

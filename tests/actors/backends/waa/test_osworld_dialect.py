@@ -5,6 +5,8 @@ commands call, Ctrl+Alt+T's terminal and its text, and what it refuses without -
 
 from __future__ import annotations
 
+import os
+import subprocess
 import time
 from xml.etree import ElementTree
 
@@ -120,3 +122,31 @@ def test_hotkey_takes_its_keys_as_one_list_too_as_pyautogui_does():
     assert parse('import pyautogui; pyautogui.hotkey(["ctrl", "q"])') == \
         parse("import pyautogui; pyautogui.hotkey('ctrl', 'q')") == \
         [("key_down", "ctrl"), ("key_down", "q"), ("key_up", "q"), ("key_up", "ctrl")]
+
+
+def test_pkill_and_killall_reach_this_desktops_processes_only(server):
+    outsider = subprocess.Popen(["sleep", "300"], env={**os.environ, "DISPLAY": ":4242"})
+    try:
+        shell(server, "nohup sleep 300 >/dev/null 2>&1 &")
+        assert shell(server, "pgrep -x sleep | wc -l")["output"].strip() != "0"
+        assert shell(server, "pkill sleep")["returncode"] == 0
+        assert shell(server, "killall sleep")["returncode"] == 1  # its own are gone; none else was its
+        assert outsider.poll() is None  # another display's process lives on
+    finally:
+        outsider.kill()
+        outsider.wait()
+
+
+def test_a_launched_pkill_is_this_desktops_too(server):
+    outsider = subprocess.Popen(["sleep", "301"], env={**os.environ, "DISPLAY": ":4243"})
+    try:
+        pid = shell(server, "nohup sleep 301 >/dev/null 2>&1 & echo $!")["output"].strip()
+        assert call(server, "POST", "/setup/launch", json={"command": ["pkill", "sleep"]}).status_code == 200
+        deadline = time.monotonic() + 5
+        while shell(server, f"kill -0 {pid} 2>/dev/null && echo alive || echo gone")["output"] != "gone\n":
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        assert outsider.poll() is None
+    finally:
+        outsider.kill()
+        outsider.wait()
