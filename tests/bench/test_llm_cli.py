@@ -118,6 +118,8 @@ def test_a_resumed_run_runs_again_the_episodes_the_model_service_failed(tmp_path
         first = llm_run(down, out, "asyncio", KEY, *quick, "--no-llm-preflight")
     assert first.returncode == 0, first.stderr
     assert {line.result.error_kind.value for line in read_results(out)} == {"model_service"}
+    assert "4 episode(s) ended on a model-service or environment error, no verdict on the agent: the same " \
+           "command on the same folder runs them again" in " ".join(first.stdout.split())
 
     with FakeLLM(by_role(agent=form_filler)) as up:
         kept = llm_run(up, out, "trio", KEY, *quick, "--no-retry-errors")
