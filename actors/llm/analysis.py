@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from protocols import Analyze, EpisodeAnalysis, ErrorKind, StepRecord, to_json
+from protocols import Analyze, EpisodeAnalysis, ErrorKind, ModelCall, StepRecord, to_json
 
 from actors.errors import ModelServiceError
 from actors.llm.client import LLMClient, text_part
@@ -102,9 +102,9 @@ class LLMAnalyst:
             (categories, explanation, summary), _, calls = await ask(
                 self.client, messages, parse_classification, attempts=self.max_bad_replies, role="classifier")
         except NoAnswer as exc:
-            return _unclassified(deterministic, str(exc))
+            return _unclassified(deterministic, str(exc), exc.calls)
         except ModelServiceError as exc:
-            return _unclassified(deterministic, f"model service error: {exc}")
+            return _unclassified(deterministic, f"model service error: {exc}", exc.calls)
         return EpisodeAnalysis(episode_id=request.result.episode_id, analysis=explanation, summary=summary,
                                categories=categories, signals=deterministic.signals, calls=calls)
 
@@ -139,6 +139,7 @@ def _step(record: StepRecord) -> str:
     return line
 
 
-def _unclassified(deterministic: EpisodeAnalysis, why: str) -> EpisodeAnalysis:
-    """The deterministic analysis, saying why the classifier gave none."""
-    return msgspec.structs.replace(deterministic, analysis=f"{deterministic.analysis}; LLM classifier: {why}")
+def _unclassified(deterministic: EpisodeAnalysis, why: str, calls: tuple[ModelCall, ...]) -> EpisodeAnalysis:
+    """The deterministic analysis, saying why the classifier gave none, with the calls that tried."""
+    return msgspec.structs.replace(deterministic, analysis=f"{deterministic.analysis}; LLM classifier: {why}",
+                                   calls=calls)

@@ -32,6 +32,11 @@ class ReplyError(TroupeError, ValueError):
 class NoAnswer(Refused):
     """No usable answer: the LLM failed, or gave `attempts` invalid replies in a row."""
 
+    def __init__(self, message: str, calls: tuple[ModelCall, ...]) -> None:
+        super().__init__(message)
+        self.calls = calls
+        """The calls made for it, for the transcript of a caller that keeps one."""
+
 
 def extract_json(text: str) -> dict[str, Any]:
     """The JSON object in a reply, tolerating code fences and prose around it."""
@@ -69,11 +74,11 @@ async def ask(
         try:
             completion = await client.complete(conversation)
         except LLMError as exc:
+            failed = () if exc.call is None else (msgspec.structs.replace(exc.call, role=role, step=step),)
             if isinstance(exc, ModelServiceError):
-                failed = () if exc.call is None else (msgspec.structs.replace(exc.call, role=role, step=step),)
                 exc.calls = (*calls, *failed)
                 raise
-            raise NoAnswer(f"LLM call failed: {exc}") from exc
+            raise NoAnswer(f"LLM call failed: {exc}", (*calls, *failed)) from exc
         usage = add_usage(usage, completion.usage)
         calls.append(msgspec.structs.replace(completion.call, role=role, step=step))
         try:
@@ -85,4 +90,4 @@ async def ask(
                 {"role": "user", "content": f"That reply is invalid: {exc}. "
                                             "Answer again with only the JSON object described above."},
             ]
-    raise NoAnswer(f"{attempts} invalid replies in a row; last: {last}")
+    raise NoAnswer(f"{attempts} invalid replies in a row; last: {last}", tuple(calls))

@@ -92,9 +92,12 @@ async def test_a_classifier_that_cannot_answer_leaves_the_deterministic_analysis
         analysis = await analyze(Evaluator(SimChecker(), analyst=LLMAnalyst(llm_client(server))))
     assert analysis.categories == {"interaction_execution": 1.0, "navigation_planning": 1.0}
     assert analysis.analysis.endswith("LLM classifier: 2 invalid replies in a row; last: the reply contains no JSON object")
+    assert [(c.role, c.reply) for c in analysis.calls] == [("classifier", "no idea"), ("classifier", "still no idea")]
     with FakeLLM([Reply(status=500)]) as server:
         analysis = await analyze(Evaluator(SimChecker(), analyst=LLMAnalyst(llm_client(server))))
     assert "LLM classifier: model service error: " in analysis.analysis
+    (call,) = analysis.calls  # the call that got no answer, and why, for the transcript
+    assert call.role == "classifier" and call.retries == ("HTTP 500",) * 2 and "gave up after 2 attempts" in call.error
 
 
 @pytest.mark.anyio
