@@ -311,6 +311,10 @@ def _conclude(plan: RunPlan, started: datetime.datetime, placed: dict[str, Any] 
         summary["unreadable_episodes"] = unreadable
     for line in left_out(summary):
         say(line)
+    rerun = sum(line.result.error_kind in RERUN_KINDS for line in lines)
+    if rerun:
+        say(f"{rerun} episode(s) ended on a model-service or environment error, no verdict on the agent: "
+            f"the same command on the same folder runs them again")
     _write_json(out / SUMMARY, summary)
     write_report(out, summary, lines)
     _write_json(out / RUN_INFO, {**_run_info(plan, started, datetime.datetime.now(datetime.timezone.utc), placed),

@@ -77,6 +77,9 @@ class LLMOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     tree_tokens: Annotated[int, option(
         "budget of an accessibility tree's text in a prompt, in tokens (about 4 characters each); the "
         "subtrees past it are named and counted, not sent", ge=100)] = TREE_TOKENS
+    screen: Annotated[str, option(
+        "WIDTHxHEIGHT the agent is shown the screen at (screenshot resized, tree boxes scaled); the pixel "
+        "coordinates it answers are mapped back to the screen (default: the screen's own size)")] | None = None
     history: Annotated[int, option("earlier steps the agent is told about", ge=0)] = 5
     summaries: Annotated[bool, option(
         "put the summarizer's judgements of earlier steps into the agent's prompt")] = True

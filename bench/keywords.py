@@ -46,6 +46,7 @@ class RunKeywords(TypedDict, total=False):
     llm_retries: int
     llm_observation: Mode
     llm_tree_tokens: int
+    llm_screen: str
     llm_history: int
     llm_summaries: bool
     llm_max_bad_replies: int

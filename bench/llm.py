@@ -22,6 +22,7 @@ from actors.llm.client import LLMClient
 from actors.errors import ConfigError, ModelServiceError
 from actors.llm.config import DEFAULT_BASE_URL, LLMConfig, load_config
 from actors.llm.preflight import preflight
+from actors.llm.screen import ModelScreen
 from actors.llm.summarizer import LLMJudge
 from bench.config import LLMOptions
 from runtime.capacity import Capacity
@@ -44,6 +45,7 @@ class LLMRoles:
         config file is still read, so a malformed one is refused (ConfigError) rather than ignored."""
         if used:
             self.config  # noqa: B018  (cached: the one reading of the run)
+            self.screen  # noqa: B018  (cached: checked once)
         elif self.options.config is not None:
             load_config(config_file=Path(self.options.config), model="unused", base_url=DEFAULT_BASE_URL,
                         environ={})
@@ -70,13 +72,22 @@ class LLMRoles:
                            key_env=options.api_key_env, timeout=options.timeout, max_retries=options.retries)
 
     @cached_property
+    def screen(self) -> ModelScreen | None:
+        if self.options.screen is None:
+            return None
+        try:
+            return ModelScreen.parse(self.options.screen)
+        except ValueError as exc:
+            raise ConfigError(f"LLM screen size (--llm-screen, llm_screen): {exc}") from None
+
+    @cached_property
     def client(self) -> LLMClient:
         return LLMClient(self.config, capacity=self.capacity)
 
     def policy(self) -> LLMPolicy:
         options = self.options
         return LLMPolicy(self.client, observation=options.observation, tree_tokens=options.tree_tokens,
-                         history=options.history, summaries=options.summaries,
+                         screen=self.screen, history=options.history, summaries=options.summaries,
                          max_bad_replies=options.max_bad_replies)
 
     def judge(self) -> LLMJudge:

@@ -18,12 +18,13 @@ from typing import Any, Sequence
 
 import msgspec
 
-from protocols import Action, Decide, Decision, StepRecord, Target, UIElement, to_json
+from protocols import Action, Decide, Decision, Observation, StepRecord, Target, UIElement, to_json
 from protocols.keys import MODIFIERS
 
 from actors.llm.client import LLMClient, text_part
 from actors.llm.marks import Mark, marks_of
 from actors.llm.observation import Mode, observation_parts
+from actors.llm.screen import ModelScreen, Scale
 from actors.llm.tree_text import TREE_TOKENS
 from actors.llm.replies import ReplyError, ask, decode_reply
 
@@ -66,7 +67,7 @@ class LLMPolicy:
 
     def __init__(
         self, client: LLMClient, *, observation: Mode = "tree", history: int = 5, summaries: bool = True,
-        max_bad_replies: int = 3, tree_tokens: int = TREE_TOKENS,
+        max_bad_replies: int = 3, tree_tokens: int = TREE_TOKENS, screen: ModelScreen | None = None,
     ) -> None:
         if max_bad_replies < 1:
             raise ValueError(f"max_bad_replies must be at least 1, got {max_bad_replies}")
@@ -76,27 +77,39 @@ class LLMPolicy:
         self.summaries = summaries
         self.max_bad_replies = max_bad_replies
         self.tree_tokens = tree_tokens
+        self.screen = screen
 
     async def decide(self, request: Decide) -> Decision:
-        messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": self.prompt(request)}]
-        marks = marks_of(request.observation) if self.observation == "som" else []
+        scale = self.screen.scale(request.observation) if self.screen is not None else None
+        seen = request.observation if scale is None else scale.observation(request.observation)
+        messages = [{"role": "system", "content": SYSTEM_PROMPT},
+                    {"role": "user", "content": self.prompt(request, seen, scale)}]
+        marks = marks_of(seen) if self.observation == "som" else []
+
+        def parse(text: str) -> tuple[Action, str]:
+            action, reasoning = parse_action(text, request.observation.tree, marks)
+            return (action if scale is None else scale.to_screen(action)), reasoning
+
         (action, reasoning), usage, calls = await ask(
-            self.client, messages, lambda text: parse_action(text, request.observation.tree, marks),
-            attempts=self.max_bad_replies, role="agent", step=request.step,
+            self.client, messages, parse, attempts=self.max_bad_replies, role="agent", step=request.step,
         )
         return Decision(action=action, reasoning=reasoning, usage=usage, calls=calls)
 
-    def prompt(self, request: Decide) -> list[dict[str, Any]]:
+    def prompt(self, request: Decide, seen: Observation | None = None,
+               scale: Scale | None = None) -> list[dict[str, Any]]:
+        """The user turn, showing `seen` (the request's observation as the model is shown it, scaled by
+        `scale`: `actors.llm.screen`; by default the observation itself)."""
         lines = [f"Task: {request.task.instruction}", f"This is step {request.step} of at most {request.max_steps}."]
         recent = request.history[-self.history:] if self.history else ()
         if recent:
             lines.append("Your previous steps, oldest first:")
-            lines += [self._describe(record) for record in recent]
-        return [text_part("\n".join(lines)), *observation_parts(
-            request.observation, self.observation, "Current screen", self.tree_tokens)]
+            lines += [self._describe(record, scale) for record in recent]
+        seen = request.observation if seen is None else seen
+        return [text_part("\n".join(lines)), *observation_parts(seen, self.observation, "Current screen", self.tree_tokens)]
 
-    def _describe(self, record: StepRecord) -> str:
-        line = f"- step {record.step}: {to_json(record.action).decode()}"
+    def _describe(self, record: StepRecord, scale: Scale | None) -> str:
+        action = record.action if scale is None else scale.to_model(record.action)
+        line = f"- step {record.step}: {to_json(action).decode()}"
         if record.reasoning:
             line += f" (you thought: {record.reasoning})"
         if record.error:

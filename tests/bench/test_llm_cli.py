@@ -11,6 +11,7 @@ import pytest
 
 from actors.llm import analysis as classifier_prompt
 from actors.llm.preflight import PREFLIGHT_PROMPT
+from actors.llm.screen import ModelScreen
 from actors.run_folder import episode_dir, read_calls, read_results, read_steps
 from tests.fake_llm import FakeLLM, Reply, by_role, form_filler
 from bench.api import plan
@@ -117,6 +118,8 @@ def test_a_resumed_run_runs_again_the_episodes_the_model_service_failed(tmp_path
         first = llm_run(down, out, "asyncio", KEY, *quick, "--no-llm-preflight")
     assert first.returncode == 0, first.stderr
     assert {line.result.error_kind.value for line in read_results(out)} == {"model_service"}
+    assert "4 episode(s) ended on a model-service or environment error, no verdict on the agent: the same " \
+           "command on the same folder runs them again" in " ".join(first.stdout.split())
 
     with FakeLLM(by_role(agent=form_filler)) as up:
         kept = llm_run(up, out, "trio", KEY, *quick, "--no-retry-errors")
@@ -160,6 +163,11 @@ async def test_the_python_api_runs_the_preflight_too_and_can_skip_it(tmp_path, m
                   "llm_retries": 0, "out": str(tmp_path / "run")}
         with pytest.raises(ConfigError, match=r"^LLM preflight \(skip it with llm_preflight=False\): .*HTTP 401"):
             await plan("sim", values, agent="llm")
-        checked = await plan("sim", {**values, "llm_preflight": False, "llm_observation": "som"}, agent="llm")
+        checked = await plan("sim", {**values, "llm_preflight": False, "llm_observation": "som",
+                                     "llm_screen": "1024x640"}, agent="llm")
+        with pytest.raises(ConfigError, match=r"^LLM screen size \(--llm-screen, llm_screen\): expected WIDTHxHEIGHT "
+                                              r"in pixels, e.g. 1280x800, got '1024'$"):
+            await plan("sim", {**values, "llm_preflight": False, "llm_screen": "1024"}, agent="llm")
     assert checked.config.llm.observation == "som" and not checked.config.llm.preflight
+    assert checked.llm.policy().screen == ModelScreen(1024, 640)
     assert not (tmp_path / "run").exists()

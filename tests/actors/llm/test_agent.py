@@ -16,11 +16,12 @@ from actors.llm.agent import LLMPolicy, parse_action
 from actors.llm.marks import marks_of
 from actors.llm.observation import MARKS_HEADING
 from actors.llm.replies import ReplyError
+from actors.llm.screen import ModelScreen
 from PIL import Image
 from actors.llm import agent as agent_prompt, summarizer as summarizer_prompt
 from tests.fake_llm import FakeLLM, Reply, by_role, form_filler
 from bench.suites.sim.suite import sim_tasks
-from protocols import BBox, Done, ErrorKind, Observation, StepSummarized, Target, UIElement
+from protocols import BBox, Done, Drag, ErrorKind, Observation, Point, StepSummarized, Target, UIElement, Viewport
 from runtime.actor import spawn
 from runtime.events import EventBus
 from runtime.limits import Limits
@@ -226,3 +227,29 @@ async def test_the_tree_text_keeps_to_its_token_budget_and_says_what_it_left_out
     tree = text.split("Application: sim\n", 1)[1]  # the screen's header, then its tree
     assert "element(s), over the budget" in tree
     assert len("\n".join(line for line in tree.splitlines() if "over the budget" not in line)) <= 100 * 4
+
+
+async def test_a_screen_scaled_for_the_model_maps_its_points_back_exactly():
+    replies = iter([json.dumps({"action": {"type": "click", "point": {"x": 320, "y": 203}}}),
+                    json.dumps({"action": {"type": "done"}})])
+    with FakeLLM(by_role(agent=lambda body: next(replies))) as server:
+        outcome = await episode(server, summarizer=False, observation="both", screen=ModelScreen(640, 400))
+    assert outcome.steps[0].action.point == Point(640, 406)  # the sim's screen is 1280x800
+    first = role_requests(server, agent_prompt)[0]
+    assert '[root] window "Simulated form" @(0,0 640x400)' in prompt_text(first)  # the tree in the model's frame
+    (image,) = [p for p in first["messages"][1]["content"] if p["type"] == "image_url"]
+    assert Image.open(io.BytesIO(base64.b64decode(image["image_url"]["url"].split(",", 1)[1]))).size == (640, 400)
+    second = prompt_text(role_requests(server, agent_prompt)[1])
+    assert '"point":{"x":320.0,"y":203.0' in second.replace(" ", "")  # its own step, told in its own frame
+
+
+def test_a_screen_size_is_width_x_height_and_mapping_there_and_back_is_exact():
+    assert ModelScreen.parse("1024x768") == ModelScreen(1024, 768)
+    for bad in ("1024", "0x768", "1024x", "big"):
+        with pytest.raises(ValueError, match="expected WIDTHxHEIGHT in pixels, e.g. 1280x800"):
+            ModelScreen.parse(bad)
+    scale = ModelScreen(1000, 700).scale(Observation(viewport=Viewport(1920, 1080)))
+    drag = Drag(point=Point(500, 350), end=Point(1, 7), end_target=Target(bbox=BBox(10, 7, 100, 70)))
+    assert scale.to_screen(drag) == Drag(point=Point(960, 540), end=Point(1920 / 1000, 1080 * 7 / 700),
+                                         end_target=Target(bbox=BBox(19.2, 10.8, 192, 108)))
+    assert scale.to_model(scale.to_screen(drag)).point == Point(500, 350)
