@@ -23,6 +23,7 @@ APT_PACKAGES+=(jq)
 # OSWorld's no-download tasks' applications (about 130 s and 570 MB on a fresh machine): VLC, GIMP, Impress, sar.
 if $osworld_apps; then
     APT_PACKAGES+=(vlc gimp libreoffice-impress sysstat)
+    APT_PACKAGES+=(libreoffice-gtk3)  # LibreOffice's tree over AT-SPI, as OSWorld reads it (2 MB, ~2 s)
 fi
 
 missing=()
