@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from actors.llm import analysis as classifier_prompt
+from actors.llm.observation import MARKS_HEADING
 from actors.llm.preflight import PREFLIGHT_PROMPT
 from actors.llm.screen import ModelScreen
 from actors.run_folder import episode_dir, read_calls, read_results, read_steps
@@ -37,11 +38,11 @@ def llm_run(server, out: Path, backend: str, key: str = KEY, *extra: str):
                            "--scale", "0.001", "--backend", backend, *extra, key=key)
 
 
-@pytest.mark.parametrize("backend", ["asyncio", "trio"])
-def test_an_llm_run_writes_summaries_and_analysis_to_the_run_folder_and_never_the_key(tmp_path, backend):
+@pytest.mark.parametrize("backend, observation", [("asyncio", "both"), ("trio", "som")])
+def test_an_llm_run_writes_summaries_and_analysis_to_the_run_folder_and_never_the_key(tmp_path, backend, observation):
     roles = by_role(agent=form_filler, summarizer=lambda body: SUMMARY, classifier=lambda body: CLASSIFICATION)
     with FakeLLM(roles, api_key=KEY) as server:
-        run = llm_run(server, tmp_path / "run", backend, KEY, "--llm-observation", "both")
+        run = llm_run(server, tmp_path / "run", backend, KEY, "--llm-observation", observation)
     assert run.returncode == 0, run.stderr
     lines = read_results(tmp_path / "run")
     failed = [line for line in lines if not line.result.success]
@@ -59,7 +60,7 @@ def test_an_llm_run_writes_summaries_and_analysis_to_the_run_folder_and_never_th
     steps = "".join(p.read_text() for p in (tmp_path / "run").rglob("steps.jsonl"))
     assert "the field shows the text" in steps
     for line in lines:
-        assert_transcript(tmp_path / "run", line)
+        assert_transcript(tmp_path / "run", line, marked=observation == "som")
     for path in (tmp_path / "run").rglob("*"):
         assert not path.is_file() or KEY.encode() not in path.read_bytes(), path
 
@@ -136,7 +137,7 @@ def test_a_resumed_run_runs_again_the_episodes_the_model_service_failed(tmp_path
         assert (episode_dir(out, line.result.task_id, line.result.attempt) / "task.json").is_file()
 
 
-def assert_transcript(run: Path, line) -> None:
+def assert_transcript(run: Path, line, marked: bool) -> None:
     """Every model call of the episode is in its calls.jsonl: the agent's per step with the screenshot it saw
     named by file, the summarizer's per acting step, the classifier's for a failure; no pixels inlined."""
     folder = episode_dir(run, line.result.task_id, line.result.attempt)
@@ -150,8 +151,13 @@ def assert_transcript(run: Path, line) -> None:
     for call in (c for c in calls if c.role == "agent"):
         assert call.messages[0]["role"] == "system" and "Task: " in call.messages[1]["content"][0]["text"]
         (image,) = [part for part in call.messages[1]["content"] if part["type"] == "image"]
-        assert image["file"] == f"step-{call.step - 1:03d}.png"
-        assert hashlib.sha256((folder / image["file"]).read_bytes()).hexdigest() == image["sha256"]
+        if marked:  # the marks, listed in the prompt, drawn on a picture no step file holds
+            assert MARKS_HEADING in call.messages[1]["content"][1]["text"] and "file" not in image
+        else:
+            assert image["file"] == f"step-{call.step - 1:03d}.png"
+            assert hashlib.sha256((folder / image["file"]).read_bytes()).hexdigest() == image["sha256"]
+    targets = [r.action.target for r in steps if getattr(r.action, "target", None) is not None]
+    assert targets and all(t.node_id and t.bbox for t in targets)  # by mark or id: grounded in the tree
     assert b"data:image" not in (folder / "calls.jsonl").read_bytes()
 
 
