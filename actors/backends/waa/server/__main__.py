@@ -24,7 +24,7 @@ import threading
 from pathlib import Path
 
 from actors.backends.waa.client import DEVTOOLS_PORT
-from actors.backends.waa.server import osworld, terminal
+from actors.backends.waa.server import guest_python, osworld, terminal
 from actors.backends.waa.server.desktop import LinuxDesktop, MainThread
 from actors.backends.waa.server.http import make_server
 from actors.backends.x11.node import screen_size
@@ -61,8 +61,10 @@ def main(argv: list[str] | None = None) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stopped.set())
     session = Session.start(*args.size, accessibility=args.osworld)  # OSWorld's tree is AT-SPI's
-    shims = tempfile.TemporaryDirectory(prefix="troupe-osworld-bin-")
+    shims = tempfile.TemporaryDirectory(prefix="troupe-server-bin-")
     terminals = None
+    if args.allow_commands:
+        guest_python.install(Path(shims.name), session.env)
     if args.osworld:
         osworld.install_shims(Path(shims.name), session.env)
         osworld.prepare_home(session.home)

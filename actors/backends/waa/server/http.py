@@ -8,7 +8,9 @@ because a Linux host is not a throwaway VM:
 - `python -c` programs are read by the pyautogui allow-list, never run, and
   nothing else is run either: /execute, /setup/execute and /setup/launch
   with any other command (a shell, `python3 -Ic`, `env python3 -c`, ...)
-  answer 403 unless the server was started with `--allow-commands`;
+  answer 403 unless the server was started with `--allow-commands`, which
+  runs them, a program outside the allow-list with the guest's `python`
+  and `pyautogui` (`guest_python`);
 - every path is confined to the session's home and the `--root` folders
   (`roots.Roots`), anything else answers 403;
 - WAA's browser commands (launching Chrome or Edge, the socat forward to

@@ -27,15 +27,13 @@ installs nothing (an `install` of packages this machine already has
 answers as apt does; any other package fails, naming it), and a `pkill`
 and `killall` that signal only this desktop's processes (those whose
 environment names its display: OSWorld's `pkill vlc` must not end another
-episode's VLC), first on the session's PATH, with `python` where only python3 is, and an importable
-`pyautogui` for the Python programs OSWorld's getters run; `prepare_home` gives the home the folders an OSWorld VM
-user's has.
+episode's VLC), first on the session's PATH; `prepare_home` gives the home the folders an OSWorld
+VM user's has.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -46,6 +44,7 @@ from typing import Any
 from Xlib import X, display as xdisplay, error as xerror
 
 from actors.backends.waa.server import osworld_tree, terminal
+from actors.backends.waa.server.guest_python import first_on_path, write_executable
 from actors.backends.waa.server.http import BadRequest, Endpoints, Reply
 
 HOME = "/home/user"
@@ -148,38 +147,14 @@ def main(program, args):
 sys.exit(main(os.path.basename(sys.argv[0]), sys.argv[1:]))
 '''
 
-PYTHON = """#!/bin/sh
-exec python3 "$@"
-"""
-
-PYAUTOGUI = '''"""pyautogui as the Python programs run on this desktop see it: importable (OSWorld's controller
-starts every program with `import pyautogui`), but input goes through the server's own reading of
-pyautogui programs, so any other use of it says so."""
-
-FAILSAFE = True
-
-
-def __getattr__(name):
-    raise NotImplementedError(f"pyautogui.{name} inside other Python: send input as a pyautogui-only program")
-'''
-
-
 def install_shims(folder: Path, env: dict[str, str]) -> None:
-    """`sudo`, `apt`, `apt-get`, `pkill` and `killall` confined to this desktop (and `python`, where only
-    python3 is installed) in `folder`, first on `env`'s PATH; an importable `pyautogui` on its PYTHONPATH."""
+    """`sudo`, `apt`, `apt-get`, `pkill` and `killall` confined to this desktop, in `folder`, first on
+    `env`'s PATH (the guest's `python` and `pyautogui` are `guest_python`'s, installed with --allow-commands)."""
     folder.mkdir(parents=True, exist_ok=True)
     kill = KILL.format(python=sys.executable)
-    shims = [("sudo", SUDO), ("apt", APT), ("apt-get", APT), ("pkill", kill), ("killall", kill)]
-    if shutil.which("python", path=env["PATH"]) is None:
-        shims.append(("python", PYTHON))
-    for name, text in shims:
-        (folder / name).write_text(text)
-        (folder / name).chmod(0o755)
-    env["PATH"] = f"{folder}:{env['PATH']}"
-    modules = folder / "python"
-    modules.mkdir(exist_ok=True)
-    (modules / "pyautogui.py").write_text(PYAUTOGUI)
-    env["PYTHONPATH"] = str(modules)
+    for name, text in [("sudo", SUDO), ("apt", APT), ("apt-get", APT), ("pkill", kill), ("killall", kill)]:
+        write_executable(folder / name, text)
+    first_on_path(folder, env)
 
 
 def _json(status: int, data: Any) -> Reply:
