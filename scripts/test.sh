@@ -3,4 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --osworld-apps
-exec .venv/bin/python -m pytest -q "$@"
+# Two workers (pytest-xdist), each taking a whole file at a time (tests/conftest.py groups them): most
+# tests wait on browsers, desktops and processes, so two run in about the time of one on 2 cores.
+exec .venv/bin/python -m pytest -q -n 2 --dist loadgroup "$@"
