@@ -11,7 +11,7 @@ import signal
 import time
 from collections.abc import Iterable
 
-__all__ = ["alive", "descendants", "end_processes"]
+__all__ = ["alive", "descendants", "end_processes", "processes_with_environ"]
 
 
 def descendants(root: int) -> dict[int, list[bytes]]:
@@ -37,6 +37,22 @@ def descendants(root: int) -> dict[int, list[bytes]]:
         return False
 
     return {pid: argv for pid, argv in commands.items() if below(pid)}
+
+
+def processes_with_environ(name: bytes, values: set[bytes]) -> list[int]:
+    """The processes (of this user: others' environments are not readable) whose environment sets
+    `name` to one of `values`."""
+    wanted = {name + b"=" + value for value in values}
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as environ:
+                variables = environ.read().split(b"\0")
+        except OSError:
+            continue
+        if wanted.intersection(variables):
+            found.append(int(entry))
+    return found
 
 
 def alive(pid: int) -> bool:

@@ -42,7 +42,7 @@ from anyio.abc import TaskStatus
 
 from runtime.errors import NodeCrashed, NodeDied
 from runtime.node import load_app, serve_node
-from runtime.process_tree import descendants, end_processes
+from runtime.process_tree import descendants, end_processes, processes_with_environ
 from runtime.remote import NodeConnection, connect_node
 
 __all__ = [
@@ -120,8 +120,10 @@ async def ray_session(address: str | None = None, *, vms: int = 1) -> AsyncItera
     finally:
         if not connected_before:
             with anyio.CancelScope(shield=True):
-                started = _started_processes(ray) if started_here else []
+                heads = _head_processes(ray) if started_here else []
+                started = _processes_of(heads)
                 await anyio.to_thread.run_sync(ray.shutdown)
+                started = sorted({*started, *_processes_of(heads)})  # and any agent its raylet started late
                 await anyio.to_thread.run_sync(end_processes, started, RAY_EXIT_GRACE)
 
 
@@ -129,13 +131,19 @@ RAY_EXIT_GRACE = 5.0
 """Seconds the processes of a Ray started for a run get to exit after `ray.shutdown`; then SIGKILL."""
 
 
-def _started_processes(ray: ModuleType) -> list[int]:
-    """Every process of the Ray this process started: its head processes (GCS, raylet, dashboard,
-    monitors) and all below them (the raylet's agents and workers). A worker killed under a run
-    leaves the raylet's agents running after `ray.shutdown`, which does not know them."""
+def _head_processes(ray: ModuleType) -> list[int]:
+    """The head processes of the Ray this process started (GCS, raylet, monitors)."""
     node = ray._private.worker._global_node
-    heads = [info.process.pid for infos in (node.all_processes if node else {}).values() for info in infos]
-    return sorted({*heads, *(pid for head in heads for pid in descendants(head))})
+    return [info.process.pid for infos in (node.all_processes if node else {}).values() for info in infos]
+
+
+def _processes_of(heads: list[int]) -> list[int]:
+    """Every process of the Ray whose head processes are `heads`: those, all below them, and every
+    process a raylet of theirs started (its environment names the raylet), wherever it was reparented
+    to when its parent died. A worker killed under a run leaves the raylet's agents running after
+    `ray.shutdown`, which does not know them."""
+    return sorted({*heads, *(pid for head in heads for pid in descendants(head)),
+                   *processes_with_environ(b"RAY_RAYLET_PID", {str(head).encode() for head in heads})})
 
 
 def _connect(address: str | None, vms: int = 1) -> bool:
