@@ -75,7 +75,8 @@ SOLUTIONS: dict[str, list[tuple[str, str]]] = {
     "gimp/7767eef2-56a3-4cea-8c9f-48c070c7d65b": gimp_setting("gimprc", '(theme "Light")'),
     "libreoffice_impress/2cd43775-7085-45d8-89fa-9e35c0a915cf": [
         ("sh", f"pkill -x soffice.bin; while pgrep -x soffice.bin >/dev/null; do sleep 0.1; done; "
-               f"[ -f {XCU} ] || printf '{EMPTY_XCU}' > {XCU}; sed -i 's#</oor:items>#{AUTOSAVE}</oor:items>#' {XCU}")],
+               f"mkdir -p $(dirname {XCU}); [ -f {XCU} ] || printf '{EMPTY_XCU}' > {XCU}; "  # LibreOffice may not
+               f"sed -i 's#</oor:items>#{AUTOSAVE}</oor:items>#' {XCU}")],  # have made its profile yet
     "multi_apps/937087b6-f668-4ba6-9110-60682ee33441": [
         ("sh", "xdg-mime default vlc.desktop " + " ".join(f"video/{t}" for t in ("mp4", "x-matroska", "webm")))],
     "multi_apps/2373b66a-092d-44cb-bfd7-82e86e7a3b4d": [("sh", "sar -u 1 30 > ~/Desktop/System_Resources_Report.txt")],

@@ -22,10 +22,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import os
 import sys
 import types
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -90,10 +88,6 @@ def require() -> None:
 def load(module: str) -> types.ModuleType:
     """`desktop_env.<module>` from the reference, e.g. "evaluators.metrics.table"; skips when absent."""
     require()
-    if "numba" not in sys.modules:
-        # librosa (compare_audios) compiles its numba kernels on first use, 20 s and more on a fresh
-        # machine; run as plain Python they give the same numbers in a second
-        os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
     for library, modules in STUBBED.items():
         _stand_in(library, modules)
     if str(CLIENT) not in sys.path:
