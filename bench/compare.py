@@ -23,10 +23,10 @@ from statistics import mean
 from typing import Iterable, NoReturn, Sequence
 
 import msgspec
-from rich.console import Console
 from rich.table import Table
 
 from actors.run_folder import ResultLine, ResultsError
+from bench import terminal
 from bench.frame import read_run
 from bench.stats import RESAMPLES, mcnemar, paired_bootstrap, wilson
 from bench.summary import rate_with_interval
@@ -312,7 +312,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m bench.compare") -
     except ResultsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    console = Console()
+    console = terminal.console()
     different = task_set_difference(labels, lines, suites)
     if different and not args.allow_different_tasks:
         print(f"error: {different}; --allow-different-tasks compares the tasks every run has", file=sys.stderr)

@@ -27,7 +27,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 import bench
-from bench import plugins
+from bench import plugins, terminal
 from actors.run_folder import ResultsError, read_results
 from bench.api import RunPlan, execute, plan
 from actors.errors import ConfigError
@@ -286,7 +286,7 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
         entry = {"entry": "cli", "argv": [*started_as, *redacted_argv(argv, suite)]}
         planning = functools.partial(plan, args.suite, values, strict=False, name_of=_flag_namer(suite), entry=entry)
         tune_gc()
-        return anyio.run(_interruptible, functools.partial(_run, planning, Console(), planned), backend=args.backend)
+        return anyio.run(_interruptible, functools.partial(_run, planning, terminal.console(), planned), backend=args.backend)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

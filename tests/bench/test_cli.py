@@ -107,3 +107,15 @@ def test_cli_connect_without_a_token_is_refused_before_running(tmp_path):
     result = subprocess.run([sys.executable, "-m", "bench.supervisor", "--connect", "ws://127.0.0.1:9"],
                             cwd=ROOT, capture_output=True, text=True, timeout=60, env=env_less)
     assert result.returncode == 2 and "--connect needs a token" in result.stderr
+
+
+def test_a_piped_run_prints_each_row_of_its_table_on_one_line(tmp_path):
+    """Off a terminal rich would lay the table out at 80 columns and wrap every row's interval onto
+    more lines; without COLUMNS the table gets bench.terminal's width."""
+    env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
+    run = subprocess.run([sys.executable, "-m", "bench.supervisor", "--suite", "sim", "--episodes", "3",
+                          "--scale", "0.001", "--out", str(tmp_path / "run")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+    assert run.returncode == 0, run.stderr
+    [total] = [line for line in run.stdout.splitlines() if line.startswith("│ all ")]
+    assert "[" in total and "]" in total and "±" in total, run.stdout
