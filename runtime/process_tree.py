@@ -64,8 +64,10 @@ def alive(pid: int) -> bool:
         return False
 
 
-def end_processes(pids: Iterable[int], grace: float) -> list[int]:
-    """Give `pids` `grace` seconds to exit by themselves, then SIGKILL the rest; the pids killed."""
+def end_processes(pids: Iterable[int], grace: float, reaped_within: float = 5.0) -> list[int]:
+    """Give `pids` `grace` seconds to exit by themselves, then SIGKILL the rest and wait (at most
+    `reaped_within` seconds) until they are gone: a SIGKILL is delivered, not awaited, and a loaded
+    machine may run its target again before it dies. The pids killed."""
     waiting = set(pids)
     deadline = time.monotonic() + grace
     while waiting and time.monotonic() < deadline:
@@ -78,4 +80,7 @@ def end_processes(pids: Iterable[int], grace: float) -> list[int]:
             killed.append(pid)
         except ProcessLookupError:
             pass
+    deadline = time.monotonic() + reaped_within
+    while any(alive(pid) for pid in killed) and time.monotonic() < deadline:
+        time.sleep(0.02)
     return killed
