@@ -18,19 +18,19 @@ VLC reads it:
 - `check_qt_slider_colours`: the value of the last line mentioning
   `qt-slider-colours` (default VLC's), type `match` equal to
   `expected_qt_slider_colours`, type `blackish` every RGB triple with each
-  channel below `BLACKISH`; a rule that is not a dict, misses a key, or an
-  unreadable list scores 0 (OSWorld catches those), another type gives OSWorld no score (its function
-  returns None), so it raises here.
+  channel below `bench.formats.vlcrc.BLACKISH`; a rule that is not a dict,
+  misses a key, or an unreadable list scores 0 (OSWorld catches those),
+  another type gives OSWorld no score (its function returns None), so it
+  raises here.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
+from bench.formats.vlcrc import blackish, recordings_folder
 from bench.suites.osworld.errors import MetricFailed
 
-BLACKISH = 100
-"""OSWorld's threshold: a channel below it is dark."""
 VLC_DEFAULT_SLIDER = "153;210;153;20;210;20;255;199;15;245;39;29"
 
 
@@ -70,21 +70,7 @@ def _option_check(name: str, option: str, key: str, default: str) -> Callable[..
 def is_vlc_recordings_folder(result: bytes | None, rule: Any, **options: Any) -> float:
     lines = _lines(result, "is_vlc_recordings_folder")
     want = _wanted(rule, "recording_file_path", "is_vlc_recordings_folder")
-    for line in lines:
-        if line.startswith("#") or not line.strip():
-            continue
-        if "input-record-path" in line:
-            return float(line.split("=")[-1].strip() == want)
-    return 0.0
-
-
-def _blackish(colours: str) -> float:
-    try:
-        values = [int(part) for part in colours.split(";")]
-    except ValueError:
-        return 0.0
-    triples = zip(values[0::3], values[1::3], values[2::3])
-    return float(all(channel < BLACKISH for triple in triples for channel in triple))
+    return recordings_folder(lines, want)
 
 
 def check_qt_slider_colours(result: bytes | None, rule: Any, **options: Any) -> float:
@@ -94,7 +80,7 @@ def check_qt_slider_colours(result: bytes | None, rule: Any, **options: Any) -> 
     if rule["type"] == "match":
         return float("expected_qt_slider_colours" in rule and colours == rule["expected_qt_slider_colours"])
     if rule["type"] == "blackish":
-        return _blackish(colours)
+        return blackish(colours)
     raise MetricFailed(f"check_qt_slider_colours: rule type {rule['type']!r} is neither match nor blackish "
                        "(OSWorld's function returns None: no score)")
 

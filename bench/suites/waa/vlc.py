@@ -23,7 +23,8 @@ it the same way, including where that differs from how VLC reads it:
 - `check_qt_slider_colours`: the value of the last line mentioning
   `qt-slider-colours` (default VLC's), type `match` equal to
   `expected_qt_slider_colours`, type `blackish` every RGB triple with each
-  channel below `BLACKISH` (an unreadable list scores 0); another type scores 0
+  channel below `bench.formats.vlcrc.BLACKISH` (an unreadable list scores 0);
+  another type scores 0
   (WAA's function returns None, which its `evaluate()` scores 0).
 
 WAA opens the file it fetched, so a vlcrc that is not there (VLC never
@@ -37,10 +38,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from bench.formats.vlcrc import blackish, recordings_folder
 from bench.suites.waa.errors import MetricFailed, ReferenceCrash, rule_field
-
-BLACKISH = 100
-"""WAA's threshold: a channel below it is dark."""
 
 VLC_DEFAULT_SLIDER = "153;210;153;20;210;20;255;199;15;245;39;29"
 
@@ -94,21 +93,7 @@ def _hotkey(vlcrc: bytes | str, expected: dict[str, Any]) -> float:
 
 def _recordings_folder(vlcrc: bytes | str, expected: dict[str, Any]) -> float:
     want = rule_field(expected, "is_vlc_recordings_folder", "recording_file_path")
-    for line in _lines(vlcrc):
-        if line.startswith("#") or not line.strip():
-            continue
-        if "input-record-path" in line:
-            return float(line.split("=")[-1].strip() == want)
-    return 0.0
-
-
-def _blackish(colours: str) -> float:
-    try:
-        values = [int(part) for part in colours.split(";")]
-    except ValueError:
-        return 0.0
-    triples = zip(values[0::3], values[1::3], values[2::3])
-    return float(all(channel < BLACKISH for triple in triples for channel in triple))
+    return recordings_folder(_lines(vlcrc), want)
 
 
 def _slider(vlcrc: bytes | str, expected: dict[str, Any]) -> float:
@@ -117,7 +102,7 @@ def _slider(vlcrc: bytes | str, expected: dict[str, Any]) -> float:
     if kind == "match":
         return float(colours == rule_field(expected, "check_qt_slider_colours", "expected_qt_slider_colours"))
     if kind == "blackish":
-        return _blackish(colours)
+        return blackish(colours)
     return 0.0  # WAA's check returns None for another type, which its evaluate() scores 0
 
 

@@ -1,0 +1,33 @@
+"""VLC's vlcrc as WAA's and OSWorld's VLC checks read it: the same reading in both references.
+
+`recordings_folder`: the first uncommented line mentioning
+`input-record-path`, its text after the last `=`, compared exactly;
+`blackish`: every channel of a `;`-separated colour list below `BLACKISH`
+(a list that is not numbers scores 0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+__all__ = ["BLACKISH", "blackish", "recordings_folder"]
+
+BLACKISH = 100
+
+
+def recordings_folder(lines: Iterable[str], want: str) -> float:
+    for line in lines:
+        if line.startswith("#") or not line.strip():
+            continue
+        if "input-record-path" in line:
+            return float(line.split("=")[-1].strip() == want)
+    return 0.0
+
+
+def blackish(colours: str) -> float:
+    try:
+        values = [int(part) for part in colours.split(";")]
+    except ValueError:
+        return 0.0
+    triples = zip(values[0::3], values[1::3], values[2::3])
+    return float(all(channel < BLACKISH for triple in triples for channel in triple))
