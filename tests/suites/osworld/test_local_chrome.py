@@ -84,8 +84,16 @@ ALREADY_SOLVED = {"99146c54-4f37-4ab8-9327-5f3291665e1e"}
 `profile.default_content_setting_values`, which its getter reads as "delete data on close" turned on."""
 PASSWORDS = "12086550-11c0-466b-b367-1d9e75b3910e"
 """Read from the address bar in the tree: solved with keys, as a user would."""
-TO_PASSWORDS = ("pyautogui.hotkey('ctrl', 'l'); time.sleep(0.3); pyautogui.write('chrome://password-manager/passwords'); "
-                "pyautogui.press('enter'); time.sleep(1.0)")
+PASSWORDS_URL = "chrome://password-manager/passwords"
+TO_PASSWORDS = (f"pyautogui.hotkey('ctrl', 'l'); time.sleep(0.3); pyautogui.write('{PASSWORDS_URL}'); "
+                "pyautogui.press('enter')")
+WAIT_FOR_CHROME_TO_END = """
+import subprocess, time
+deadline = time.monotonic() + 30
+while subprocess.run(["pgrep", "chrom"], capture_output=True).returncode == 0 and time.monotonic() < deadline:
+    time.sleep(0.1)
+"""
+"""Chrome writes its profile as it exits: an edit made before it has gone would be overwritten."""
 INFEASIBLE = ["480bcfea-d68f-4aaa-a0a9-2589ef319381", "3720f614-37fd-4d04-8a6b-76f54f8c222d",
               "ae78f875-5b98-4907-bbb5-9c737fc68c03"]
 
@@ -95,14 +103,26 @@ async def solve(server, task) -> None:
     name = task.task_id.split("/", 1)[1]
     async with httpx.AsyncClient(base_url=server.url, headers={TOKEN_HEADER: server.token}, timeout=60) as http:
         if name == PASSWORDS:
-            while "Address and search bar" not in (await http.get("/accessibility")).text:
-                await anyio.sleep(0.2)  # as a user waits for the window before typing
-            (await http.post("/execute", json={"command": command(TO_PASSWORDS)})).raise_for_status()
+            await type_until_shown(http)
             return
         (await http.post("/setup/launch", json={"command": ["pkill", "chrome"]})).raise_for_status()
+        (await http.post("/execute", json={"command": ["python3", "-c", WAIT_FOR_CHROME_TO_END]})).raise_for_status()
         arguments = [json.dumps(PREFERENCES[name])] if name in PREFERENCES else []
         done = (await http.post("/execute", json={"command": ["python3", "-c", PROGRAMS[name], *arguments]})).json()
     assert done["returncode"] == 0, done
+
+
+async def type_until_shown(http: httpx.AsyncClient) -> None:
+    """Type the address as a user would: once the window is there, and again if a loaded machine lost
+    keys (the address bar shows what was typed once Chrome has gone there)."""
+    while "Address and search bar" not in (await http.get("/accessibility")).text:
+        await anyio.sleep(0.2)
+    for _ in range(3):
+        (await http.post("/execute", json={"command": command(TO_PASSWORDS)})).raise_for_status()
+        with anyio.move_on_after(10):
+            while "password-manager/passwords" not in (await http.get("/accessibility")).text:
+                await anyio.sleep(0.3)
+            return
 
 
 async def run(tasks, solve=None):
@@ -122,4 +142,4 @@ async def test_the_chrome_tasks_untouched_solved_and_declared_infeasible():
     assert all(score == 0.0 for task, (score, _) in verdicts.items() if task not in ALREADY_SOLVED), verdicts
     solved = await run(list(tasks.values()), solve)
     outcome = {task: (result.score, result.reason) for task, result in solved.items()}
-    assert all(score == 1.0 for score, _ in outcome.values()), outcome
+    assert {task: verdict for task, verdict in outcome.items() if verdict[0] != 1.0} == {}
