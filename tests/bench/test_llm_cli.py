@@ -92,7 +92,8 @@ def test_without_the_preflight_a_wrong_key_ends_every_episode_as_a_model_service
         assert line.result.error_kind.value == "model_service" and line.categories == {"system": 1.0}
         assert "HTTP 401 (check the API key): Incorrect API key provided." in line.result.reason
         (call,) = read_calls(episode_dir(tmp_path / "run", line.result.task_id, line.result.attempt))
-        assert (call.role, call.step, call.reply) == ("agent", 1, "") and "Incorrect API key" in call.error
+        assert (call.role, call.step, call.reply, call.gave_up) == ("agent", 1, "", True)
+        assert "Incorrect API key" in call.error
     overall = json.loads((tmp_path / "run" / "summary.json").read_text())["overall"]
     assert overall["model_service_errors"] == 4 and overall["agent_errors"] == 0
     assert not role_requests(server, classifier_prompt)  # nothing of the agent's to classify
