@@ -35,11 +35,14 @@ def _thumbnail(folder: Path, last_step: int) -> int | None:
 
 
 class FinishedRuns:
-    """Cards for every episode of the given run folders, and their screenshots."""
+    """Cards for every episode of the given run folders, and their screenshots. `ids` name the
+    runs in screenshot URLs (default: their positions), so a server of many selections of runs
+    can tell one run's screenshots from another's; they label the runs too."""
 
-    def __init__(self, folders: list[Path]) -> None:
+    def __init__(self, folders: list[Path], ids: list[str] | None = None) -> None:
         self.folders = [Path(folder) for folder in folders]
-        self.labels = run_labels([str(folder) for folder in self.folders])
+        self.ids = ids or [str(run) for run in range(len(self.folders))]
+        self.labels = run_labels(ids or [str(folder) for folder in self.folders])
         results = [read_run(folder) for folder in self.folders]
         self.comparison = compare(list(zip(self.labels, results))) if len(self.folders) > 1 else None
         self.cards = [self._card(run, line) for run, lines in enumerate(results) for line in _last_per_task(lines)]
@@ -55,7 +58,7 @@ class FinishedRuns:
             steps, viewport, unreadable = read_steps(folder), read_viewport(folder, 1), ""
         except ResultsError as exc:  # one garbled episode is shown as such; the rest of the run still is
             steps, viewport, unreadable = [], None, str(exc)
-        base = shot_base(run, result.episode_id)
+        base = shot_base(self.ids[run], result.episode_id)
         thumbnail = _thumbnail(folder, max([s.step for s in steps], default=1))
         started = min((s.started_at for s in steps if s.started_at), default=0.0)
         return {
@@ -74,23 +77,24 @@ class FinishedRuns:
                 "comparison": self.comparison, "paired": paired}
 
     def screenshot(self, path: str) -> bytes | None:
-        """The PNG at a page path /runs/<run>/shot/<episode>/<step>; None if the path is not one."""
+        """The PNG at a page path /runs/<run id>/shot/<episode>/<step>; None if the path is not one."""
         match = _SHOT.match(path)
-        if match is None or int(match["run"]) >= len(self.folders):
+        run_id = match and urllib.parse.unquote(match["run"])
+        if run_id not in self.ids:
             return None
-        episode = urllib.parse.unquote(match["episode"])
-        card = next((c for c in self.cards if c["run"] == int(match["run"]) and c["episode_id"] == episode), None)
+        run, episode = self.ids.index(run_id), urllib.parse.unquote(match["episode"])
+        card = next((c for c in self.cards if c["run"] == run and c["episode_id"] == episode), None)
         if card is None:
             return b""
         folder = episode_dir(self.folders[card["run"]], card["task_id"], card["attempt"])
         return read_screenshot(folder, int(match["step"]))
 
 
-_SHOT = re.compile(r"^/runs/(?P<run>\d+)/shot/(?P<episode>[^/]+)/(?P<step>\d+)$")
+_SHOT = re.compile(r"^/runs/(?P<run>[^/]+)/shot/(?P<episode>[^/]+)/(?P<step>\d+)$")
 
 
-def shot_base(run: int, episode_id: str) -> str:
-    return f"/runs/{run}/shot/{urllib.parse.quote(episode_id, safe='')}"
+def shot_base(run_id: str, episode_id: str) -> str:
+    return f"/runs/{urllib.parse.quote(run_id, safe='')}/shot/{urllib.parse.quote(episode_id, safe='')}"
 
 
 def _last_per_task(lines: list[ResultLine]) -> list[ResultLine]:

@@ -48,19 +48,29 @@ def page_html() -> bytes:
     return page.replace("/*TIMELINE*/", (folder / "timeline.js").read_text()).encode()
 
 
+def refused(request, token: str | None) -> tuple[int, str, bytes] | None:
+    """The 401 answer to a request without the viewer's token, or None when it may be served."""
+    refusal = None if token is None else token_refusal(request, token, in_query=True)
+    return None if refusal is None else (401, _TEXT, f"troupe viewer: {refusal}\n".encode())
+
+
+def not_found(what: str) -> tuple[int, str, bytes]:
+    return 404, _TEXT, f"troupe viewer: {what}\n".encode()
+
+
 async def answer(request, token: str | None, page: bytes,
                  shot: Callable[[str], Awaitable[bytes | None]]) -> tuple[int, str, bytes]:
     """An HTTP request to a viewer: the page, a screenshot (`shot` maps a path to its PNG), or 401/404."""
-    refusal = None if token is None else token_refusal(request, token, in_query=True)
+    refusal = refused(request, token)
     if refusal is not None:
-        return 401, _TEXT, f"troupe viewer: {refusal}\n".encode()
+        return refusal
     path = urllib.parse.urlsplit(request.path).path
     if path in ("/", "/index.html"):
         return 200, _HTML, page
     png = await shot(path)
     if png:
         return 200, "image/png", png
-    return 404, _TEXT, f"troupe viewer: nothing at {path}\n".encode()
+    return not_found(f"nothing at {path}")
 
 
 async def refuse_input(ws: WebSocket, scope: anyio.CancelScope) -> None:
