@@ -29,6 +29,7 @@ from typing import Any
 from actors.run_folder import RESULTS, ResultsError
 from bench.frame import read_run
 from bench.summary import success_cell, summarize
+from bench.viewer.files import StepFile
 from bench.viewer.folders import FinishedRuns
 
 __all__ = ["Catalog", "UnknownRun", "run_version"]
@@ -90,11 +91,11 @@ class Catalog:
                 self._opened.popitem(last=False)
         return runs
 
-    def screenshot(self, path: str) -> bytes | None:
-        """The PNG at a page path /runs/<run id>/shot/<episode>/<step> of an opened run, or None."""
+    def step_file(self, wanted: StepFile) -> bytes:
+        """A file of one step of an episode of an opened run (b"" when no opened selection has it)."""
         with self._lock:
             opened = list(reversed(self._opened.values()))
-        return next((png for png in map(lambda runs: runs.screenshot(path), opened) if png), None)
+        return next((content for content in (runs.step_file(wanted) for runs in opened) if content), b"")
 
 
 def run_version(folder: Path) -> tuple[int, int]:

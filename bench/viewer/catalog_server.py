@@ -7,7 +7,8 @@ One port, read-only, on 127.0.0.1 unless told otherwise:
   `/search?q=TEXT` the episodes that mention TEXT (`Search.find`);
 - `/view?run=ID[&run=ID...]` the viewer page over those runs (several: compared),
   whose stream `/events?run=ID...` sends their snapshot, as `FinishedRunsServer`
-  does for the runs it was started with; `/runs/ID/shot/...` their screenshots.
+  does for the runs it was started with; `/runs/ID/<kind>/...` their step files
+  (`bench.viewer.files`).
 
 Reading a run (every step record) and searching read many files, so they run in
 worker threads and the server keeps answering.
@@ -29,7 +30,8 @@ from runtime.websocket import POLICY_VIOLATION, WebSocket, serve
 
 from bench.viewer.catalog import Catalog, UnknownRun
 from bench.viewer.search import Search
-from bench.viewer.server import not_found, page_html, refuse_input, refused
+from bench.viewer.files import StepFile
+from bench.viewer.server import answer, not_found, page_html, refuse_input, refused
 
 __all__ = ["CatalogServer"]
 
@@ -94,5 +96,7 @@ class CatalogServer:
                 except UnknownRun as exc:
                     return not_found(str(exc))
                 return 200, _HTML, self._page
-        png = await anyio.to_thread.run_sync(self.catalog.screenshot, parts.path)
-        return (200, "image/png", png) if png else not_found(f"nothing at {parts.path}")
+        return await answer(request, self.token, self._page, self._step_file)
+
+    async def _step_file(self, wanted: StepFile) -> bytes:
+        return await anyio.to_thread.run_sync(self.catalog.step_file, wanted)
