@@ -3,6 +3,8 @@ headless Chromium. The runs are real sim runs (one agent that errs, one that doe
 model transcript written by the ResultSink's own writer (no model runs here), and one run is garbled."""
 
 import json
+import os
+import shutil
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -52,6 +54,7 @@ def test_the_runs_under_a_folder_are_listed_newest_first_searched_and_opened(roo
     instruction = read_task(episode_dir(root / "2026/baseline", "sim-0-0002", 1)).instruction
     failed_task, reason = failed_reason(root / "clumsy")
     with viewer(root) as url, chromium_page() as page:
+        opens_only_runs_under_its_folder(url, root)
         page.goto(url)
         page.wait_for_selector("#runs tbody tr")
         ids = page.eval_on_selector_all("#runs tbody tr", "rows => rows.map(r => r.dataset.run)")
@@ -99,17 +102,27 @@ def test_the_runs_under_a_folder_are_listed_newest_first_searched_and_opened(roo
         assert page.locator("#compare .paired h3").all_text_contents() == ["clumsy against baseline"]
 
 
-def test_the_folder_server_opens_only_runs_under_its_folder(root):
-    with viewer(root) as url:
-        bare, token = url.split("?")
-        for run in ("..", "notes", "2026"):
-            with pytest.raises(urllib.error.HTTPError) as refused:
-                urllib.request.urlopen(f"{bare}view?run={run}&{token}", timeout=5)
-            assert refused.value.code == 404
-            assert refused.value.read().decode() == f"troupe viewer: no run {run!r} under {root}\n"
+def opens_only_runs_under_its_folder(url: str, root: Path) -> None:
+    bare, token = url.split("?")
+    for run in ("..", "notes", "2026"):
         with pytest.raises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(f"{bare}runs.json", timeout=5)
-        assert refused.value.code == 401
+            urllib.request.urlopen(f"{bare}view?run={run}&{token}", timeout=5)
+        assert refused.value.code == 404
+        assert refused.value.read().decode() == f"troupe viewer: no run {run!r} under {root}\n"
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(f"{bare}runs.json", timeout=5)
+    assert refused.value.code == 401
+
+
+def test_a_summary_older_than_the_last_result_gives_way_to_the_results(root, tmp_path):
+    """A resumed run (or one going on) has a summary.json of its earlier end: the row counts results.jsonl."""
+    run = tmp_path / "resumed"
+    shutil.copytree(root / "clumsy", run)
+    lines = (run / "results.jsonl").read_text().splitlines(keepends=True)
+    (run / "results.jsonl").write_text("".join(lines[:2]))
+    os.utime(run / "summary.json", ns=(0, 0))
+    (row,) = Catalog(tmp_path).rows()
+    assert row["episodes"] == 2 and row["success"].startswith(f"{row['succeeded']}/2 ")
 
 
 def test_the_catalog_finds_runs_at_any_depth_but_not_inside_a_run_or_a_hidden_folder(root, tmp_path):
