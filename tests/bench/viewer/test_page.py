@@ -26,7 +26,7 @@ def free_port() -> int:
 
 def supervisor(out, port, *flags):
     return subprocess.Popen(
-        [sys.executable, "-m", "bench.supervisor", "--suite", "sim", "--episodes", "24", "--concurrency", "3",
+        [sys.executable, "-m", "bench.supervisor", "--suite", "sim", "--episodes", "200", "--concurrency", "3",
          "--scale", "0.15", "--agent-error-rate", "0", "--out", str(out), "--viewer", f"127.0.0.1:{port}", "--viewer-token", TOKEN,
          *flags],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -61,7 +61,8 @@ OVERLAP = """() => {
 def test_the_page_shows_live_cards_updates_and_reconnects_after_a_restart(tmp_path):
     port = free_port()
     url = f"http://127.0.0.1:{port}/?token={TOKEN}"
-    process = supervisor(tmp_path / "run", port)  # 24 episodes: far more than the test watches
+    # 200 episodes: far more than the test watches (a run that ends tells the page, which then stops reconnecting)
+    process = supervisor(tmp_path / "run", port)
     try:
         wait_until_serving(url, process)
         with chromium_page() as page:
