@@ -26,10 +26,10 @@ TRANSCRIPT_WORDS = "the Quorble button is greyed out"
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory) -> Path:
-    """runs/2026/baseline (every episode succeeds), then runs/clumsy (most fail; one has a transcript),
-    runs/broken (a results.jsonl that is not JSON) and runs/notes (no run)."""
+    """runs/2026/baseline (every episode succeeds), runs/2026/tuned, then runs/clumsy (most fail; one has
+    a transcript), runs/broken (a results.jsonl that is not JSON) and runs/notes (no run)."""
     root = tmp_path_factory.mktemp("runs")
-    for out, error_rate in (("2026/baseline", 0.0), ("clumsy", 0.8)):
+    for out, error_rate in (("2026/baseline", 0.0), ("2026/tuned", 0.3), ("clumsy", 0.8)):
         bench.run_sync("sim", options={"episodes": 4, "scale": 0, "agent_error_rate": error_rate},
                        summarizer="none", out=str(root / out))
     folder = episode_dir(root / "clumsy", "sim-0-0001", 1)
@@ -58,8 +58,8 @@ def test_the_runs_under_a_folder_are_listed_newest_first_searched_and_opened(roo
         page.goto(url)
         page.wait_for_selector("#runs tbody tr")
         ids = page.eval_on_selector_all("#runs tbody tr", "rows => rows.map(r => r.dataset.run)")
-        assert sorted(ids) == ["2026/baseline", "broken", "clumsy"]
-        assert ids.index("clumsy") < ids.index("2026/baseline")  # the newest first
+        assert sorted(ids) == ["2026/baseline", "2026/tuned", "broken", "clumsy"]
+        assert ids.index("clumsy") < ids.index("2026/tuned") < ids.index("2026/baseline")  # the newest first
         baseline = page.locator("#runs tr[data-run='2026/baseline'] td").all_text_contents()
         assert baseline[2:4] == ["sim", "sim"] and baseline[4] == "4/4 100% [51, 100]" and baseline[5] == "4"
         assert page.locator("#runs tr[data-run='2026/baseline'] .rate .interval").count() == 1
@@ -96,10 +96,13 @@ def test_the_runs_under_a_folder_are_listed_newest_first_searched_and_opened(roo
         page.check("#runs tr[data-run=clumsy] input")
         assert page.is_disabled("#compare")  # one run is no comparison
         page.check("#runs tr[data-run='2026/baseline'] input")
+        page.check("#runs tr[data-run='2026/tuned'] input")
         page.click("#compare")
         page.wait_for_selector("#compare table.domains")
-        assert page.text_content("#status") == "finished: baseline vs clumsy"  # the older run is the baseline
-        assert page.locator("#compare .paired h3").all_text_contents() == ["clumsy against baseline"]
+        assert page.text_content("#status") == "finished: baseline vs tuned vs clumsy"  # the oldest is the baseline
+        assert page.locator("#compare table.domains tr").first.locator("th").count() == 4  # domain and 3 runs
+        assert page.locator("#compare .paired h3").all_text_contents() == ["tuned against baseline",
+                                                                           "clumsy against baseline"]
 
 
 def opens_only_runs_under_its_folder(url: str, root: Path) -> None:
@@ -126,7 +129,7 @@ def test_a_summary_older_than_the_last_result_gives_way_to_the_results(root, tmp
 
 
 def test_the_catalog_finds_runs_at_any_depth_but_not_inside_a_run_or_a_hidden_folder(root, tmp_path):
-    assert set(Catalog(root).runs()) == {"2026/baseline", "clumsy", "broken"}
+    assert set(Catalog(root).runs()) == {"2026/baseline", "2026/tuned", "clumsy", "broken"}
     hidden = tmp_path / ".trash" / "old"
     hidden.mkdir(parents=True)
     (hidden / "results.jsonl").write_text("")
@@ -141,8 +144,8 @@ def test_the_catalog_finds_runs_at_any_depth_but_not_inside_a_run_or_a_hidden_fo
 
 def test_search_names_a_run_it_cannot_read_and_still_searches_the_others(root):
     found = Search(Catalog(root)).find("sim-0-0003")
-    assert {(hit["run"], hit["field"]) for hit in found["hits"]} == {("2026/baseline", "task id"),
-                                                                      ("clumsy", "task id")}
+    assert {(hit["run"], hit["field"]) for hit in found["hits"]} == {
+        ("2026/baseline", "task id"), ("2026/tuned", "task id"), ("clumsy", "task id")}
     assert "results.jsonl:1: malformed line" in found["unreadable"]["broken"]
 
 
