@@ -1,14 +1,19 @@
 """`python -m bench.viewer URL`: follow a run's live steps in a terminal;
-`python -m bench.viewer RUN_DIR [RUN_DIR ...]`: browse finished runs in the live page.
+`python -m bench.viewer RUN_DIR [RUN_DIR ...]`: browse finished runs in the live page;
+`python -m bench.viewer FOLDER`: browse, search and compare every run under FOLDER.
 
 Given run folders, it serves them read-only on 127.0.0.1 with the page a live
 run uses (several folders: compared side by side) and prints the page's URL.
+Given one folder that is no run but holds runs (at any depth), it serves a page
+listing them, the newest first, with a search over their episodes; any run, or
+any selection of them compared, opens in the same page as above.
 
 URL is what the supervisor printed for `--viewer` (http://HOST:PORT/?token=...)
 or the stream's ws:// address. The stream is JSON, so this reads it without
 troupe's classes. When the run ends it prints how the episodes finished and
 exits; `--follow` waits for the next run instead (a supervisor restarted and
-resuming, say). A refused token ends it with the server's reason.
+resuming, say). A refused token ends it with the server's reason; an address
+where nothing answers, with one line saying so (with `--follow`, it waits).
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from rich.console import Console
 from rich.text import Text
 
 from protocols import TroupeError
-from actors.run_folder import ResultsError
+from actors.run_folder import RESULTS, ResultsError
 from runtime.websocket import ConnectionClosed, HandshakeError, connect
 
 
@@ -57,7 +62,9 @@ def line(message: dict) -> list[Text]:
         case "snapshot":
             episodes = message["episodes"]
             running = [c for c in episodes if c["status"] == "running"]
-            lines = [Text(f"connected: {len(running)} running, {len(episodes) - len(running)} finished", "bold")]
+            earlier = len(message.get("earlier") or {})
+            lines = [Text(f"connected: {len(running)} running, {len(episodes) - len(running)} finished"
+                          + (f", {earlier} finished before this run resumed" if earlier else ""), "bold")]
             return lines + [Text(f"  {c['task_id']}  step {len(c['steps'])}  {c['status']}") for c in running]
         case "episode_started":
             card = message["card"]
@@ -82,7 +89,9 @@ def line(message: dict) -> list[Text]:
 
 
 class Tally:
-    """Episodes finished per status, as the stream told them, for the summary at the end."""
+    """Episodes finished per status, as the stream told them, for the summary at the end; a
+    resumed run's snapshot names the episodes it finished before (`earlier`), which count too.
+    Keyed by task, so a run seen again after a reconnect is not counted twice."""
 
     def __init__(self) -> None:
         self.statuses: dict[str, str] = {}
@@ -90,6 +99,7 @@ class Tally:
     def see(self, message: dict) -> None:
         match message.get("msg"):
             case "snapshot":
+                self.statuses.update(message.get("earlier") or {})
                 self.statuses.update({c["task_id"]: c["status"] for c in message["episodes"]
                                       if c["status"] != "running"})
             case "episode_finished":
@@ -110,9 +120,14 @@ class ViewerRefused(TroupeError):
     """The server refused this viewer (a wrong or missing token); the text is its reason."""
 
 
+class NoRunThere(TroupeError):
+    """Nothing answered at the viewer's address (and the viewer was not told to wait for a run)."""
+
+
 async def follow(url: str, token: str | None, out: Callable[[Text], None], *, keep_following: bool = False) -> None:
     """Print the stream at `url` until the run ends, then a summary; with `keep_following`,
-    reconnect (with backoff) to whatever run serves there next, until interrupted."""
+    reconnect (with backoff) to whatever run serves there next, until interrupted. Without it,
+    an address where nothing answers is NoRunThere: a mistyped port is said, not retried forever."""
     delay = 0.25
     tally = Tally()
     while True:
@@ -121,6 +136,9 @@ async def follow(url: str, token: str | None, out: Callable[[Text], None], *, ke
         except HandshakeError as exc:
             raise ViewerRefused(f"viewer refused: {exc.body or exc}") from None
         except (OSError, TimeoutError) as exc:
+            if not keep_following:
+                raise NoRunThere(f"no run at {url}: {exc or type(exc).__name__} "
+                                 f"(--follow waits for one)") from None
             out(Text(f"(no run at {url}: {exc}; retrying)", "dim"))
         else:
             delay = 0.25
@@ -141,9 +159,9 @@ async def follow(url: str, token: str | None, out: Callable[[Text], None], *, ke
 
 def main(argv: list[str] | None = None, prog: str = "python -m bench.viewer") -> int:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
-    parser.add_argument("targets", nargs="+", metavar="URL | RUN_DIR",
+    parser.add_argument("targets", nargs="+", metavar="URL | RUN_DIR | FOLDER",
                         help="the viewer URL the supervisor printed (http://HOST:PORT/?token=...), "
-                             "or one or more finished run folders to browse")
+                             "one or more finished run folders to browse, or a folder of runs")
     parser.add_argument("--token", default=None,
                         help="token, if the URL does not carry it; with run folders, require it of the page")
     parser.add_argument("--follow", action="store_true",
@@ -161,7 +179,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m bench.viewer") ->
     console = Console(highlight=False)
     try:
         anyio.run(lambda: follow(url, args.token or token, console.print, keep_following=args.follow))
-    except ViewerRefused as exc:
+    except (ViewerRefused, NoRunThere) as exc:
         print(exc, file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -170,18 +188,27 @@ def main(argv: list[str] | None = None, prog: str = "python -m bench.viewer") ->
 
 
 def serve_folders(parser: argparse.ArgumentParser, folders: list[Path], token: str | None, port: int) -> int:
-    """Serve finished run folders until interrupted, after printing the page's URL."""
+    """Serve finished run folders, or the runs under one folder, until interrupted, after printing
+    the page's URL."""
+    from bench.viewer.catalog import Catalog
+    from bench.viewer.catalog_server import CatalogServer
     from bench.viewer.folders import FinishedRuns
     from bench.viewer.server import FinishedRunsServer
 
-    try:
-        runs = FinishedRuns(folders)
-    except ResultsError as exc:
-        parser.error(str(exc))
+    if len(folders) == 1 and folders[0].is_dir() and not (folders[0] / RESULTS).exists():
+        catalog = Catalog(folders[0])
+        if not catalog.runs():
+            parser.error(f"{folders[0]}: not a run folder (no {RESULTS}), and no run folder under it")
+        server = CatalogServer(catalog, token=token)
+    else:
+        try:
+            server = FinishedRunsServer(FinishedRuns(folders), token=token)
+        except ResultsError as exc:
+            parser.error(str(exc))
 
     async def serve() -> None:
         async with anyio.create_task_group() as tg:
-            bound = await tg.start(FinishedRunsServer(runs, token=token).run, "127.0.0.1", port)
+            bound = await tg.start(server.run, "127.0.0.1", port)
             print(f"viewer: http://127.0.0.1:{bound}/" + (" (add ?token=<the token>)" if token else ""), flush=True)
 
     refused: OSError | None = None
