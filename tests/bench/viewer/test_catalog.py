@@ -9,6 +9,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import anyio
 import pytest
 
 import bench
@@ -16,8 +17,11 @@ from actors.run_folder import episode_dir, read_task
 from actors.transcript import ScreenshotFiles, write_calls
 from bench.viewer.__main__ import main
 from bench.viewer.catalog import Catalog, UnknownRun
+from bench.viewer.catalog_server import CatalogServer
 from bench.viewer.search import Search
 from protocols import ModelCall
+from runtime.websocket import ConnectionClosed, connect
+from tests.bench.viewer.test_server import http_get, receive_json
 from tests.bench.viewer.test_runs import artifacts, viewer
 from tests.chromium import chromium_page
 
@@ -128,6 +132,17 @@ def test_a_summary_older_than_the_last_result_gives_way_to_the_results(root, tmp
     assert row["episodes"] == 2 and row["success"].startswith(f"{row['succeeded']}/2 ")
 
 
+def test_a_summary_whose_counts_are_no_counts_is_a_row_naming_it(root, tmp_path):
+    run = tmp_path / "edited"
+    shutil.copytree(root / "2026/baseline", run)
+    summary = json.loads((run / "summary.json").read_text())
+    summary["overall"]["succeeded"] = "all"
+    (run / "summary.json").write_text(json.dumps(summary))
+    (row,) = Catalog(tmp_path).rows()
+    assert row["error"] == f"{run / 'summary.json'}: overall has 'all' of 4 episodes succeeded, not counts"
+    assert (row["suite"], row["agent"]) == ("sim", "sim")  # what could be read is still shown
+
+
 def test_the_catalog_finds_runs_at_any_depth_but_not_inside_a_run_or_a_hidden_folder(root, tmp_path):
     assert set(Catalog(root).runs()) == {"2026/baseline", "2026/tuned", "clumsy", "broken"}
     hidden = tmp_path / ".trash" / "old"
@@ -147,6 +162,9 @@ def test_search_names_a_run_it_cannot_read_and_still_searches_the_others(root):
     assert {(hit["run"], hit["field"]) for hit in found["hits"]} == {
         ("2026/baseline", "task id"), ("2026/tuned", "task id"), ("clumsy", "task id")}
     assert "results.jsonl:1: malformed line" in found["unreadable"]["broken"]
+    first = Search(Catalog(root)).find("sim-0-", limit=5)
+    assert len(first["hits"]) == 5 and first["more"] == 3 * 4 - 5  # every task id of the three runs
+    assert Search(Catalog(root)).find('"role"')["hits"] == []  # the transcript's JSON is not its text
 
 
 def test_a_folder_with_no_run_under_it_is_refused_by_name(tmp_path, capsys):
@@ -155,3 +173,25 @@ def test_a_folder_with_no_run_under_it_is_refused_by_name(tmp_path, capsys):
         main([str(tmp_path)])
     assert exit.value.code == 2
     assert f"{tmp_path}: not a run folder (no results.jsonl), and no run folder under it" in capsys.readouterr().err
+
+
+@pytest.mark.anyio
+async def test_the_folder_server_lists_searches_and_streams_a_selection_on_either_loop(root):
+    async with anyio.create_task_group() as tg:
+        port = await tg.start(CatalogServer(Catalog(root), token="t").run)
+        status, body = await http_get(port, "/runs.json?token=t")
+        assert status == 200 and len(json.loads(body)["runs"]) == 4
+        status, body = await http_get(port, "/search?q=quorble&token=t")
+        assert [(hit["run"], hit["field"]) for hit in json.loads(body)["hits"]] == [("clumsy", "transcript")]
+        ws = await connect(f"ws://127.0.0.1:{port}/events?run=2026%2Fbaseline&run=clumsy", token="t")
+        snapshot = await receive_json(ws)
+        assert snapshot["runs"] == ["baseline", "clumsy"] and snapshot["home"] is True
+        card = snapshot["episodes"][-1]
+        assert card["files"]["shot"].startswith("/runs/clumsy/shot/")
+        status, png = await http_get(port, f"{card['files']['shot']}/1?token=t")
+        assert status == 200 and png.startswith(b"\x89PNG")
+        await ws.close()
+        refused = await connect(f"ws://127.0.0.1:{port}/events?run=..", token="t")
+        with anyio.fail_after(5), pytest.raises(ConnectionClosed, match="no run '..' under"):
+            await refused.receive()
+        tg.cancel_scope.cancel()
