@@ -70,6 +70,10 @@ class ModelCall(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaul
     gave_up: bool = False
     """The request it served got no usable answer: after this call, the agent's decision ended the
     episode as an agent error, the step got no change summary, or the episode no classification."""
+    images: dict[str, bytes] = {}
+    """The bytes of each image of `messages`, by sha256, in flight to the ResultSink, which writes
+    those no screenshot file holds (a set-of-marks picture, a screenshot scaled for the model) as
+    files of their own; never written into the transcript."""
 
 
 class ChangeSummary(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):

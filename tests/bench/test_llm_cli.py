@@ -52,6 +52,8 @@ def test_an_llm_run_writes_summaries_and_analysis_to_the_run_folder_and_never_th
                and "step limit reached" in line.signals for line in failed)
     assert len(role_requests(server, classifier_prompt)) == len(failed)
 
+    metrics = json.loads((tmp_path / "run" / "summary.json").read_text())["metrics"]
+    assert metrics["grounded_steps"] > 0 and metrics["grounding_accuracy"] == 1.0  # against the sim's own goals
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())["taxonomy"]
     assert summary["categories"] == {"navigation_planning": len(failed), "success": 4 - len(failed)}
     assert sorted(summary["episodes"]["navigation_planning"]) == sorted(line.result.episode_id for line in failed)
@@ -152,11 +154,12 @@ def assert_transcript(run: Path, line, marked: bool) -> None:
     for call in (c for c in calls if c.role == "agent"):
         assert call.messages[0]["role"] == "system" and "Task: " in call.messages[1]["content"][0]["text"]
         (image,) = [part for part in call.messages[1]["content"] if part["type"] == "image"]
-        if marked:  # the marks, listed in the prompt, drawn on a picture no step file holds
-            assert MARKS_HEADING in call.messages[1]["content"][1]["text"] and "file" not in image
+        if marked:  # the marks, listed in the prompt, drawn on a picture of its own
+            assert MARKS_HEADING in call.messages[1]["content"][1]["text"]
+            assert image["file"].startswith("agent-") and image["file"] <= f"agent-{call.step:03d}.png"
         else:
             assert image["file"] == f"step-{call.step - 1:03d}.png"
-            assert hashlib.sha256((folder / image["file"]).read_bytes()).hexdigest() == image["sha256"]
+        assert hashlib.sha256((folder / image["file"]).read_bytes()).hexdigest() == image["sha256"]
     targets = [r.action.target for r in steps if getattr(r.action, "target", None) is not None]
     assert targets and all(t.node_id and t.bbox for t in targets)  # by mark or id: grounded in the tree
     assert b"data:image" not in (folder / "calls.jsonl").read_bytes()
