@@ -18,7 +18,7 @@ from protocols import Task
 from bench.suites.sim.checker import SimChecker
 from actors.backends.sim.node import build
 from bench.config import RunConfig, option
-from bench.suites.base import Suite
+from bench.suites.base import Suite, repeat_seed
 
 _FIELDS = ["Name", "Email", "City", "Phone", "Company", "Title"]
 _BOXES = ["Subscribe", "Agree to terms", "Remember me", "Dark mode"]
@@ -93,6 +93,12 @@ class SimSuite(Suite):
 
     def selection(self) -> list[Task]:
         return self.tasks
+
+    def repeated(self, task: Task, repeat: int) -> Task:
+        """Repeat R draws the simulated agent's and VM's chances from `repeat_seed(seed, R)`."""
+        sim = task.raw_config["sim"]
+        raw_config = {**task.raw_config, "sim": {**sim, "seed": repeat_seed(sim["seed"], repeat)}}
+        return msgspec.structs.replace(task, repeat=repeat, raw_config=raw_config)
 
     def checker(self) -> SimChecker:
         return SimChecker()
