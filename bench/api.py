@@ -301,7 +301,7 @@ async def _episodes(plan: RunPlan, started: datetime.datetime, placed: dict[str,
                 else:
                     relayed.set()
                 if config.viewer is not None:
-                    await _start_viewer(tg, bus, config, out, say)
+                    await _start_viewer(tg, bus, plan, say)
                 await _runner(plan, Outlets(sink=sink, bus=bus), on_result, vm_slot).run(plan.pending)
                 await sink.ask(Flush())
                 bus.close()
@@ -565,12 +565,18 @@ async def _relay(events, on_event: Callable[[Any], Any], done: anyio.Event) -> N
         done.set()
 
 
-async def _start_viewer(tg, bus: EventBus, config: RunConfig, out: Path, say: Callable[[str], None]) -> None:
+async def _start_viewer(tg, bus: EventBus, plan: RunPlan, say: Callable[[str], None]) -> None:
     from bench.viewer.server import ViewerServer
+    from bench.viewer.state import status_of
 
+    config = plan.config
     host, port = config.viewer_address()
     token = config.viewer_token or os.environ.get("TROUPE_VIEWER_TOKEN")
-    viewer = ViewerServer(bus, token=token, run_dir=out, summarizing=config.summarizer != "none")
+    earlier = {line.result.task_id: status_of(line.result)  # a resumed run's finished episodes
+               for line in count_results(read_results(plan.out), plan.selection).lines
+               if line.result.task_id in plan.done}
+    viewer = ViewerServer(bus, token=token, run_dir=plan.out, summarizing=config.summarizer != "none",
+                          earlier=earlier)
     serve = functools.partial(viewer.run, host, port)
     try:
         bound = await tg.start(_watching_only, serve, say)

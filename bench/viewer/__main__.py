@@ -8,7 +8,8 @@ URL is what the supervisor printed for `--viewer` (http://HOST:PORT/?token=...)
 or the stream's ws:// address. The stream is JSON, so this reads it without
 troupe's classes. When the run ends it prints how the episodes finished and
 exits; `--follow` waits for the next run instead (a supervisor restarted and
-resuming, say). A refused token ends it with the server's reason.
+resuming, say). A refused token ends it with the server's reason; an address
+where nothing answers, with one line saying so (with `--follow`, it waits).
 """
 
 from __future__ import annotations
@@ -57,7 +58,9 @@ def line(message: dict) -> list[Text]:
         case "snapshot":
             episodes = message["episodes"]
             running = [c for c in episodes if c["status"] == "running"]
-            lines = [Text(f"connected: {len(running)} running, {len(episodes) - len(running)} finished", "bold")]
+            earlier = len(message.get("earlier") or {})
+            lines = [Text(f"connected: {len(running)} running, {len(episodes) - len(running)} finished"
+                          + (f", {earlier} finished before this run resumed" if earlier else ""), "bold")]
             return lines + [Text(f"  {c['task_id']}  step {len(c['steps'])}  {c['status']}") for c in running]
         case "episode_started":
             card = message["card"]
@@ -82,7 +85,9 @@ def line(message: dict) -> list[Text]:
 
 
 class Tally:
-    """Episodes finished per status, as the stream told them, for the summary at the end."""
+    """Episodes finished per status, as the stream told them, for the summary at the end; a
+    resumed run's snapshot names the episodes it finished before (`earlier`), which count too.
+    Keyed by task, so a run seen again after a reconnect is not counted twice."""
 
     def __init__(self) -> None:
         self.statuses: dict[str, str] = {}
@@ -90,6 +95,7 @@ class Tally:
     def see(self, message: dict) -> None:
         match message.get("msg"):
             case "snapshot":
+                self.statuses.update(message.get("earlier") or {})
                 self.statuses.update({c["task_id"]: c["status"] for c in message["episodes"]
                                       if c["status"] != "running"})
             case "episode_finished":
@@ -110,9 +116,14 @@ class ViewerRefused(TroupeError):
     """The server refused this viewer (a wrong or missing token); the text is its reason."""
 
 
+class NoRunThere(TroupeError):
+    """Nothing answered at the viewer's address (and the viewer was not told to wait for a run)."""
+
+
 async def follow(url: str, token: str | None, out: Callable[[Text], None], *, keep_following: bool = False) -> None:
     """Print the stream at `url` until the run ends, then a summary; with `keep_following`,
-    reconnect (with backoff) to whatever run serves there next, until interrupted."""
+    reconnect (with backoff) to whatever run serves there next, until interrupted. Without it,
+    an address where nothing answers is NoRunThere: a mistyped port is said, not retried forever."""
     delay = 0.25
     tally = Tally()
     while True:
@@ -121,6 +132,9 @@ async def follow(url: str, token: str | None, out: Callable[[Text], None], *, ke
         except HandshakeError as exc:
             raise ViewerRefused(f"viewer refused: {exc.body or exc}") from None
         except (OSError, TimeoutError) as exc:
+            if not keep_following:
+                raise NoRunThere(f"no run at {url}: {exc or type(exc).__name__} "
+                                 f"(--follow waits for one)") from None
             out(Text(f"(no run at {url}: {exc}; retrying)", "dim"))
         else:
             delay = 0.25
@@ -161,7 +175,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m bench.viewer") ->
     console = Console(highlight=False)
     try:
         anyio.run(lambda: follow(url, args.token or token, console.print, keep_following=args.follow))
-    except ViewerRefused as exc:
+    except (ViewerRefused, NoRunThere) as exc:
         print(exc, file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -22,7 +22,7 @@ import urllib.parse
 from functools import partial
 from importlib import resources
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, Mapping
 
 import anyio
 from anyio.abc import TaskStatus
@@ -76,12 +76,12 @@ async def refuse_input(ws: WebSocket, scope: anyio.CancelScope) -> None:
 
 class ViewerServer:
     def __init__(self, bus: EventBus, *, token: str | None = None, run_dir: Path | None = None,
-                 queue: int = 256, summarizing: bool = True) -> None:
+                 queue: int = 256, summarizing: bool = True, earlier: Mapping[str, str] | None = None) -> None:
         self.bus = bus
         self.token = token
         self.run_dir = run_dir
         self.queue = queue
-        self.state = ViewerState(summarizing=summarizing)
+        self.state = ViewerState(summarizing=summarizing, earlier=earlier)
         self.updates = EventBus()
         self._page = page_html()
 

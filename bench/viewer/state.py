@@ -11,6 +11,9 @@ and only the latest few per card are kept in memory (the run folder has the
 rest, though a step's PNG may be written a moment after the next step was
 taken, so memory answers for those); finished cards beyond
 `keep_finished` are forgotten, oldest first, so a long run's viewer stays small.
+
+A resumed run's episodes that finished before it started have no events; the
+snapshot names them (`earlier`: task id -> status) so a viewer can count them.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 import urllib.parse
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 import msgspec
 
@@ -93,14 +96,17 @@ def status_of(result: EpisodeResult) -> str:
 
 
 class ViewerState:
-    def __init__(self, keep_finished: int = 200, *, summarizing: bool = True) -> None:
+    def __init__(self, keep_finished: int = 200, *, summarizing: bool = True,
+                 earlier: Mapping[str, str] | None = None) -> None:
         self.summarizing = summarizing  # whether change summaries will come (not with --summarizer none)
+        self.earlier = dict(earlier or {})
+        """The status of each task the run folder held a result for when this run started."""
         self.cards: OrderedDict[str, Card] = OrderedDict()
         self.by_episode: dict[str, str] = {}
         self.keep_finished = keep_finished
 
     def snapshot(self) -> dict[str, Any]:
-        return {"msg": "snapshot", "summarizing": self.summarizing,
+        return {"msg": "snapshot", "summarizing": self.summarizing, "earlier": self.earlier,
                 "episodes": [card.to_json() for card in self.cards.values()]}
 
     def card(self, episode_id: str) -> Card | None:

@@ -1,11 +1,13 @@
 """`python -m bench.viewer URL`: live steps in colour, a summary when the run ends, then exit."""
 
 import functools
+import socket
 
 import anyio
 import pytest
 
-from bench.viewer.__main__ import ViewerRefused, follow, stream_url
+import bench
+from bench.viewer.__main__ import NoRunThere, ViewerRefused, follow, main, stream_url
 from protocols import EpisodeFinished, EpisodeResult, ErrorKind
 from runtime.events import EventBus
 from tests.bench.viewer.test_server import start_viewer, started, step
@@ -76,3 +78,71 @@ async def test_the_terminal_viewer_stops_with_the_servers_reason_on_a_wrong_toke
 def test_the_terminal_viewer_names_a_url_it_cannot_use():
     with pytest.raises(ValueError, match="expected http://HOST:PORT/"):
         stream_url("ftp://127.0.0.1:1/")
+
+
+async def test_the_terminal_viewer_counts_the_episodes_a_resumed_run_finished_before():
+    bus = EventBus()
+    lines = []
+    async with anyio.create_task_group() as outer:
+        async with anyio.create_task_group() as run:
+            _, port = await start_viewer(run, bus, earlier={"forms/t0": "succeeded", "forms/t9": "failed"})
+            outer.start_soon(follow, f"ws://127.0.0.1:{port}/events", None, lines.append)
+            await wait_for(lines, 1)
+            for event in (started(), finished("forms/t1", success=True)):
+                bus.publish(event)
+            await wait_for(lines, 3)
+            run.cancel_scope.cancel()
+        await wait_for(lines, 5)
+    assert lines[0].plain == "connected: 0 running, 0 finished, 2 finished before this run resumed"
+    assert lines[-1].plain == "run ended: 3 episodes finished, 1 failed, 2 succeeded"
+
+
+def unused_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def test_a_resumed_runs_viewer_names_what_the_folder_already_held(tmp_path):
+    """The real run, resumed with a viewer: the terminal counts the earlier episodes with this run's."""
+    out = tmp_path / "run"
+    await bench.run("sim", options={"episodes": 3, "scale": 0}, summarizer="none", out=str(out))
+    port = unused_port()
+    lines = []
+    watching = anyio.Event()
+
+    async def hold_the_run_until_watched(event):
+        await watching.wait()
+
+    async def watch():
+        with anyio.fail_after(30):
+            while True:
+                try:
+                    return await follow(f"ws://127.0.0.1:{port}/events", None, see)
+                except NoRunThere:
+                    await anyio.sleep(0.02)
+
+    def see(text):
+        lines.append(text.plain)
+        watching.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(watch)
+        run = await bench.run("sim", options={"episodes": 5, "scale": 0}, summarizer="none", out=str(out),
+                              viewer=f"127.0.0.1:{port}", on_event=hold_the_run_until_watched)
+    assert len(run.results) == 5
+    assert lines[0].startswith("connected: ") and lines[0].endswith(", 3 finished before this run resumed")
+    assert lines[-1].startswith("run ended: 5 episodes finished")
+
+
+async def test_without_follow_an_address_where_nothing_answers_is_said_not_retried():
+    url = f"ws://127.0.0.1:{unused_port()}/events"
+    with anyio.fail_after(10), pytest.raises(NoRunThere, match=rf"^no run at {url}: .+ \(--follow waits for one\)$"):
+        await follow(url, None, print)
+
+
+def test_the_command_ends_with_one_line_and_status_2_where_nothing_answers(capsys):
+    port = unused_port()
+    assert main([f"http://127.0.0.1:{port}/"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"no run at ws://127.0.0.1:{port}/events: ") and err.count("\n") == 1
