@@ -572,9 +572,9 @@ async def _start_viewer(tg, bus: EventBus, plan: RunPlan, say: Callable[[str], N
     config = plan.config
     host, port = config.viewer_address()
     token = config.viewer_token or os.environ.get("TROUPE_VIEWER_TOKEN")
-    earlier = {line.result.task_id: status_of(line.result)  # a resumed run's finished episodes
-               for line in count_results(read_results(plan.out), plan.selection).lines
-               if line.result.task_id in plan.done}
+    # a resumed run's finished episodes, named as the viewer's cards are
+    earlier = {episode_label(line.result.task_id, line.result.repeat): status_of(line.result)
+               for line in plan.counted().lines if (line.result.task_id, line.result.repeat) in plan.done}
     viewer = ViewerServer(bus, token=token, run_dir=plan.out, summarizing=config.summarizer != "none",
                           earlier=earlier)
     serve = functools.partial(viewer.run, host, port)

@@ -245,7 +245,7 @@ def method(comparison: Comparison) -> str:
             if repeated else "")
     return (f"pp = percentage points; {unit}95% interval: percentile paired bootstrap over tasks, "
             f"{comparison.resamples} resamples, seed {comparison.seed}; {test}; "
-            "episodes with a harness error in either run are not paired")
+            f"{'episodes' if repeated else 'tasks'} with a harness error in either run are not paired")
 
 
 def task_set_difference(labels: Sequence[str], runs: Sequence[Iterable[ResultLine]],

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from actors.run_folder import (
-    ResultLine, ResultsError, episode_dir, read_screenshot, read_steps, read_task, read_viewport, screenshot_path,
+    ResultLine, ResultsError, episode_label, read_screenshot, read_steps, read_task, read_viewport, result_dir,
+    screenshot_path,
 )
 from bench.compare import compare, method, run_labels, statements
 from bench.frame import read_run
@@ -46,7 +47,7 @@ class FinishedRuns:
 
     def _card(self, run: int, line: ResultLine) -> dict[str, Any]:
         result = line.result
-        folder = episode_dir(self.folders[run], result.task_id, result.attempt)
+        folder = result_dir(self.folders[run], result)
         try:
             instruction = read_task(folder).instruction
         except ResultsError:
@@ -59,7 +60,8 @@ class FinishedRuns:
         thumbnail = _thumbnail(folder, max([s.step for s in steps], default=1))
         started = min((s.started_at for s in steps if s.started_at), default=0.0)
         return {
-            "task_id": result.task_id, "episode_id": result.episode_id, "attempt": result.attempt,
+            "task_id": episode_label(result.task_id, result.repeat), "repeat": result.repeat,
+            "episode_id": result.episode_id, "attempt": result.attempt,
             "started_at": started, "domain": result.domain, "instruction": instruction,
             "status": status_of(result), "steps": steps, "run": run, "shot_base": base,
             "shot": None if thumbnail is None else f"{base}/{thumbnail}", "unreadable": unreadable,
@@ -82,8 +84,7 @@ class FinishedRuns:
         card = next((c for c in self.cards if c["run"] == int(match["run"]) and c["episode_id"] == episode), None)
         if card is None:
             return b""
-        folder = episode_dir(self.folders[card["run"]], card["task_id"], card["attempt"])
-        return read_screenshot(folder, int(match["step"]))
+        return read_screenshot(result_dir(self.folders[card["run"]], card["result"]), int(match["step"]))
 
 
 _SHOT = re.compile(r"^/runs/(?P<run>\d+)/shot/(?P<episode>[^/]+)/(?P<step>\d+)$")
@@ -94,5 +95,5 @@ def shot_base(run: int, episode_id: str) -> str:
 
 
 def _last_per_task(lines: list[ResultLine]) -> list[ResultLine]:
-    """A task retried has several lines; its last one is its verdict (as in the report)."""
-    return list({line.result.task_id: line for line in lines}.values())
+    """A task (a repeat of one) retried has several lines; its last one is its verdict (as in the report)."""
+    return list({(line.result.task_id, line.result.repeat): line for line in lines}.values())

@@ -12,6 +12,8 @@ from actors.run_folder import RESULTS, read_results, read_task, result_dir
 from bench.suites.base import REPEAT_STRIDE, repeat_seed
 from bench.suites.miniwob.suite import MiniWobSuite, miniwob_task, task_names
 from bench.suites.sim.suite import SimSuite, sim_tasks
+from bench.viewer.folders import FinishedRuns, shot_base
+from bench.viewer.state import ViewerState
 from tests.bench.test_cli import run_cli
 from tests.bench.test_compare import compare_cli
 
@@ -120,3 +122,22 @@ def test_the_cli_table_says_which_interval_and_gives_pass_at_k_and_compare_pairs
     assert "all: clumsy solves" in text and "(of 18 episodes of 6 tasks paired:" in text
     assert "repeats paired by task and repeat (same seed)" in text
     assert "p: paired sign-flip test over the tasks' mean differences (McNemar's by simulation), 500 draws" in text
+
+
+async def test_the_viewers_give_each_repeat_a_card_and_find_its_screens(tmp_path, anyio_backend):
+    events = []
+    run = await bench.run("sim", options={**SIM, "episodes": 2}, repeats=2, out=tmp_path / "run",
+                          on_event=events.append)
+    labels = sorted(f"{task.task_id}~2" if repeat == 2 else task.task_id
+                    for task in sim_tasks(2) for repeat in (1, 2))
+
+    live = ViewerState()
+    for event in events:
+        live.apply(event)
+    assert sorted(card["task_id"] for card in live.snapshot()["episodes"]) == labels
+
+    finished = FinishedRuns([run.folder])
+    assert sorted(card["task_id"] for card in finished.cards) == labels
+    second = next(card for card in finished.cards if card["repeat"] == 2)
+    shot = finished.screenshot(f"{shot_base(0, second['episode_id'])}/1")
+    assert shot == (result_dir(run.folder, second["result"]) / "step-001.png").read_bytes() and shot
