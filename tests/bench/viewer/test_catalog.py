@@ -128,6 +128,17 @@ def test_a_summary_older_than_the_last_result_gives_way_to_the_results(root, tmp
     assert row["episodes"] == 2 and row["success"].startswith(f"{row['succeeded']}/2 ")
 
 
+def test_a_summary_whose_counts_are_no_counts_is_a_row_naming_it(root, tmp_path):
+    run = tmp_path / "edited"
+    shutil.copytree(root / "2026/baseline", run)
+    summary = json.loads((run / "summary.json").read_text())
+    summary["overall"]["succeeded"] = "all"
+    (run / "summary.json").write_text(json.dumps(summary))
+    (row,) = Catalog(tmp_path).rows()
+    assert row["error"] == f"{run / 'summary.json'}: overall has 'all' of 4 episodes succeeded, not counts"
+    assert (row["suite"], row["agent"]) == ("sim", "sim")  # what could be read is still shown
+
+
 def test_the_catalog_finds_runs_at_any_depth_but_not_inside_a_run_or_a_hidden_folder(root, tmp_path):
     assert set(Catalog(root).runs()) == {"2026/baseline", "2026/tuned", "clumsy", "broken"}
     hidden = tmp_path / ".trash" / "old"
@@ -147,6 +158,9 @@ def test_search_names_a_run_it_cannot_read_and_still_searches_the_others(root):
     assert {(hit["run"], hit["field"]) for hit in found["hits"]} == {
         ("2026/baseline", "task id"), ("2026/tuned", "task id"), ("clumsy", "task id")}
     assert "results.jsonl:1: malformed line" in found["unreadable"]["broken"]
+    first = Search(Catalog(root)).find("sim-0-", limit=5)
+    assert len(first["hits"]) == 5 and first["more"] == 3 * 4 - 5  # every task id of the three runs
+    assert Search(Catalog(root)).find('"role"')["hits"] == []  # the transcript's JSON is not its text
 
 
 def test_a_folder_with_no_run_under_it_is_refused_by_name(tmp_path, capsys):
