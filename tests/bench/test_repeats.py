@@ -12,7 +12,8 @@ from actors.run_folder import RESULTS, read_results, read_task, result_dir
 from bench.suites.base import REPEAT_STRIDE, repeat_seed
 from bench.suites.miniwob.suite import MiniWobSuite, miniwob_task, task_names
 from bench.suites.sim.suite import SimSuite, sim_tasks
-from bench.viewer.folders import FinishedRuns, shot_base
+from bench.viewer.files import parse
+from bench.viewer.folders import FinishedRuns
 from bench.viewer.state import ViewerState
 from tests.bench.test_cli import run_cli
 from tests.bench.test_compare import compare_cli
@@ -139,5 +140,5 @@ async def test_the_viewers_give_each_repeat_a_card_and_find_its_screens(tmp_path
     finished = FinishedRuns([run.folder])
     assert sorted(card["task_id"] for card in finished.cards) == labels
     second = next(card for card in finished.cards if card["repeat"] == 2)
-    shot = finished.screenshot(f"{shot_base(0, second['episode_id'])}/1")
+    shot = finished.step_file(parse(f"{second['files']['shot']}/1"))
     assert shot == (result_dir(run.folder, second["result"]) / "step-001.png").read_bytes() and shot
