@@ -9,6 +9,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import anyio
 import pytest
 
 import bench
@@ -16,8 +17,11 @@ from actors.run_folder import episode_dir, read_task
 from actors.transcript import ScreenshotFiles, write_calls
 from bench.viewer.__main__ import main
 from bench.viewer.catalog import Catalog, UnknownRun
+from bench.viewer.catalog_server import CatalogServer
 from bench.viewer.search import Search
 from protocols import ModelCall
+from runtime.websocket import ConnectionClosed, connect
+from tests.bench.viewer.test_server import http_get, receive_json
 from tests.bench.viewer.test_runs import artifacts, viewer
 from tests.chromium import chromium_page
 
@@ -169,3 +173,25 @@ def test_a_folder_with_no_run_under_it_is_refused_by_name(tmp_path, capsys):
         main([str(tmp_path)])
     assert exit.value.code == 2
     assert f"{tmp_path}: not a run folder (no results.jsonl), and no run folder under it" in capsys.readouterr().err
+
+
+@pytest.mark.anyio
+async def test_the_folder_server_lists_searches_and_streams_a_selection_on_either_loop(root):
+    async with anyio.create_task_group() as tg:
+        port = await tg.start(CatalogServer(Catalog(root), token="t").run)
+        status, body = await http_get(port, "/runs.json?token=t")
+        assert status == 200 and len(json.loads(body)["runs"]) == 4
+        status, body = await http_get(port, "/search?q=quorble&token=t")
+        assert [(hit["run"], hit["field"]) for hit in json.loads(body)["hits"]] == [("clumsy", "transcript")]
+        ws = await connect(f"ws://127.0.0.1:{port}/events?run=2026%2Fbaseline&run=clumsy", token="t")
+        snapshot = await receive_json(ws)
+        assert snapshot["runs"] == ["baseline", "clumsy"] and snapshot["home"] is True
+        card = snapshot["episodes"][-1]
+        assert card["files"]["shot"].startswith("/runs/clumsy/shot/")
+        status, png = await http_get(port, f"{card['files']['shot']}/1?token=t")
+        assert status == 200 and png.startswith(b"\x89PNG")
+        await ws.close()
+        refused = await connect(f"ws://127.0.0.1:{port}/events?run=..", token="t")
+        with anyio.fail_after(5), pytest.raises(ConnectionClosed, match="no run '..' under"):
+            await refused.receive()
+        tg.cancel_scope.cancel()
