@@ -8,7 +8,9 @@ fails. A policy that raises, or answers with anything but a valid
 serving the next. A policy whose model service failed (`ModelServiceError`)
 gets an answer instead, a `Decision` carrying the failure in `model_error`:
 it crosses any transport as data, and the episode ends as a model-service
-error, not an agent failure.
+error, not an agent failure. A policy whose model gave no usable action
+(`NoAnswer`) gets one too, the reason in `agent_error`: the episode ends as
+an agent error, and the calls that tried reach its transcript.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from runtime.actor import Actor
 from runtime.errors import Refused
 
 from actors.answers import answer
-from actors.errors import ModelServiceError
+from actors.errors import ModelServiceError, NoAnswer
 
 NAME = "agent"
 
@@ -49,3 +51,5 @@ class Agent(Actor):
         except ModelServiceError as exc:
             reason = f"{type(exc).__name__}: {exc}"
             return Decision(action=Fail(reason=reason), model_error=reason, calls=exc.calls)
+        except NoAnswer as exc:
+            return Decision(action=Fail(reason=str(exc)), agent_error=str(exc), calls=exc.calls)

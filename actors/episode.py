@@ -115,7 +115,7 @@ class _Episode:
         self.ended_by = ""
         self.ended_trace = ""
         self.model_error = ""
-        self.unrecorded: deque[StepSummarized] = deque()  # published, not yet told to the ResultSink
+        self.unrecorded: deque[StepSummarized | ModelCalled] = deque()  # published, not yet told to the ResultSink
 
     async def run(self) -> EpisodeOutcome:
         started = self.now()
@@ -188,9 +188,11 @@ class _Episode:
             step_limit.check(step - 1)
             began = self.now()
             decision = await self._decide(step, observation)
-            if decision.model_error:
+            if decision.model_error or decision.agent_error:
                 if decision.calls:
                     await self.crew.outlets.emit(ModelCalled(episode_id=self.episode_id, calls=decision.calls))
+                if decision.agent_error:
+                    raise AgentFailed(f"{self.crew.agent.name}: {decision.agent_error}")
                 raise ModelServiceFailed(f"model service error: {decision.model_error}")
             decided = self.now()
             if decision.action.terminal:
@@ -261,7 +263,7 @@ class _Episode:
         if self.crew.summarizer is None:
             return None
         return StepSummaries(self.crew.summarizer, group, self.limits.call_seconds,
-                             episode_id=self.episode_id, answered=self._summarized)
+                             episode_id=self.episode_id, answered=self._summarized, spent=self._unsummarized)
 
     def _summarized(self, step: int, summary: ChangeSummary) -> None:
         """Step `step`'s summary has arrived (in the Summarizer's task): into the history, out to the bus
@@ -269,13 +271,22 @@ class _Episode:
         calls, summary = summary.calls, msgspec.structs.replace(summary, calls=())
         self.summaries[step] = summary
         self.history[step - 1] = msgspec.structs.replace(self.history[step - 1], summary=summary)
-        event = StepSummarized(episode_id=self.episode_id, summary=summary, calls=calls)
+        self._later(StepSummarized(episode_id=self.episode_id, summary=summary, calls=calls))
+
+    def _unsummarized(self, calls: tuple[ModelCall, ...]) -> None:
+        """The model calls of a summary that failed or came too late (in the Summarizer's task): for the
+        transcript."""
+        if calls:
+            self._later(ModelCalled(episode_id=self.episode_id, calls=calls))
+
+    def _later(self, event: StepSummarized | ModelCalled) -> None:
+        """Out to the bus now, to the ResultSink with the next step's record (this must not block)."""
         self.crew.outlets.publish(event)
         if self.crew.outlets.sink is not None:
             self.unrecorded.append(event)
 
     async def _record_summaries(self) -> None:
-        """Tell the ResultSink the summaries that arrived since the last record."""
+        """Tell the ResultSink the summaries (and failed summaries' calls) that arrived since the last record."""
         while self.unrecorded:
             await self.crew.outlets.record(self.unrecorded.popleft())
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from protocols import ModelCall
-from runtime.errors import TroupeError
+from runtime.errors import Refused, TroupeError
 
-__all__ = ["ConfigError", "ModelServiceError"]
+__all__ = ["ConfigError", "ModelServiceError", "NoAnswer"]
 
 
 class ConfigError(TroupeError, ValueError):
@@ -24,3 +24,13 @@ class ModelServiceError(TroupeError):
 
     calls: tuple[ModelCall, ...] = ()
     """The model calls made for the request that failed, the failed one last, for the transcript."""
+
+
+class NoAnswer(Refused):
+    """A model gave no usable answer: it refused the request, or every reply it gave was of no use.
+    The role that asked refuses that one request (an agent error, a step without a change summary,
+    an episode without a classification); `calls` are the calls that tried, for the transcript."""
+
+    def __init__(self, message: str, calls: tuple[ModelCall, ...]) -> None:
+        super().__init__(message)
+        self.calls = calls

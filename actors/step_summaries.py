@@ -13,7 +13,8 @@ Each request's call limit counts from when its step asked, waiting for its
 turn included: a request whose turn comes later is dropped, an answer that
 comes later is ignored (as a timed-out ask's would be), and `finish` waits
 for an answer no longer than that. A Summarizer that fails costs that one
-summary (logged), never the episode.
+summary (logged), never the episode; the model calls of an answer that holds
+no summary (the judge gave up), or came past its limit, go to `spent`.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Callable
 
 import msgspec
 
-from protocols import ChangeSummary, Summarize, Summarized
+from protocols import ChangeSummary, ModelCall, Summarize, Summarized
 from runtime.actor import Ref, ask_soon
 from runtime.errors import ActorError, CallTimeout
 from runtime.loop import TaskGroup, Waiter, loop_clock, wakeup_factory
@@ -48,18 +49,20 @@ class _Asking:
 
 class StepSummaries:
     """Asks `summarizer` for the summaries of one episode's steps; hands each, timestamped, to
-    `answered(step, summary)`.
+    `answered(step, summary)`, and the model calls of an answer that made no summary to `spent(calls)`.
 
-    `answered` is called in whichever task brings the answer, the Summarizer's
-    as a rule: it must not block."""
+    Both are called in whichever task brings the answer, the Summarizer's
+    as a rule: they must not block."""
 
     def __init__(self, summarizer: Ref, group: TaskGroup, call_seconds: float, *,
-                 episode_id: str, answered: Callable[[int, ChangeSummary], None]) -> None:
+                 episode_id: str, answered: Callable[[int, ChangeSummary], None],
+                 spent: Callable[[tuple[ModelCall, ...]], None] = lambda calls: None) -> None:
         self._summarizer = summarizer
         self._group = group  # for the asks a Ref cannot take with `ask_soon`
         self._call_seconds = call_seconds
         self._episode_id = episode_id
         self._answered = answered
+        self._spent = spent
         self._now = loop_clock()
         self._waiting: deque[tuple[Summarize, float]] = deque()  # (request, asked), in step order
         self._asking: _Asking | None = None
@@ -113,12 +116,15 @@ class StepSummaries:
         if error is None and answered_at > asking.deadline:
             error = self._timed_out()
         try:
-            if error is None and isinstance(reply, Summarized):
+            if not isinstance(reply, Summarized):
+                self._missed(asking.step, error or TypeError(
+                    f"{self._summarizer.name} answered {type(reply).__name__}, not Summarized"))
+            elif error is None and reply.summary is not None:
                 self._answered(asking.step, msgspec.structs.replace(
                     reply.summary, asked_at=asking.asked, answered_at=answered_at))
             else:
-                self._missed(asking.step, error or TypeError(
-                    f"{self._summarizer.name} answered {type(reply).__name__}, not Summarized"))
+                self._missed(asking.step, error or reply.error)
+                self._spent(reply.summary.calls if reply.summary is not None else reply.calls)
         finally:
             self._settled.wake()
             self._ask_next()
@@ -126,5 +132,5 @@ class StepSummaries:
     def _timed_out(self) -> CallTimeout:
         return CallTimeout(self._summarizer.name, Summarize.__name__, self._call_seconds)
 
-    def _missed(self, step: int, error: BaseException) -> None:
+    def _missed(self, step: int, error: BaseException | str) -> None:
         logger.warning("episode %s step %d: no change summary: %s", self._episode_id, step, error)

@@ -2,7 +2,9 @@
 
 The episode asks it about step t and moves straight on to step t+1; the
 summary is recorded against step t whenever it arrives. A judge that fails
-costs that one summary (see `actors.answers`), never the episode.
+costs that one summary (see `actors.answers`), never the episode; one whose
+model gave no usable judgement, or whose model service failed, answers with
+no summary, saying why, and the calls that tried go to the transcript.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from runtime.actor import Actor
 from runtime.errors import Refused
 
 from actors.answers import answer
+from actors.errors import ModelServiceError, NoAnswer
 
 NAME = "summarizer"
 
@@ -30,4 +33,13 @@ class Summarizer(Actor):
     async def handle(self, message: Any) -> Any:
         if not isinstance(message, Summarize):
             raise Refused(f"Summarizer does not handle {type(message).__name__}")
-        return Summarized(summary=await answer("judge", self.judge.summarize(message), ChangeSummary))
+        try:
+            return Summarized(summary=await answer("judge", self._judged(message), ChangeSummary))
+        except NoAnswer as exc:
+            return Summarized(error=str(exc), calls=exc.calls)
+
+    async def _judged(self, request: Summarize) -> ChangeSummary:
+        try:
+            return await self.judge.summarize(request)
+        except ModelServiceError as exc:
+            raise NoAnswer(f"model service error: {type(exc).__name__}: {exc}", exc.calls) from exc

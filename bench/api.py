@@ -36,7 +36,7 @@ from contextlib import ExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable, Iterator, Unpack
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Iterator, Unpack
 
 import anyio
 import msgspec
@@ -75,10 +75,15 @@ from runtime.host import run_local_host
 from runtime.remote import run_local_node
 from runtime.seats import RemoteNode, SharedNodes, greet_nodes, seat_slots
 
+if TYPE_CHECKING:
+    from bench.viewer.server import ViewerServer
+
 __all__ = ["ConfigError", "Run", "RunPlan", "execute", "load_run", "plan", "run", "run_sync"]
 
 logger = logging.getLogger(__name__)
 
+VIEWERS_TOLD = 2.0
+"""Seconds a run that ends gives its live viewer to tell the pages watching it (they then show the finished run)."""
 RUN_INFO = "run.json"
 SUMMARY = "summary.json"
 
@@ -287,12 +292,14 @@ async def _episodes(plan: RunPlan, started: datetime.datetime, placed: dict[str,
                     tg.start_soon(_relay, stack.enter_context(bus.subscribe()), on_event, relayed)
                 else:
                     relayed.set()
-                if config.viewer is not None:
-                    await _start_viewer(tg, bus, plan, say)
+                viewer = None if config.viewer is None else await _start_viewer(tg, bus, plan, say)
                 await _runner(plan, Outlets(sink=sink, bus=bus), on_result, vm_slot).run(plan.pending)
                 await sink.ask(Flush())
                 bus.close()
                 await relayed.wait()
+                if viewer is not None:
+                    with anyio.move_on_after(VIEWERS_TOLD):
+                        await viewer.told()
             tg.cancel_scope.cancel()
 
 
@@ -552,7 +559,7 @@ async def _relay(events, on_event: Callable[[Any], Any], done: anyio.Event) -> N
         done.set()
 
 
-async def _start_viewer(tg, bus: EventBus, plan: RunPlan, say: Callable[[str], None]) -> None:
+async def _start_viewer(tg, bus: EventBus, plan: RunPlan, say: Callable[[str], None]) -> ViewerServer:
     from bench.viewer.server import ViewerServer
     from bench.viewer.state import status_of
 
@@ -563,13 +570,15 @@ async def _start_viewer(tg, bus: EventBus, plan: RunPlan, say: Callable[[str], N
                for line in count_results(read_results(plan.out), plan.selection).lines
                if line.result.task_id in plan.done}
     viewer = ViewerServer(bus, token=token, run_dir=plan.out, summarizing=config.summarizer != "none",
-                          earlier=earlier)
+                          earlier=earlier, total=len(plan.tasks),
+                          last_screen_shows_work=plan.suite.last_screen_shows_work)
     serve = functools.partial(viewer.run, host, port)
     try:
         bound = await tg.start(_watching_only, serve, say)
     except Exception as exc:  # the port taken since `plan` checked it: one line, as `plan` would have said
         raise ConfigError(f"--viewer {config.viewer}: cannot listen there ({describe(exc)})") from None
     say(f"viewer: http://{host}:{bound}/" + (" (add ?token=<viewer token>)" if token else ""))
+    return viewer
 
 
 async def _watching_only(serve, say: Callable[[str], None], *, task_status=anyio.TASK_STATUS_IGNORED) -> None:

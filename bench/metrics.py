@@ -36,8 +36,10 @@ def run_metrics(episodes: list[Episode]) -> dict:
     return metrics
 
 
-def _rate(count: int, total: int) -> float:
-    return count / total if total else 0.0
+def _rate(count: int, total: int) -> float | None:
+    """None (null in summary.json, "n/a" in the report) where there is nothing to count: a rate
+    over no steps is undefined, and 0 would read as an agent that always missed."""
+    return count / total if total else None
 
 
 def _actor_seconds(steps: list[StepRecord]) -> dict[str, float]:

@@ -1,11 +1,14 @@
-"""report.html: one self-contained file a browser opens straight from the run folder.
+"""report.html: one file a browser opens straight from the run folder.
 
-Success per domain as a bar chart, the failure taxonomy counts, the run
-metrics, a sortable table of episodes, and the steps of an episode chosen from
-a list: each step's action, change summary and timings beside the screen it
-acted on (an image of the run folder, linked relatively, so the report stays
-one file however many screenshots the run took), and its per-step timeline,
-drawn by the same script the live viewer uses. Everything is rendered here
+Success per domain as a bar chart drawn to scale, the failure taxonomy
+counts, the run metrics ("n/a" where one is undefined), a sortable table of
+episodes, and the steps of an episode chosen from a list: each step's action,
+change summary and timings beside the screen it acted on, the screen after its
+last step, and its per-step timeline, drawn by the same script the live viewer
+uses. The screens are images of the run folder, linked relatively, so the
+report stays small however many screenshots the run took, and says so; with
+`inline` (`python -m bench.report RUN --inline`) they are embedded and the
+file stands alone, to be mailed or archived. Everything is rendered here
 except the steps and the timeline, whose data is embedded as JSON.
 Every value from the run is escaped: task ids and reasons are untrusted text.
 An episode whose files are garbled is listed with the error naming the file,
@@ -15,15 +18,19 @@ run) are named above the table; neither stops the rest of the report.
 
 from __future__ import annotations
 
+import argparse
+import base64
 import html
 import json
+import os
+import sys
 from importlib import resources
 from pathlib import Path
 
 from protocols import to_json
 
 from actors.run_folder import (
-    ResultLine, ResultsError, episode_dir, read_episodes, read_results, read_task, screenshot_path,
+    ResultLine, ResultsError, episode_dir, read_episodes, read_results, read_screenshot, read_task, screenshot_path,
 )
 from actors.whole_writes import write_whole
 from bench.summary import left_out, success_cell
@@ -35,11 +42,14 @@ TAXONOMY_THRESHOLD = 0.5
 SUCCESS = "success"
 
 
-def write_report(run_dir: Path, summary: dict, lines: list[ResultLine] | None = None) -> Path:
+def write_report(run_dir: Path, summary: dict, lines: list[ResultLine] | None = None, *,
+                 inline: bool = False, path: Path | None = None) -> Path:
+    """Write the report to `path` (default: the run folder's report.html); its links to screenshots
+    are relative to where it is written, or with `inline` the screenshots are in it."""
     run_dir = Path(run_dir)
     lines = read_results(run_dir) if lines is None else lines
-    path = run_dir / REPORT
-    write_whole(path, render(run_dir, summary, lines).encode())
+    path = run_dir / REPORT if path is None else Path(path)
+    write_whole(path, render(run_dir, summary, lines, inline=inline, links_from=path.parent).encode())
     return path
 
 
@@ -57,24 +67,29 @@ def taxonomy_counts(summary: dict, lines: list[ResultLine]) -> dict[str, float]:
     return dict(sorted(counts.items(), key=lambda item: -item[1]))
 
 
-def render(run_dir: Path, summary: dict, lines: list[ResultLine]) -> str:
+def render(run_dir: Path, summary: dict, lines: list[ResultLine], *, inline: bool = False,
+           links_from: Path | None = None) -> str:
+    """The report's HTML; screenshot links are relative to `links_from` (default: the run folder),
+    or with `inline` the screenshots are embedded."""
     e = html.escape
     overall = summary.get("overall", {})
     episodes, unreadable = read_episodes(run_dir, lines)
     recorded = {episode.line.result.task_id: episode.steps for episode in episodes}
+    base = Path(os.path.relpath(run_dir, links_from or run_dir))
     steps = {}
     rows = []
     for line in lines:
         r = line.result
         folder = episode_dir(run_dir, r.task_id, r.attempt)
         records = recorded.get(r.task_id, [])
-        relative = folder.relative_to(run_dir).as_posix()
+        relative = (base / folder.relative_to(run_dir)).as_posix()
         if records:
-            steps[r.task_id] = {"steps": records, "folder": relative}
+            steps[r.task_id] = {"steps": records, "folder": relative,
+                                "shots": _embedded(folder, records[-1].step) if inline else None}
         links = [f'<a href="#steps" class="pick" data-task="{e(r.task_id)}">steps</a>'] if records else []
         if r.task_id in unreadable:
             links.append(f'<span class="unreadable">unreadable: {e(unreadable[r.task_id])}</span>')
-        if records and screenshot_path(folder, records[-1].step).exists():
+        if records and not inline and screenshot_path(folder, records[-1].step).exists():
             links.append(f'<a href="{e(relative)}/step-{records[-1].step:03d}.png">screenshot</a>')
         instruction = _instruction(folder)
         rows.append(
@@ -103,7 +118,19 @@ def render(run_dir: Path, summary: dict, lines: list[ResultLine]) -> str:
         metrics=_metrics_table(summary.get("metrics", {})),
         damage=_damage(summary),
         rows="\n".join(rows), options=options, data=data, script=script,
+        screens=_SCREENS_INLINE if inline else _SCREENS_LINKED,
     )
+
+
+_SCREENS_LINKED = ("The screens are linked from the run folder, so they show only beside it; "
+                   "<code>python -m bench.report RUN --inline</code> writes a report with them inside.")
+_SCREENS_INLINE = "The screens are embedded: this file needs no other."
+
+
+def _embedded(folder: Path, last: int) -> dict[int, str]:
+    """Every screen of the episode (before its first step to after its last) as a data: URL, by step."""
+    shots = {step: read_screenshot(folder, step) for step in range(last + 1)}
+    return {step: "data:image/png;base64," + base64.b64encode(png).decode() for step, png in shots.items() if png}
 
 
 def _instruction(folder: Path) -> str:
@@ -121,13 +148,14 @@ def _damage(summary: dict) -> str:
 
 
 def _bars(values: dict[str, float], *, percent: bool, texts: dict[str, str] | None = None) -> str:
-    """One bar per value; `texts` replaces a bar's printed value (a rate with its interval)."""
+    """One bar per value, its length that share of a track of fixed width (so 71% and 79% differ
+    as much as they should); `texts` replaces a bar's printed value (a rate with its interval)."""
     if not values:
         return ""
     top = 1.0 if percent else max(values.values()) or 1.0
     return "\n".join(
         f'<div class="bar-row"><span class="bar-label">{html.escape(name)}</span>'
-        f'<span class="bar" style="width:{_bar_width(value, top):.1f}%"></span>'
+        f'<span class="bar-track"><span class="bar" style="width:{_bar_width(value, top):.1f}%"></span></span>'
         f'<span class="bar-value">{html.escape(_bar_text(value, percent, (texts or {}).get(name)))}</span></div>'
         for name, value in values.items()
     )
@@ -147,12 +175,16 @@ def _bar_width(value: float, top: float) -> float:
 def _metrics_table(metrics: dict) -> str:
     flat = {k: v for k, v in metrics.items() if not isinstance(v, dict)}
     flat.update({f"{actor} s/step": v for actor, v in metrics.get("actor_seconds_per_step", {}).items()})
-    cells = "".join(
-        f"<tr><th>{html.escape(k.replace('_', ' '))}</th><td>{v:.4g}</td></tr>" if isinstance(v, float)
-        else f"<tr><th>{html.escape(k.replace('_', ' '))}</th><td>{html.escape(json.dumps(v))}</td></tr>"
-        for k, v in flat.items()
-    )
+    cells = "".join(f"<tr><th>{html.escape(k.replace('_', ' '))}</th><td>{html.escape(_metric_text(v))}</td></tr>"
+                    for k, v in flat.items())
     return f"<table class=\"metrics\">{cells}</table>"
+
+
+def _metric_text(value) -> str:
+    """A metric as shown: "n/a" where it is undefined (null: a rate over nothing), not 0."""
+    if value is None:
+        return "n/a"
+    return f"{value:.4g}" if isinstance(value, float) else json.dumps(value)
 
 
 _PAGE = """<!doctype html>
@@ -161,9 +193,10 @@ _PAGE = """<!doctype html>
 body {{ font: 14px system-ui, sans-serif; margin: 16px 24px; color: #222; }}
 h2 {{ margin-top: 28px; }}
 .instruction {{ color: #555; font-size: 12px; max-width: 360px; }}
-.bar-row {{ display: flex; align-items: center; gap: 8px; margin: 3px 0; max-width: 720px; }}
+.bar-row {{ display: flex; align-items: center; gap: 8px; margin: 3px 0; }}
 .bar-label {{ width: 180px; flex: none; overflow-wrap: anywhere; }}
-.bar {{ height: 16px; background: #3b6fd1; display: inline-block; }}
+.bar-track {{ width: 400px; flex: none; height: 16px; background: #eef1f6; }}
+.bar {{ height: 16px; background: #3b6fd1; display: block; }}
 .bar-value {{ font-size: 12px; color: #444; }}
 table {{ border-collapse: collapse; font-size: 12px; }}
 td, th {{ border-bottom: 1px solid #eee; padding: 3px 8px; text-align: left; vertical-align: top; }}
@@ -171,7 +204,8 @@ tr.succeeded td:nth-child(4) {{ color: #1b7a2e; }} tr.failed td:nth-child(4) {{ 
 #timeline {{ max-width: 1100px; margin-top: 8px; }}
 #episodes th {{ cursor: pointer; user-select: none; }}
 #episodes th[data-order=up]::after {{ content: " ▲"; }} #episodes th[data-order=down]::after {{ content: " ▼"; }}
-#steps img {{ width: 320px; max-height: 220px; object-fit: contain; background: #f3f3f3; }}
+#steps img, #final img {{ width: 320px; max-height: 220px; object-fit: contain; background: #f3f3f3; }}
+#screens {{ color: #555; font-size: 12px; }}
 #damage, .unreadable {{ color: #b02a2a; }}
 </style></head><body>
 <h1>{title}</h1>
@@ -187,10 +221,12 @@ tr.succeeded td:nth-child(4) {{ color: #1b7a2e; }} tr.failed td:nth-child(4) {{ 
 {rows}
 </tbody></table>
 <h2>Steps of one episode</h2>
+<p id="screens">{screens}</p>
 <select id="pick">{options}</select>
 <div id="timeline"></div>
 <table id="steps"><thead><tr><th>step</th><th>the screen it acted on</th><th>action</th><th>error</th>
 <th>change summary</th><th>agent s</th><th>act s</th><th>observe s</th></tr></thead><tbody></tbody></table>
+<figure id="final" hidden><img alt="the screen after the last step" onerror="this.parentNode.hidden = true"><figcaption>the screen after the last step</figcaption></figure>
 <script type="application/json" id="steps-data">{data}</script>
 <script>
 {script}
@@ -207,16 +243,24 @@ function cell(row, content) {{
   td.append(content);
   row.appendChild(td);
 }}
+// The screen after `step`: embedded (an --inline report), else the run folder's file.
+function screen(episode, step) {{
+  if (episode.shots) return episode.shots[step] || "";
+  return `${{episode.folder}}/step-${{String(step).padStart(3, "0")}}.png`;
+}}
 function choose(task) {{
   pick.value = task;
   const episode = episodes[task];
   if (!episode) return;
   renderTimeline(document.getElementById("timeline"), episode.steps);
+  const last = episode.steps[episode.steps.length - 1], final = document.getElementById("final");
+  final.hidden = !screen(episode, last.step);
+  final.querySelector("img").src = screen(episode, last.step);
   document.querySelector("#steps tbody").replaceChildren(...episode.steps.map(s => {{
     const row = document.createElement("tr"), t = s.timings || {{}}, img = document.createElement("img");
     img.loading = "lazy";
     img.alt = `screen before step ${{s.step}}`;
-    img.src = `${{episode.folder}}/step-${{String(s.step - 1).padStart(3, "0")}}.png`;
+    img.src = screen(episode, s.step - 1);
     for (const v of [String(s.step), img, describeAction(s.action), s.error || "", s.summary ? s.summary.changes : "no summary",
                      (t.agent || 0).toFixed(3), (t.act || 0).toFixed(3), (t.observe || 0).toFixed(3)]) cell(row, v);
     return row;
@@ -244,3 +288,32 @@ if (pick.value) choose(pick.value);
 </script>
 </body></html>
 """
+
+
+def main(argv: list[str] | None = None, prog: str = "python -m bench.report") -> int:
+    """Write a finished run's report again: to share it (`--inline`) or put it elsewhere (`--out`)."""
+    parser = argparse.ArgumentParser(prog=prog, description="Write a run folder's report.html again from its "
+                                     "results and summary.json.")
+    parser.add_argument("run", type=Path, metavar="RUN_DIR", help="a run folder")
+    parser.add_argument("--inline", action="store_true",
+                        help="embed the screenshots: one file that opens anywhere (larger; the default links them)")
+    parser.add_argument("--out", type=Path, default=None, help=f"where to write it (default: RUN_DIR/{REPORT})")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    from bench.api import load_run
+
+    try:
+        run = load_run(args.run)
+    except ResultsError as exc:
+        parser.error(str(exc))
+    except ValueError as exc:  # summary.json that is not JSON
+        parser.error(f"{args.run / 'summary.json'}: not readable as JSON ({exc})")
+    try:
+        path = write_report(run.folder, run.summary, run.results, inline=args.inline, path=args.out)
+    except OSError as exc:
+        parser.error(f"cannot write {args.out or args.run / REPORT}: {exc.strerror or exc}")
+    print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -146,6 +146,9 @@ class Decision(_Message, frozen=True, kw_only=True, tag="decision"):
     model_error: str = ""
     """Set when the model service failed (not the agent): why. The episode then ends as a
     `model_service` error, `action` unused."""
+    agent_error: str = ""
+    """Set when the policy got no usable action from its model (replies that were no action, past its
+    retries): why. The episode ends as an agent error, `action` unused, `calls` saying what was asked."""
     calls: tuple[ModelCall, ...] = ()
     """The model calls that made it, for the episode's transcript."""
 
@@ -167,7 +170,12 @@ class Summarize(_Message, frozen=True, kw_only=True, tag="summarize"):
 
 
 class Summarized(_Message, frozen=True, kw_only=True, tag="summarized"):
-    summary: ChangeSummary
+    """The judgement of the step, or (`summary` None) why there is none, with the model calls that
+    tried, for the episode's transcript."""
+
+    summary: ChangeSummary | None = None
+    error: str = ""
+    calls: tuple[ModelCall, ...] = ()
 
 
 # --- Evaluator ------------------------------------------------------------------
@@ -239,7 +247,8 @@ class StepSummarized(_Message, frozen=True, kw_only=True, tag="step_summarized")
 
 
 class ModelCalled(_Message, frozen=True, kw_only=True, tag="model_called"):
-    """Model calls that belong to no step: the agent's, for a decision its model service could not make."""
+    """Model calls that made nothing else the episode records: a decision that failed (the model service,
+    or replies that were no action), a change summary that failed."""
 
     episode_id: str
     calls: tuple[ModelCall, ...]

@@ -49,7 +49,9 @@ class ModelCall(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaul
     replaced by `{"type": "image", "sha256": ..., "bytes": N}`, which the run
     folder resolves to the screenshot file holding those bytes (`"file":
     "step-003.png"`). `retries` says why each attempt before the one that
-    answered failed. No header is kept, so no key."""
+    answered failed. No header is kept, so no key. A call whose reply was
+    of no use says so: `rejected` why the reply was sent back, `gave_up` on
+    the last call of a request that got no usable answer at all."""
 
     role: str = ""
     step: int = 0
@@ -62,6 +64,16 @@ class ModelCall(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaul
     retries: tuple[str, ...] = ()
     error: str = ""
     """Why the call got no answer (it was refused, or failed past its retries); "" when it answered."""
+    rejected: str = ""
+    """Why its reply could not be used (the text sent back to the model: not JSON, not an action, an
+    element the screen lacks); "" when the reply was used."""
+    gave_up: bool = False
+    """The request it served got no usable answer: after this call, the agent's decision ended the
+    episode as an agent error, the step got no change summary, or the episode no classification."""
+    images: dict[str, bytes] = {}
+    """The bytes of each image of `messages`, by sha256, in flight to the ResultSink, which writes
+    those no screenshot file holds (a set-of-marks picture, a screenshot scaled for the model) as
+    files of their own; never written into the transcript."""
 
 
 class ChangeSummary(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):

@@ -24,15 +24,19 @@ def _unused(*args: Any, **kwargs: Any) -> Any:
     raise AssertionError("a stood-in import was called: the parity test reaches code it does not compare")
 
 
-def load(path: Path, stubs: dict[str, tuple[str, ...]]) -> types.ModuleType:
-    """The module in `path`, its `stubs` in sys.modules only while it is imported."""
-    saved = {name: sys.modules.get(name) for name in stubs}
+def load(path: Path, stubs: dict[str, tuple[str, ...]],
+         modules: dict[str, types.ModuleType] | None = None) -> types.ModuleType:
+    """The module in `path`, its `stubs` (and the real `modules` it imports by OSWorld's package
+    names) in sys.modules only while it is imported."""
+    modules = modules or {}
+    saved = {name: sys.modules.get(name) for name in [*stubs, *modules]}
     try:
         for name, names in stubs.items():
             module = types.ModuleType(name)
             for attribute in names:
                 setattr(module, attribute, _unused)
             sys.modules[name] = module
+        sys.modules.update(modules)
         spec = importlib.util.spec_from_file_location(f"osworld_reference_{path.stem}", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
@@ -58,15 +62,15 @@ class Case:
     def __repr__(self) -> str:
         return f"Case{self.arguments!r} {self.options!r}"
 
-    def calls(self, folder: Path, index: int) -> tuple[list[Any], list[Any]]:
-        """OSWorld's arguments (a file as its path) and troupe's (a file as its bytes)."""
+    def calls(self, folder: Path, index: int, suffix: str = ".txt") -> tuple[list[Any], list[Any]]:
+        """OSWorld's arguments (a file as its path, named with `suffix`) and troupe's (a file as its bytes)."""
         theirs, ours = [], []
         items = list(self.arguments)
         while items:
             item = items.pop(0)
             if item is FILE:
                 data = items.pop(0)
-                path = folder / f"case{index}-{len(theirs)}.txt"
+                path = folder / f"case{index}-{len(theirs)}{suffix}"
                 path.write_bytes(data)
                 theirs.append(str(path))
                 ours.append(data)
@@ -85,21 +89,23 @@ def outcome(function: Any, arguments: list[Any], options: dict[str, Any]) -> Any
         return "raises"
 
 
-def disagreements(reference: Any, ours: Any, cases: list[Case], folder: Path) -> list[tuple[Case, Any, Any]]:
+def disagreements(reference: Any, ours: Any, cases: list[Case], folder: Path,
+                  suffix: str = ".txt") -> list[tuple[Case, Any, Any]]:
     """The cases where OSWorld's function and troupe's give different outcomes."""
     found = []
     for index, case in enumerate(cases):
-        theirs_args, our_args = case.calls(folder, index)
+        theirs_args, our_args = case.calls(folder, index, suffix)
         theirs, mine = outcome(reference, theirs_args, case.options), outcome(ours, our_args, case.options)
         if theirs != mine:
             found.append((case, theirs, mine))
     return found
 
 
-def assert_agrees(name: str, reference: Any, ours: Any, cases: list[Case], folder: Path, capsys: Any) -> None:
+def assert_agrees(name: str, reference: Any, ours: Any, cases: list[Case], folder: Path, capsys: Any,
+                  suffix: str = ".txt") -> None:
     """Prints how many `cases` troupe's `ours` and OSWorld's `reference` agree on, past pytest's capture,
-    and fails on any that differ."""
-    differences = disagreements(reference, ours, cases, folder)
+    and fails on any that differ (files named with `suffix`: openpyxl opens only .xlsx names)."""
+    differences = disagreements(reference, ours, cases, folder, suffix)
     with capsys.disabled():
         print(f"\nparity {name}: {len(cases) - len(differences)}/{len(cases)} cases agree with OSWorld's function")
     assert not differences
@@ -132,3 +138,12 @@ def general() -> types.ModuleType:
                                          "desktop_env.evaluators.metrics": (),
                                          "desktop_env.evaluators.metrics.utils": ("_match_record",
                                                                                   "_match_value_to_rule")})
+
+
+def table() -> types.ModuleType:
+    """metrics/table.py with its utils.py (as `desktop_env.evaluators.metrics.utils`); tldextract, which
+    utils names for URL metrics compare_table never calls, stood in."""
+    utils = load(METRICS / "utils.py", {"tldextract": ()})
+    packages = {name: types.ModuleType(name) for name in ("desktop_env", "desktop_env.evaluators",
+                                                          "desktop_env.evaluators.metrics")}
+    return load(METRICS / "table.py", {}, {**packages, "desktop_env.evaluators.metrics.utils": utils})

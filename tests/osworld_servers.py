@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+from pathlib import Path
 
 from actors.agent import Agent
 from actors.backends.waa.client import Retry
@@ -74,9 +75,11 @@ class Oracle:
         return Decision(action=Done())
 
 
-async def run_on_local_desktops(tasks: list[Task], solve=None, call_seconds: float = 60) -> dict[str, EpisodeResult]:
-    """The episodes of `tasks`, each on a fresh local desktop in OSWorld's dialect, by task id."""
-    backend = osworld_backend(LOCAL, probe=Retry(attempts=20, backoff=0.2), settle_timeout=0.5)
+async def run_on_local_desktops(tasks: list[Task], solve=None, call_seconds: float = 60,
+                                cache: Path | None = None) -> dict[str, EpisodeResult]:
+    """The episodes of `tasks`, each on a fresh local desktop in OSWorld's dialect (task files from
+    `cache`, in OSWorld's cache layout), by task id."""
+    backend = osworld_backend(LOCAL, cache=cache, probe=Retry(attempts=20, backoff=0.2), settle_timeout=0.5)
     runner = EpisodeRunner(crew=CrewFactory(agent=lambda: Agent(Oracle(backend, solve)),
                                             evaluator=lambda: Evaluator(OSWorldChecker())),
                            vm_slot=functools.partial(run_local_host, lambda: actors_for(backend)),

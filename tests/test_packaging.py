@@ -78,7 +78,7 @@ def test_the_wheel_is_troupe_bench_typed_licensed_and_its_core_pulls_no_office_m
     assert metadata["License-Expression"] == "MIT" and metadata["Requires-Python"] == ">=3.11"
     assert {"Typing :: Typed", "Programming Language :: Python :: 3.11"} <= set(metadata.get_all("Classifier"))
     assert {f"{package}/py.typed" for package in ("protocols", "runtime", "actors", "bench")} <= names
-    assert {f"{info}/licenses/LICENSE", "bench/viewer/page.html", "bench/viewer/timeline.js"} <= names
+    assert {f"{info}/licenses/LICENSE", "bench/viewer/page.html", "bench/viewer/timeline.js", "bench/viewer/step.js"} <= names
     assert not any(name.startswith("tests/") for name in names)
     assert re.search(r"^troupe = bench\.cli:main$", scripts, re.M)
 

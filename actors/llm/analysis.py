@@ -17,11 +17,11 @@ import msgspec
 
 from protocols import Analyze, EpisodeAnalysis, ErrorKind, ModelCall, StepRecord, to_json
 
-from actors.errors import ModelServiceError
+from actors.errors import ModelServiceError, NoAnswer
 from actors.llm.client import LLMClient, text_part
 from actors.llm.observation import Mode, observation_parts
 from actors.llm.tree_text import TREE_TOKENS
-from actors.llm.replies import NoAnswer, ReplyError, ask, decode_reply
+from actors.llm.replies import ReplyError, ask, decode_reply
 
 TAXONOMY: dict[str, str] = {
     "navigation_planning": "agent error: a wrong or missing plan, lost its way, steps in the wrong order, "

@@ -219,18 +219,20 @@ class LLMClient:
         output_tokens = int(usage.get("completion_tokens") or 0)
         text = text if isinstance(text, str) else ""
         cost = self.config.cost(input_tokens, output_tokens)
+        images: dict[str, bytes] = {}
         return Completion(
             text=text,
             usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens, cost=cost, latency=latency),
-            call=ModelCall(messages=without_images(messages), reply=text, input_tokens=input_tokens,
-                           output_tokens=output_tokens, cost=cost, latency=latency, retries=retries),
+            call=ModelCall(messages=without_images(messages, images), reply=text, input_tokens=input_tokens,
+                           output_tokens=output_tokens, cost=cost, latency=latency, retries=retries, images=images),
         )
 
 
 def _noting(error: LLMError, messages: list[dict[str, Any]], started: float, retries: tuple[str, ...]) -> LLMError:
     """`error`, carrying the call that failed as the transcript keeps it."""
-    error.call = ModelCall(messages=without_images(messages), latency=time.monotonic() - started, retries=retries,
-                           error=str(error))
+    images: dict[str, bytes] = {}
+    error.call = ModelCall(messages=without_images(messages, images), latency=time.monotonic() - started,
+                           retries=retries, error=str(error), images=images)
     return error
 
 

@@ -6,8 +6,10 @@ valid because ..."), and only after `attempts` bad replies in a row does the
 caller give up. Giving up, or a request the LLM refused, raises `NoAnswer`,
 a `Refused`: the actor refuses that one request and keeps serving, and the
 episode sees an agent error whose text says what happened. A failure of the
-model service itself (`ModelServiceError`) passes through, carrying the calls
-made for the transcript: it is not the agent's.
+model service itself (`ModelServiceError`) passes through: it is not the
+agent's. Either carries the calls made, for the transcript: each rejected
+reply says why it was sent back, and the last call says the request was
+given up on.
 """
 
 from __future__ import annotations
@@ -17,9 +19,8 @@ from typing import Any, Callable, TypeVar
 import msgspec
 
 from protocols import ModelCall, Usage, TroupeError
-from runtime.errors import Refused
 
-from actors.errors import ModelServiceError
+from actors.errors import ModelServiceError, NoAnswer
 from actors.llm.client import LLMClient, LLMError, add_usage
 
 T = TypeVar("T")
@@ -27,15 +28,6 @@ T = TypeVar("T")
 
 class ReplyError(TroupeError, ValueError):
     """A reply that does not say what was asked; the text is shown to the model."""
-
-
-class NoAnswer(Refused):
-    """No usable answer: the LLM failed, or gave `attempts` invalid replies in a row."""
-
-    def __init__(self, message: str, calls: tuple[ModelCall, ...]) -> None:
-        super().__init__(message)
-        self.calls = calls
-        """The calls made for it, for the transcript of a caller that keeps one."""
 
 
 def extract_json(text: str) -> dict[str, Any]:
@@ -74,20 +66,27 @@ async def ask(
         try:
             completion = await client.complete(conversation)
         except LLMError as exc:
-            failed = () if exc.call is None else (msgspec.structs.replace(exc.call, role=role, step=step),)
+            failed = [] if exc.call is None else [msgspec.structs.replace(exc.call, role=role, step=step)]
+            given_up = _given_up([*calls, *failed])
             if isinstance(exc, ModelServiceError):
-                exc.calls = (*calls, *failed)
+                exc.calls = given_up
                 raise
-            raise NoAnswer(f"LLM call failed: {exc}", (*calls, *failed)) from exc
+            raise NoAnswer(f"LLM call failed: {exc}", given_up) from exc
         usage = add_usage(usage, completion.usage)
         calls.append(msgspec.structs.replace(completion.call, role=role, step=step))
         try:
             return parse(completion.text), usage, tuple(calls)
         except ReplyError as exc:
             last = exc
+            calls[-1] = msgspec.structs.replace(calls[-1], rejected=str(exc))
             conversation += [
                 {"role": "assistant", "content": completion.text},
                 {"role": "user", "content": f"That reply is invalid: {exc}. "
                                             "Answer again with only the JSON object described above."},
             ]
-    raise NoAnswer(f"{attempts} invalid replies in a row; last: {last}", tuple(calls))
+    raise NoAnswer(f"{attempts} invalid replies in a row; last: {last}", _given_up(calls))
+
+
+def _given_up(calls: list[ModelCall]) -> tuple[ModelCall, ...]:
+    """`calls`, the last one marked as the end of a request that got no usable answer."""
+    return (*calls[:-1], msgspec.structs.replace(calls[-1], gave_up=True)) if calls else ()

@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
-from protocols import Task
-
 from actors.errors import ConfigError
+from protocols import Task
 
 __all__ = ["TaskFolder", "invalid", "kind", "read_json", "read_task"]
 

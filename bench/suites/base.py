@@ -56,6 +56,10 @@ class Suite(ABC):
     """Whether its node app hosts several VM slots on one browser (`build(seats=N)`, `--slots-per-browser`)."""
     vms_at_most: ClassVar[int | None] = None
     """How many VMs a run of the suite can have at once, when the suite decides it (one WAA server)."""
+    last_screen_shows_work: ClassVar[bool] = True
+    """Whether the screen after an episode's last action still shows what the agent did. The
+    viewer's card of a finished episode shows that screen, else the one its last action was
+    taken on (a MiniWoB page shows the same START screen once any task is submitted)."""
 
     @classmethod
     def keyword_prefix(cls) -> str:

@@ -4,45 +4,54 @@ A finished run has no event stream, so its cards are read back from the run
 folder (results.jsonl, each episode's task, steps and screenshots) once, when
 the viewer starts. With several runs, `bench.compare.compare` adds the
 comparison the page shows beside them, and its paired statements in the words
-the terminal prints. Screenshots stay on disk and are read
-when the page asks for one.
+the terminal prints. Screenshots, observations and model calls stay on disk
+and are read when the page asks for one (`bench.viewer.files`).
 """
 
 from __future__ import annotations
 
-import re
-import urllib.parse
+import json
 from pathlib import Path
 from typing import Any
 
 from actors.run_folder import (
-    ResultLine, ResultsError, episode_dir, read_screenshot, read_steps, read_task, read_viewport, screenshot_path,
+    ResultLine, ResultsError, episode_dir, read_steps, read_task, read_viewport, screenshot_path,
 )
+from bench import plugins
 from bench.compare import compare, method, run_labels, statements
 from bench.frame import read_run
-from bench.viewer.state import status_of
+from bench.viewer.files import StepFile, episode_bases, read
+from bench.viewer.state import status_of, thumbnail_step
+from protocols import TroupeError
 
-__all__ = ["FinishedRuns", "shot_base"]
+__all__ = ["FinishedRuns", "last_screen_shows_work"]
 
 
-def _thumbnail(folder: Path, last_step: int) -> int | None:
-    """The last screen the agent acted on, as the live viewer shows a finished episode
-    (the screen after the final action can be the environment's own, e.g. MiniWoB's reward page)."""
-    for step in [last_step - 1, last_step, *range(last_step - 2, -1, -1)]:
-        if screenshot_path(folder, step).exists():
-            return step
-    return None
+def last_screen_shows_work(folder: Path) -> bool:
+    """The run's suite's `last_screen_shows_work`, by the suite run.json names; True when the
+    folder has none or names a suite this environment cannot load."""
+    try:
+        config = json.loads((folder / "run.json").read_text())["config"]
+        name = config["suite"] + (f":{config['source']}" if config.get("source") else "")
+        return plugins.suite_class(name)[0].last_screen_shows_work
+    except (OSError, ValueError, KeyError, TypeError, TroupeError):
+        return True
 
 
 class FinishedRuns:
-    """Cards for every episode of the given run folders, and their screenshots."""
+    """Cards for every episode of the given run folders, and their screenshots. `ids` name the
+    runs in the page's file paths (default: their positions), so a server of many selections of
+    runs can tell one run's files from another's; they label the runs too."""
 
-    def __init__(self, folders: list[Path]) -> None:
+    def __init__(self, folders: list[Path], ids: list[str] | None = None) -> None:
         self.folders = [Path(folder) for folder in folders]
-        self.labels = run_labels([str(folder) for folder in self.folders])
+        self.ids = ids or [str(run) for run in range(len(self.folders))]
+        self.labels = run_labels(ids or [str(folder) for folder in self.folders])
+        self.last_screen_shows_work = [last_screen_shows_work(folder) for folder in self.folders]
         results = [read_run(folder) for folder in self.folders]
         self.comparison = compare(list(zip(self.labels, results))) if len(self.folders) > 1 else None
         self.cards = [self._card(run, line) for run, lines in enumerate(results) for line in _last_per_task(lines)]
+        self._by_episode = {(self.ids[card["run"]], card["episode_id"]): card for card in self.cards}
 
     def _card(self, run: int, line: ResultLine) -> dict[str, Any]:
         result = line.result
@@ -55,14 +64,16 @@ class FinishedRuns:
             steps, viewport, unreadable = read_steps(folder), read_viewport(folder, 1), ""
         except ResultsError as exc:  # one garbled episode is shown as such; the rest of the run still is
             steps, viewport, unreadable = [], None, str(exc)
-        base = shot_base(run, result.episode_id)
-        thumbnail = _thumbnail(folder, max([s.step for s in steps], default=1))
+        files = episode_bases(result.episode_id, self.ids[run])
+        last = max([s.step for s in steps], default=1)
+        shots = {n for n in range(last + 1) if screenshot_path(folder, n).exists()}
+        thumbnail = thumbnail_step(shots, steps, finished=True, last_screen_shows_work=self.last_screen_shows_work[run])
         started = min((s.started_at for s in steps if s.started_at), default=0.0)
         return {
             "task_id": result.task_id, "episode_id": result.episode_id, "attempt": result.attempt,
             "started_at": started, "domain": result.domain, "instruction": instruction,
-            "status": status_of(result), "steps": steps, "run": run, "shot_base": base,
-            "shot": None if thumbnail is None else f"{base}/{thumbnail}", "unreadable": unreadable,
+            "status": status_of(result), "steps": steps, "run": run, "files": files,
+            "shot": None if thumbnail is None else f"{files['shot']}/{thumbnail}", "unreadable": unreadable,
             "viewport": viewport and [viewport.width, viewport.height],
             "result": result, "categories": line.categories, "analysis": line.summary,
         }
@@ -73,24 +84,12 @@ class FinishedRuns:
         return {"msg": "snapshot", "live": False, "runs": self.labels, "episodes": self.cards,
                 "comparison": self.comparison, "paired": paired}
 
-    def screenshot(self, path: str) -> bytes | None:
-        """The PNG at a page path /runs/<run>/shot/<episode>/<step>; None if the path is not one."""
-        match = _SHOT.match(path)
-        if match is None or int(match["run"]) >= len(self.folders):
-            return None
-        episode = urllib.parse.unquote(match["episode"])
-        card = next((c for c in self.cards if c["run"] == int(match["run"]) and c["episode_id"] == episode), None)
+    def step_file(self, wanted: StepFile) -> bytes:
+        """A file of one step of one episode (b"" when there is none)."""
+        card = self._by_episode.get((wanted.run, wanted.episode_id))
         if card is None:
             return b""
-        folder = episode_dir(self.folders[card["run"]], card["task_id"], card["attempt"])
-        return read_screenshot(folder, int(match["step"]))
-
-
-_SHOT = re.compile(r"^/runs/(?P<run>\d+)/shot/(?P<episode>[^/]+)/(?P<step>\d+)$")
-
-
-def shot_base(run: int, episode_id: str) -> str:
-    return f"/runs/{run}/shot/{urllib.parse.quote(episode_id, safe='')}"
+        return read(episode_dir(self.folders[card["run"]], card["task_id"], card["attempt"]), wanted.kind, wanted.step)
 
 
 def _last_per_task(lines: list[ResultLine]) -> list[ResultLine]:

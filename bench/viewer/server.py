@@ -17,7 +17,6 @@ page and the stream require it (`?token=` in the URL, or a bearer header).
 
 from __future__ import annotations
 
-import re
 import urllib.parse
 from functools import partial
 from importlib import resources
@@ -32,35 +31,50 @@ from runtime.events import EventBus, Subscription
 from runtime.errors import ConnectionClosed
 from runtime.websocket import POLICY_VIOLATION, WebSocket, serve, token_refusal
 
-from actors.run_folder import episode_dir, read_screenshot
+from actors.run_folder import episode_dir
+from bench.viewer.files import StepFile, observation_json, parse, read
 from bench.viewer.folders import FinishedRuns
 from bench.viewer.state import ViewerState
 
-_SHOT = re.compile(r"^/shot/(?P<episode>[^/]+)/(?P<step>\d+)$")
 _HTML = "text/html; charset=utf-8"
 _TEXT = "text/plain; charset=utf-8"
 
 
 def page_html() -> bytes:
-    """The viewer page with the shared timeline script inlined: one self-contained file."""
+    """The viewer page with its scripts inlined (the timeline, shared with report.html, and the
+    step view): one self-contained file."""
     folder = resources.files("bench.viewer")
     page = (folder / "page.html").read_text()
-    return page.replace("/*TIMELINE*/", (folder / "timeline.js").read_text()).encode()
+    for marker, script in (("/*TIMELINE*/", "timeline.js"), ("/*STEP*/", "step.js")):
+        page = page.replace(marker, (folder / script).read_text())
+    return page.encode()
+
+
+def refused(request, token: str | None) -> tuple[int, str, bytes] | None:
+    """The 401 answer to a request without the viewer's token, or None when it may be served."""
+    refusal = None if token is None else token_refusal(request, token, in_query=True)
+    return None if refusal is None else (401, _TEXT, f"troupe viewer: {refusal}\n".encode())
+
+
+def not_found(what: str) -> tuple[int, str, bytes]:
+    return 404, _TEXT, f"troupe viewer: {what}\n".encode()
 
 
 async def answer(request, token: str | None, page: bytes,
-                 shot: Callable[[str], Awaitable[bytes | None]]) -> tuple[int, str, bytes]:
-    """An HTTP request to a viewer: the page, a screenshot (`shot` maps a path to its PNG), or 401/404."""
-    refusal = None if token is None else token_refusal(request, token, in_query=True)
+                 step_file: Callable[[StepFile], Awaitable[bytes]]) -> tuple[int, str, bytes]:
+    """An HTTP request to a viewer: the page, a step's file (`step_file` reads it; b"": there is
+    none), or 401/404."""
+    refusal = refused(request, token)
     if refusal is not None:
-        return 401, _TEXT, f"troupe viewer: {refusal}\n".encode()
+        return refusal
     path = urllib.parse.urlsplit(request.path).path
     if path in ("/", "/index.html"):
         return 200, _HTML, page
-    png = await shot(path)
-    if png:
-        return 200, "image/png", png
-    return 404, _TEXT, f"troupe viewer: nothing at {path}\n".encode()
+    wanted = parse(path)
+    content = b"" if wanted is None else await step_file(wanted)
+    if content:
+        return 200, wanted.content_type, content
+    return not_found(f"nothing at {path}")
 
 
 async def refuse_input(ws: WebSocket, scope: anyio.CancelScope) -> None:
@@ -76,14 +90,19 @@ async def refuse_input(ws: WebSocket, scope: anyio.CancelScope) -> None:
 
 class ViewerServer:
     def __init__(self, bus: EventBus, *, token: str | None = None, run_dir: Path | None = None,
-                 queue: int = 256, summarizing: bool = True, earlier: Mapping[str, str] | None = None) -> None:
+                 queue: int = 256, summarizing: bool = True, earlier: Mapping[str, str] | None = None,
+                 total: int | None = None, last_screen_shows_work: bool = True) -> None:
         self.bus = bus
         self.token = token
         self.run_dir = run_dir
         self.queue = queue
-        self.state = ViewerState(summarizing=summarizing, earlier=earlier)
+        self.state = ViewerState(summarizing=summarizing, earlier=earlier, total=total,
+                                 last_screen_shows_work=last_screen_shows_work)
         self.updates = EventBus()
         self._page = page_html()
+        self._ended = False
+        self._viewers = 0
+        self._all_told = anyio.Event()
 
     async def run(self, host: str = "127.0.0.1", port: int = 0,
                   *, task_status: TaskStatus[int] = anyio.TASK_STATUS_IGNORED) -> None:
@@ -103,16 +122,37 @@ class ViewerServer:
             update = self.state.apply(event)
             if update is not None:
                 self.updates.publish(to_json(update))
+        self.updates.publish(to_json(self.state.ended()))  # the run's bus closed: the run ended
+        self._ended = True
+        self.updates.close()
+        self._check_told()
+
+    async def told(self) -> None:
+        """Wait until every viewer connected has been told the run ended (and its connection closed)."""
+        await self._all_told.wait()
+
+    def _check_told(self) -> None:
+        if self._ended and not self._viewers:
+            self._all_told.set()
 
     async def _viewer(self, ws: WebSocket) -> None:
-        with self.updates.subscribe(self.queue) as updates:
-            try:
+        self._viewers += 1
+        try:
+            with self.updates.subscribe(self.queue) as updates:
                 await ws.send(to_json(self.state.snapshot()))
-                async with anyio.create_task_group() as tg:
-                    tg.start_soon(refuse_input, ws, tg.cancel_scope)
-                    await self._stream(ws, updates)
-            except* ConnectionClosed:
-                pass  # the viewer went away (or was told why it had to)
+                if self._ended:  # joined in the moment between the run's end and the server's
+                    await ws.send(to_json(self.state.ended()))
+                else:
+                    async with anyio.create_task_group() as tg:
+                        tg.start_soon(refuse_input, ws, tg.cancel_scope)
+                        await self._stream(ws, updates)
+                        tg.cancel_scope.cancel()
+                await ws.close(reason="the run ended")
+        except* ConnectionClosed:
+            pass  # the viewer went away (or was told why it had to)
+        finally:
+            self._viewers -= 1
+            self._check_told()
 
     async def _stream(self, ws: WebSocket, updates: Subscription) -> None:
         async for update in updates:
@@ -126,25 +166,22 @@ class ViewerServer:
                 await ws.send(update)
 
     async def _http(self, request) -> tuple[int, str, bytes]:
-        return await answer(request, self.token, self._page, self._shot)
+        return await answer(request, self.token, self._page, self._step_file)
 
-    async def _shot(self, path: str) -> bytes | None:
-        shot = _SHOT.match(path)
-        if shot is None:
-            return None
-        return await self._screenshot(urllib.parse.unquote(shot["episode"]), int(shot["step"]))
-
-    async def _screenshot(self, episode_id: str, step: int) -> bytes:
-        """The latest screenshots from memory; earlier ones from the run folder."""
-        card = self.state.card(episode_id)
-        if card is None:
+    async def _step_file(self, wanted: StepFile) -> bytes:
+        """The latest steps' screenshots and observations from memory (the run folder may not
+        have them yet); the rest, and model calls, from the run folder."""
+        card = self.state.card(wanted.episode_id)
+        if card is None or wanted.run not in (None, "0"):
             return b""
-        if step in card.recent:
-            return card.recent[step]
+        if wanted.kind == "shot" and wanted.step in card.recent:
+            return card.recent[wanted.step]
+        if wanted.kind == "obs" and wanted.step in card.seen:
+            return observation_json(card.seen[wanted.step])
         if self.run_dir is None:
             return b""
         folder = episode_dir(self.run_dir, card.task_id, card.attempt)
-        return await anyio.to_thread.run_sync(read_screenshot, folder, step)
+        return await anyio.to_thread.run_sync(read, folder, wanted.kind, wanted.step)
 
 
 class FinishedRunsServer:
@@ -172,7 +209,7 @@ class FinishedRunsServer:
             pass
 
     async def _http(self, request) -> tuple[int, str, bytes]:
-        return await answer(request, self.token, self._page, self._shot)
+        return await answer(request, self.token, self._page, self._step_file)
 
-    async def _shot(self, path: str) -> bytes | None:
-        return await anyio.to_thread.run_sync(self.runs.screenshot, path)
+    async def _step_file(self, wanted: StepFile) -> bytes:
+        return await anyio.to_thread.run_sync(self.runs.step_file, wanted)

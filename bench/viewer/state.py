@@ -14,23 +14,42 @@ taken, so memory answers for those); finished cards beyond
 
 A resumed run's episodes that finished before it started have no events; the
 snapshot names them (`earlier`: task id -> status) so a viewer can count them.
+With the run's size (`total`), the episodes finished in this run (`finished`,
+counted apart from the cards, which are forgotten) and the seconds since it
+started (`elapsed`), a viewer tells "N of M, about T left".
 """
 
 from __future__ import annotations
 
-import urllib.parse
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Collection, Iterable, Mapping
 
 import msgspec
 
 from protocols import (
-    EpisodeFinished, EpisodeResult, EpisodeStarted, ErrorKind, StepRecord, StepSummarized, StepTaken, TaskAdopted,
+    EpisodeFinished, EpisodeResult, EpisodeStarted, ErrorKind, Observation, StepRecord, StepSummarized, StepTaken,
+    TaskAdopted,
 )
+
+from bench.viewer.files import episode_bases
 
 RUNNING = "running"
 RECENT_SCREENSHOTS = 3
+
+
+def thumbnail_step(shots: Collection[int], steps: Iterable[StepRecord], *, finished: bool,
+                   last_screen_shows_work: bool) -> int | None:
+    """Which screenshot a card shows: a running episode's latest; a finished one's latest too when
+    the suite's last screen shows what the agent did, else the screen its last action that was not
+    done/answer/fail was taken on: the one that decided the verdict (MiniWoB's page shows its START
+    screen once a task is submitted, the same for every task)."""
+    latest = max(shots, default=None)
+    if not finished or last_screen_shows_work:
+        return latest
+    deciding = max((record.step for record in steps if not record.action.terminal), default=None)
+    return deciding - 1 if deciding is not None and deciding - 1 in shots else latest
 
 
 @dataclass
@@ -43,48 +62,41 @@ class Card:
     instruction: str = ""
     status: str = RUNNING
     steps: dict[int, StepRecord] = field(default_factory=dict)
-    latest_step: int = -1
     recent: dict[int, bytes] = field(default_factory=dict)
     """The last RECENT_SCREENSHOTS screenshots, by step."""
+    seen: dict[int, Observation] = field(default_factory=dict)
+    """The observations the last RECENT_SCREENSHOTS steps were decided on, by step."""
     result: EpisodeResult | None = None
     categories: dict[str, float] = field(default_factory=dict)
     viewport: tuple[int, int] | None = None
+    """The screen size the actions' pixel coordinates refer to (from the first observation)."""
     analysis: str = ""
     """The error analysis's one-line summary of a finished episode."""
-    """The screen size the actions' pixel coordinates refer to (from the first observation)."""
-
-    @property
-    def thumbnail_step(self) -> int:
-        """A running episode's latest screen; a finished one's last screen the agent acted on
-        (the screen after its final action can be the environment's own, e.g. MiniWoB's reward
-        page, and says nothing about the episode)."""
-        if self.status == RUNNING or self.latest_step - 1 not in self.recent:
-            return self.latest_step
-        return self.latest_step - 1
+    last_screen_shows_work: bool = True
+    """Whether the screen after the last action is the thumbnail of a finished episode (`thumbnail_step`)."""
 
     def thumbnail(self) -> str | None:
-        return shot_url(self.episode_id, self.thumbnail_step) if self.recent else None
+        step = thumbnail_step(self.recent, self.steps.values(), finished=self.status != RUNNING,
+                              last_screen_shows_work=self.last_screen_shows_work)
+        return None if step is None else f"{episode_bases(self.episode_id)['shot']}/{step}"
 
-    def remember(self, step: int, screenshot: bytes) -> None:
-        self.recent[step] = screenshot
-        self.latest_step = max(self.latest_step, step)
-        for old in sorted(self.recent)[:-RECENT_SCREENSHOTS]:
-            del self.recent[old]
+    def remember(self, step: int, screenshot: bytes, before: Observation | None) -> None:
+        if screenshot:
+            self.recent[step] = screenshot
+        if before is not None:
+            self.seen[step] = before
+        for kept in (self.recent, self.seen):
+            for old in sorted(kept)[:-RECENT_SCREENSHOTS]:
+                del kept[old]
 
     def to_json(self) -> dict[str, Any]:
         return {
             "task_id": self.task_id, "episode_id": self.episode_id, "attempt": self.attempt,
             "started_at": self.started_at, "domain": self.domain, "instruction": self.instruction,
             "status": self.status, "steps": [self.steps[n] for n in sorted(self.steps)],
-            "shot": self.thumbnail(),
-            "run": 0, "shot_base": shot_url(self.episode_id, 0).rsplit("/", 1)[0], "viewport": self.viewport,
-            "result": self.result, "categories": self.categories,
-            "analysis": self.analysis,
+            "shot": self.thumbnail(), "run": 0, "files": episode_bases(self.episode_id), "viewport": self.viewport,
+            "result": self.result, "categories": self.categories, "analysis": self.analysis,
         }
-
-
-def shot_url(episode_id: str, step: int) -> str:
-    return f"/shot/{urllib.parse.quote(episode_id, safe='')}/{step}"
 
 
 def status_of(result: EpisodeResult) -> str:
@@ -97,17 +109,32 @@ def status_of(result: EpisodeResult) -> str:
 
 class ViewerState:
     def __init__(self, keep_finished: int = 200, *, summarizing: bool = True,
-                 earlier: Mapping[str, str] | None = None) -> None:
+                 earlier: Mapping[str, str] | None = None, total: int | None = None,
+                 last_screen_shows_work: bool = True, clock: Callable[[], float] = time.monotonic) -> None:
         self.summarizing = summarizing  # whether change summaries will come (not with --summarizer none)
         self.earlier = dict(earlier or {})
         """The status of each task the run folder held a result for when this run started."""
+        self.total = total
+        """How many episodes the run has, the earlier ones included (None: not told)."""
+        self.last_screen_shows_work = last_screen_shows_work
         self.cards: OrderedDict[str, Card] = OrderedDict()
         self.by_episode: dict[str, str] = {}
+        self.finished: set[str] = set()
+        """The tasks whose episode finished in this run."""
         self.keep_finished = keep_finished
+        self.clock = clock
+        self.began = clock()
 
     def snapshot(self) -> dict[str, Any]:
-        return {"msg": "snapshot", "summarizing": self.summarizing, "earlier": self.earlier,
+        return {"msg": "snapshot", "summarizing": self.summarizing, "earlier": self.earlier, **self.progress(),
                 "episodes": [card.to_json() for card in self.cards.values()]}
+
+    def progress(self) -> dict[str, Any]:
+        return {"total": self.total, "finished": len(self.finished), "elapsed": self.clock() - self.began}
+
+    def ended(self) -> dict[str, Any]:
+        """The last update of a run: it ended, and how far it got."""
+        return {"msg": "run_ended", **self.progress()}
 
     def card(self, episode_id: str) -> Card | None:
         task_id = self.by_episode.get(episode_id)
@@ -118,8 +145,10 @@ class ViewerState:
         match event:
             case EpisodeStarted(episode_id=episode_id, task_id=task_id, attempt=attempt, at=at, task=task):
                 card = Card(task_id=task_id, episode_id=episode_id, attempt=attempt, started_at=at,
-                            domain=task.domain if task else "", instruction=task.instruction if task else "")
+                            domain=task.domain if task else "", instruction=task.instruction if task else "",
+                            last_screen_shows_work=self.last_screen_shows_work)
                 self.cards.pop(task_id, None)
+                self.finished.discard(task_id)
                 self.cards[task_id] = card
                 self.by_episode[episode_id] = task_id
                 return {"msg": "episode_started", "card": card.to_json()}
@@ -136,9 +165,8 @@ class ViewerState:
                 card.steps[record.step] = record
                 if card.viewport is None and before is not None and before.viewport is not None:
                     card.viewport = (before.viewport.width, before.viewport.height)
-                if screenshot:
-                    card.remember(record.step, screenshot)
-                shot = shot_url(record.episode_id, record.step) if screenshot else None
+                card.remember(record.step, screenshot, before)
+                shot = f"{episode_bases(record.episode_id)['shot']}/{record.step}" if screenshot else None
                 return {"msg": "step_taken", "task_id": card.task_id, "record": record, "shot": shot,
                         "viewport": card.viewport}
             case StepSummarized(episode_id=episode_id, summary=summary):
@@ -151,15 +179,16 @@ class ViewerState:
                 card = self.cards.get(result.task_id)
                 if card is None or card.episode_id != result.episode_id:
                     card = Card(task_id=result.task_id, episode_id=result.episode_id, attempt=result.attempt,
-                                started_at=0.0, domain=result.domain)
+                                started_at=0.0, domain=result.domain, last_screen_shows_work=self.last_screen_shows_work)
                     self.cards[result.task_id] = card
                 card.status, card.result = status_of(result), result
+                self.finished.add(result.task_id)
                 card.categories = analysis.categories if analysis else {}
                 card.analysis = analysis.summary if analysis else ""
                 self._forget_old()
                 return {"msg": "episode_finished", "task_id": card.task_id, "status": card.status,
                         "result": result, "categories": card.categories, "analysis": card.analysis,
-                        "shot": card.thumbnail()}
+                        "shot": card.thumbnail(), **self.progress()}
         return None
 
     def _forget_old(self) -> None:

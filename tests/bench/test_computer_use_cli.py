@@ -45,8 +45,9 @@ def test_the_anthropic_agent_solves_sim_tasks_and_the_key_stays_out_of_the_run(t
         assert all(call.role == "agent" and call.input_tokens == 100 and call.reply for call in calls)
         images = [part for call in calls for part in _images(call.messages)]
         assert images and b"base64" not in (folder / "calls.jsonl").read_bytes()
-        if screen is None:  # the screenshot the model saw is the step's file
-            assert all(image["file"].startswith("step-") for image in images)
+        # the screenshot the model saw is the step's file, or one of its own when scaled for the model
+        assert {image["file"].split("-")[0] for image in images} == {"agent" if screen else "step"}
+        assert all((folder / image["file"]).is_file() for image in images)
     for path in out.rglob("*"):
         assert not path.is_file() or KEY.encode() not in path.read_bytes(), path
     assert KEY not in run.stdout + run.stderr

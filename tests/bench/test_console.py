@@ -30,8 +30,8 @@ def test_version_on_troupe_and_on_the_supervisor(capsys):
 
 def test_no_command_or_an_unknown_one_is_exit_2(capsys):
     assert cli.main([]) == 2
-    assert capsys.readouterr().err.startswith("usage: troupe {run,list,view,compare,chaos}")
+    assert capsys.readouterr().err.startswith("usage: troupe {run,list,view,compare,report,chaos}")
     assert cli.main(["walk"]) == 2
-    assert capsys.readouterr().err == ("error: troupe 'walk': no such command (choose from run, list, view, compare, "
+    assert capsys.readouterr().err == ("error: troupe 'walk': no such command (choose from run, list, view, compare, report, "
                                        "chaos)\n")
     assert cli.main(["--help"]) == 0 and "compare  compare run folders" in capsys.readouterr().out

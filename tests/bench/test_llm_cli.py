@@ -92,7 +92,8 @@ def test_without_the_preflight_a_wrong_key_ends_every_episode_as_a_model_service
         assert line.result.error_kind.value == "model_service" and line.categories == {"system": 1.0}
         assert "HTTP 401 (check the API key): Incorrect API key provided." in line.result.reason
         (call,) = read_calls(episode_dir(tmp_path / "run", line.result.task_id, line.result.attempt))
-        assert (call.role, call.step, call.reply) == ("agent", 1, "") and "Incorrect API key" in call.error
+        assert (call.role, call.step, call.reply, call.gave_up) == ("agent", 1, "", True)
+        assert "Incorrect API key" in call.error
     overall = json.loads((tmp_path / "run" / "summary.json").read_text())["overall"]
     assert overall["model_service_errors"] == 4 and overall["agent_errors"] == 0
     assert not role_requests(server, classifier_prompt)  # nothing of the agent's to classify
@@ -151,11 +152,12 @@ def assert_transcript(run: Path, line, marked: bool) -> None:
     for call in (c for c in calls if c.role == "agent"):
         assert call.messages[0]["role"] == "system" and "Task: " in call.messages[1]["content"][0]["text"]
         (image,) = [part for part in call.messages[1]["content"] if part["type"] == "image"]
-        if marked:  # the marks, listed in the prompt, drawn on a picture no step file holds
-            assert MARKS_HEADING in call.messages[1]["content"][1]["text"] and "file" not in image
+        if marked:  # the marks, listed in the prompt, drawn on a picture of its own
+            assert MARKS_HEADING in call.messages[1]["content"][1]["text"]
+            assert image["file"].startswith("agent-") and image["file"] <= f"agent-{call.step:03d}.png"
         else:
             assert image["file"] == f"step-{call.step - 1:03d}.png"
-            assert hashlib.sha256((folder / image["file"]).read_bytes()).hexdigest() == image["sha256"]
+        assert hashlib.sha256((folder / image["file"]).read_bytes()).hexdigest() == image["sha256"]
     targets = [r.action.target for r in steps if getattr(r.action, "target", None) is not None]
     assert targets and all(t.node_id and t.bbox for t in targets)  # by mark or id: grounded in the tree
     assert b"data:image" not in (folder / "calls.jsonl").read_bytes()

@@ -1,15 +1,18 @@
 """report.html: one self-contained file with per-domain bars, failure taxonomy, a sortable episode table,
 and an episode's steps with their screens and timeline."""
 
+import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from actors.run_folder import ResultLine
-from bench.report import render, taxonomy_counts
-from protocols import EpisodeResult
+from actors.run_folder import Episode, ResultLine
+from bench.metrics import run_metrics
+from bench.report import main, render, taxonomy_counts
+from protocols import EpisodeResult, Key, StepRecord
 from tests.chromium import chromium_page
 from tests.bench.viewer.test_runs import artifacts
 from tests.paths import ROOT
@@ -54,6 +57,7 @@ def test_the_report_is_one_file_whose_links_resolve_and_whose_timeline_draws(run
         assert page.eval_on_selector_all("#episodes tbody tr", column) == sorted(steps_of(page, column))
         page.locator("#episodes th", has_text="steps").click()
         assert page.eval_on_selector_all("#episodes tbody tr", column) == sorted(steps_of(page, column), reverse=True)
+        assert "linked from the run folder" in page.text_content("#screens")  # the default says so
         page.screenshot(path=str(artifacts(run_dir) / "report.png"), full_page=True)
 
 
@@ -86,3 +90,74 @@ def test_taxonomy_counts_come_from_the_analysis_when_it_gave_them():
              for i, c in enumerate([{"grounding": 0.9}, {"grounding": 0.6, "planning": 0.2}, {"planning": 0.7}])]
     assert taxonomy_counts({}, lines) == {"grounding": 2, "planning": 1}
     assert taxonomy_counts({"taxonomy": {"categories": {"system": 3}}}, lines) == {"system": 3}
+
+
+BARS = """() => [...document.querySelectorAll('#domains .bar')].map(
+  b => b.getBoundingClientRect().width / b.parentElement.getBoundingClientRect().width)"""
+
+
+def test_bars_are_drawn_to_scale_and_an_undefined_metric_reads_n_a(tmp_path):
+    domains = {name: {"episodes": 100, "succeeded": n, "success_rate": n / 100}
+               for name, n in (("web", 71), ("office", 73), ("a domain with a long name", 79), ("none", 0))}
+    summary = {"domains": domains, "metrics": {"step_accuracy": 0.5, "grounding_accuracy": None}}
+    report = tmp_path / "report.html"
+    report.write_text(render(tmp_path, summary, []))
+    with chromium_page() as page:
+        page.goto(report.as_uri())
+        shares = page.evaluate(BARS)
+        assert shares == pytest.approx([0.71, 0.73, 0.79, 0.0], abs=0.005)
+        assert page.locator("#domains .bar-value").all_text_contents()[0] == "71/100 71% [61, 79]"
+        cells = page.eval_on_selector_all(".metrics tr", "rows => rows.map(r => r.innerText.split('\\t'))")
+        assert cells == [["step accuracy", "0.5"], ["grounding accuracy", "n/a"]]
+
+
+def test_an_inline_report_opens_with_no_other_file_present(run_dir, tmp_path):
+    alone = tmp_path / "alone" / "report.html"
+    alone.parent.mkdir()
+    assert main([str(run_dir), "--inline", "--out", str(alone)]) == 0
+    elsewhere = tmp_path / "elsewhere" / "report.html"  # linked, from another folder: the links still resolve
+    elsewhere.parent.mkdir()
+    assert main([str(run_dir), "--out", str(elsewhere)]) == 0
+    assert [p.name for p in alone.parent.iterdir()] == ["report.html"]
+    loaded = ("() => { const imgs = [...document.querySelectorAll('#steps img, #final img')];"
+              " return imgs.length > 1 && imgs.every(i => i.complete && i.naturalWidth > 0); }")
+    with chromium_page() as page:
+        for report in (alone, elsewhere):
+            page.goto(report.as_uri())
+            page.locator("#episodes a.pick").first.click()
+            page.wait_for_function(loaded, timeout=10000)
+            assert page.locator("#final").is_visible()
+        assert page.eval_on_selector_all("#episodes a[href$='.png']", "links => links.length") > 0
+        page.goto(alone.as_uri())
+        assert page.text_content("#screens") == "The screens are embedded: this file needs no other."
+        assert page.eval_on_selector_all("#episodes a[href$='.png']", "links => links.length") == 0
+
+
+@pytest.mark.parametrize("case", ["not a run", "summary not JSON", "out not writable"])
+def test_the_report_command_names_what_it_cannot_use(run_dir, tmp_path, capsys, case):
+    folder, extra = run_dir, []
+    if case == "not a run":
+        folder = tmp_path
+        expected = f"{tmp_path}: not a run folder (no results.jsonl)"
+    elif case == "summary not JSON":
+        folder = tmp_path / "copy"
+        folder.mkdir()
+        (folder / "results.jsonl").write_bytes((run_dir / "results.jsonl").read_bytes())
+        (folder / "summary.json").write_text("{cut")
+        expected = f"{folder / 'summary.json'}: not readable as JSON ("
+    else:
+        extra = ["--out", str(tmp_path / "missing" / "report.html")]
+        expected = f"cannot write {tmp_path / 'missing' / 'report.html'}: "
+    with pytest.raises(SystemExit) as exit:
+        main([str(folder), *extra])
+    assert exit.value.code == 2
+    err = capsys.readouterr().err
+    assert expected in err and err.count("\n") == 2  # argparse's usage line, then the one error line
+
+
+def test_grounding_accuracy_over_no_boxed_step_is_undefined_not_zero(tmp_path):
+    line = ResultLine(result=EpisodeResult(episode_id="a#1", task_id="a"))
+    step = StepRecord(episode_id="a#1", step=1, action=Key(key="enter"), reference=Key(key="enter"))
+    metrics = run_metrics([Episode(line=line, folder=tmp_path, steps=[step], viewports={1: None})])
+    assert (metrics["step_accuracy"], metrics["grounded_steps"], metrics["grounding_accuracy"]) == (1.0, 0, None)
+    assert json.loads(json.dumps(metrics))["grounding_accuracy"] is None  # null in summary.json

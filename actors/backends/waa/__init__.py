@@ -5,6 +5,7 @@ the accessibility tree, runs commands and setup steps, and hands files back.
 This package talks to it:
 
 - `client`: httpx with retries and backoff; what counts as the VM being gone;
+- `devtools`: the VM's browser over the DevTools protocol (Playwright on a driver thread, any loop);
 - `commands`: protocol actions as the pyautogui commands WAA sends to /execute;
 - `backend`: the VMBackend and ScreenBackend the VMController and Observer wrap; a
   suite's `TaskSteps` prepare tasks and read their state (bench.suites.waa);

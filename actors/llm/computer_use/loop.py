@@ -128,10 +128,11 @@ class ComputerUsePolicy:
                      cost=self.client.config.cost(input_tokens, output_tokens), latency=exchange.latency)
 
     def _record(self, exchange: Exchange, transcript: list[Any], step: int, used: Usage) -> ModelCall:
-        return ModelCall(role=self.role, step=step, messages=without_images(transcript),
+        images: dict[str, bytes] = {}
+        return ModelCall(role=self.role, step=step, messages=without_images(transcript, images),
                          reply=json.dumps(self.reply(exchange.payload)), input_tokens=used.input_tokens,
                          output_tokens=used.output_tokens, cost=used.cost, latency=exchange.latency,
-                         retries=exchange.retries)
+                         retries=exchange.retries, images=images)
 
     # --- the dialect ------------------------------------------------------------------
 

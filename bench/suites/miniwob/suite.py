@@ -87,6 +87,7 @@ class MiniWobSuite(Suite):
     default_summarizer = "none"  # the scripted agent reads no summaries; the simulated judge only adds latency
     node_app = "bench.suites.miniwob.node:build"
     shares_browser = True
+    last_screen_shows_work = False
 
     def __init__(self, names: tuple[str, ...], seeds: tuple[int, ...], chosen: str | list[str] = "default") -> None:
         self.names = names

@@ -48,11 +48,12 @@ from actors.backends.waa.commands import command as pyautogui_command
 from bench.suites.osworld.episode import Episode
 from bench.suites.osworld.errors import GetterFailed, MetricFailed, SetupFailed, StepFailed
 
-_PROFILE = {
+PROFILE_PROGRAMS = {
     "Windows": "import os; print(os.path.join(os.getenv('LOCALAPPDATA'), 'Google\\\\Chrome\\\\User Data\\\\Default\\\\{name}'))",
     "Darwin": "import os; print(os.path.join(os.getenv('HOME'), 'Library/Application Support/Google/Chrome/Default/{name}'))",
     "Linux": "import os; print(os.path.join(os.getenv('HOME'), '.config/google-chrome/Default/{name}'))",
 }
+"""Per platform, the Python program with which OSWorld's getters ask the VM for a profile file's path."""
 BLANK_HISTORY = "history_new.sqlite"
 """Where OSWorld's harness keeps the blank History it downloads, in the task's cache folder."""
 _CHROME_EPOCH = datetime.datetime(1601, 1, 1)
@@ -70,9 +71,9 @@ async def python_output(episode: Episode, program: str) -> str:
 
 async def profile_path(episode: Episode, name: str) -> str:
     system = (await python_output(episode, "import platform; print(platform.system())")).strip()
-    if system not in _PROFILE:
+    if system not in PROFILE_PROGRAMS:
         raise GetterFailed(f"Chrome's profile on {system!r}: OSWorld's getters know Windows, Darwin and Linux")
-    return (await python_output(episode, _PROFILE[system].format(name=name))).strip()
+    return (await python_output(episode, PROFILE_PROGRAMS[system].format(name=name))).strip()
 
 
 async def profile_file(episode: Episode, name: str) -> bytes | None:

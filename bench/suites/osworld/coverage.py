@@ -18,7 +18,7 @@ from protocols import Task
 
 from bench.suites.osworld.checker import functions
 from bench.suites.osworld.getters import GETTERS
-from bench.suites.osworld.metrics import INFEASIBLE, SUPPORTED_FUNCTIONS, unsupported_rule
+from bench.suites.osworld.metrics import INFEASIBLE, SUPPORTED_FUNCTIONS, unsupported_rules
 from bench.suites.osworld.needs import Outside, getter_specs, outside, steps
 from bench.suites.osworld.setup import STEPS
 
@@ -27,8 +27,10 @@ def troupe_lacks(task: Task) -> list[str]:
     """The step types, getters and metrics the task names that troupe does not have, one each."""
     spec = task.evaluation_spec
     funcs = functions(spec)
-    expected = spec.get("expected") if isinstance(spec.get("func"), list) else [spec.get("expected")]
-    rules = {unsupported_rule(f, e) for f, e in zip(funcs, expected or [None] * len(funcs))} - {None}
+    several = isinstance(spec.get("func"), list)
+    expected = (spec.get("expected") if several else [spec.get("expected")]) or [None] * len(funcs)
+    options = (spec.get("options") if several else [spec.get("options")]) or [None] * len(funcs)
+    rules = set().union(*(unsupported_rules(f, e, o) for f, e, o in zip(funcs, expected, options)))
     missing = [("step", {s["type"] for s in steps(task)} - STEPS.keys()),
                ("getter", {s["type"] for s in getter_specs(task)} - GETTERS.keys()),
                ("metric", (set(funcs) - SUPPORTED_FUNCTIONS) | rules)]

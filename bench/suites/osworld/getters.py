@@ -24,7 +24,7 @@ the metrics here read the bytes the same way).
   OSWorld's video types (its list, duplicates included, weigh the count),
   'unknown' when it names none;
 - `accessibility_tree`: /accessibility's `AT` text, None when it fails;
-- Chrome's profile getters (chrome.py).
+- Chrome's profile getters (chrome.py) and its appearance mode (chrome_appearance.py).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from typing import Any, Awaitable, Callable
 import httpx
 
 from bench.suites.osworld.chrome import CHROME_GETTERS
+from bench.suites.osworld.chrome_appearance import APPEARANCE_GETTERS
 from bench.suites.osworld.episode import Episode
 from bench.suites.osworld.errors import GetterFailed
 
@@ -174,6 +175,7 @@ GETTERS: dict[str, Getter] = {
     "default_video_player": _default_video_player,
     "accessibility_tree": _accessibility_tree,
     **CHROME_GETTERS,
+    **APPEARANCE_GETTERS,
 }
 
 

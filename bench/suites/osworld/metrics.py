@@ -10,7 +10,8 @@ General functions (OSWorld's metrics/general.py): `exact_match`,
 `match_in_list`, `is_in_list`, `literal_match`, `check_include_exclude`,
 `file_contains`, `check_line_number`, `diff_text_file`; the applications'
 own in chrome.py (`is_expected_bookmarks`, `check_font_size`,
-`check_history_deleted`), vlc.py, gimp.py and impress.py.
+`check_history_deleted`), vlc.py, gimp.py, impress.py and tables.py
+(`compare_table`).
 
 `infeasible` is decided by the checker from the agent's last action.
 """
@@ -26,6 +27,7 @@ from bench.suites.osworld.chrome import CHROME_METRICS, RULED as CHROME_RULED
 from bench.suites.osworld.errors import MetricFailed
 from bench.suites.osworld.gimp import GIMP_METRICS
 from bench.suites.osworld.impress import IMPRESS_METRICS
+from bench.suites.osworld.tables import RULES as TABLE_RULES, TABLE_METRICS
 from bench.suites.osworld.vlc import VLC_METRICS
 
 Metric = Callable[..., float]
@@ -124,18 +126,27 @@ METRICS: dict[str, Metric] = {
     **VLC_METRICS,
     **GIMP_METRICS,
     **IMPRESS_METRICS,
+    **TABLE_METRICS,
 }
 
 SUPPORTED_FUNCTIONS = frozenset(METRICS) | {INFEASIBLE}
 
 RULED: dict[str, frozenset[str]] = {**CHROME_RULED}
-"""Metrics whose rule `type` names a check troupe has only some of."""
+"""Metrics whose expected rule's `type` names a check troupe has only some of."""
+OPTION_RULED: dict[str, frozenset[str]] = {"compare_table": frozenset(TABLE_RULES)}
+"""Metrics whose `options.rules` each name a check troupe has only some of."""
 
 
-def unsupported_rule(func: str, expected: Any) -> str | None:
-    """The rule type a task's expected rule asks of `func` that troupe lacks, if any."""
+def unsupported_rules(func: str, expected: Any, options: Any) -> set[str]:
+    """The rule types a task asks of `func` (in its expected rule or its options' rules) that troupe
+    lacks, each as "func rule type"."""
+    found = set()
     known = RULED.get(func)
-    if known is None or not isinstance(expected, dict) or expected.get("type") != "rule":
-        return None
-    kind = (expected.get("rules") or {}).get("type")
-    return None if kind in known else f"{func} rule {kind}"
+    if known is not None and isinstance(expected, dict) and expected.get("type") == "rule":
+        kind = (expected.get("rules") or {}).get("type")
+        if kind not in known:
+            found.add(f"{func} rule {kind}")
+    known = OPTION_RULED.get(func)
+    if known is not None and isinstance(options, dict):
+        found |= {f"{func} rule {rule.get('type')}" for rule in options.get("rules", []) if rule.get("type") not in known}
+    return found

@@ -49,12 +49,8 @@ does not know is a `MetricFailed` naming it when a task's rules reach it.
 
 from __future__ import annotations
 
-import builtins
-import functools
 import io
 import itertools
-import operator
-import re
 import zipfile
 from contextvars import ContextVar
 from typing import Any, Callable
@@ -63,14 +59,11 @@ from xml.etree import ElementTree
 import openpyxl
 from openpyxl.utils import coordinate_to_tuple
 from openpyxl.workbook.workbook import Workbook
-from openpyxl.worksheet.cell_range import MultiCellRange
 from openpyxl.worksheet.worksheet import Worksheet
 
+from bench.formats.spreadsheet import MAIN, UnknownMethod, sheet_cells, value_matches
 from bench.suites.waa.conditional_formats import conditional_cells
 from bench.suites.waa.errors import MetricFailed, ReferenceCrash
-
-_MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
-
 
 def _frame_reader() -> Any:
     try:
@@ -150,44 +143,16 @@ class _Unreadable(Exception):
 
 # --- cell values from the sheet's XML, as WAA's read_cell_value ----------------------------------
 
-class _NoSharedStrings:
-    """WAA reads the shared strings in one try: a missing part, or any `<t>` without text, leaves
-    it with none, and a cell that then names one raises (NameError in WAA's code)."""
-
-
-@functools.lru_cache(maxsize=8)
 def _sheet_cells(xlsx: bytes, sheet_name: str) -> tuple[Any, dict[str, ElementTree.Element]] | None:
-    """The workbook's shared strings and the sheet's cells by coordinate (first one wins), read as
-    WAA reads them: the sheet's part is `sheet<sheetId>.xml`, whatever the workbook's relationships
-    say; None for a file that is not a zip."""
+    """The shared strings and the sheet's cells (spreadsheet.sheet_cells); None for a file that is not
+    a zip. WAA reads the shared strings in one try, and a cell that names one when there are none raises."""
     try:
-        with zipfile.ZipFile(io.BytesIO(xlsx)) as archive:
-            shared: Any
-            try:
-                shared = ["".join(_text(t) for t in item.iter(f"{_MAIN}t"))
-                          for item in ElementTree.fromstring(archive.read("xl/sharedStrings.xml")).iter(f"{_MAIN}si")]
-            except (KeyError, ElementTree.ParseError, TypeError):
-                shared = _NoSharedStrings()
-            try:
-                workbook = ElementTree.fromstring(archive.read("xl/workbook.xml"))
-                ids = {s.get("name"): s.get("sheetId") for s in workbook.iter(f"{_MAIN}sheet")}
-                sheet = ElementTree.fromstring(archive.read(f"xl/worksheets/sheet{ids[sheet_name]}.xml"))
-            except (KeyError, ElementTree.ParseError) as exc:
-                raise ReferenceCrash(f"compare_table: reading sheet {sheet_name!r}'s cells as WAA does fails "
-                                     f"({type(exc).__name__}: {exc})", fix="missing-file", fixed=0.0) from None
+        return sheet_cells(xlsx, sheet_name)
     except zipfile.BadZipFile:
         return None
-    cells: dict[str, ElementTree.Element] = {}
-    for row in sheet.iter(f"{_MAIN}row"):
-        for cell in row.findall(f"{_MAIN}c"):
-            cells.setdefault(cell.get("r"), cell)
-    return shared, cells
-
-
-def _text(element: ElementTree.Element) -> str:
-    if element.text is None:
-        raise TypeError("a <t> without text")
-    return element.text
+    except (KeyError, ElementTree.ParseError) as exc:
+        raise ReferenceCrash(f"compare_table: reading sheet {sheet_name!r}'s cells as WAA does fails "
+                             f"({type(exc).__name__}: {exc})", fix="missing-file", fixed=0.0) from None
 
 
 def read_cell_value(xlsx: bytes, sheet_name: str, coordinate: str) -> Any:
@@ -201,7 +166,7 @@ def read_cell_value(xlsx: bytes, sheet_name: str, coordinate: str) -> Any:
     cell = cells.get(coordinate)
     if cell is None:
         return None
-    kind, value = cell.get("t"), cell.find(f"{_MAIN}v")
+    kind, value = cell.get("t"), cell.find(f"{MAIN}v")
     if value is None or kind not in (None, "n", "s", "str"):
         return None
     text = (value.text or "").strip() or None
@@ -215,7 +180,7 @@ def read_cell_value(xlsx: bytes, sheet_name: str, coordinate: str) -> Any:
             return float(text)
         except ValueError:
             return None
-    if isinstance(shared, _NoSharedStrings):
+    if shared is None:
         raise ReferenceCrash(f"compare_table: cell {coordinate} names a shared string, but WAA could not read "
                              "the workbook's shared strings", fix="missing-file", fixed=0.0)
     try:
@@ -320,54 +285,14 @@ def _styles(books: Books, index: Any, props: list[str]) -> dict[str, list[Any]]:
 
 # --- value rules, as WAA's _match_value_to_rule -------------------------------------------------------
 
-def _regex(value: Any, method: str, ref: Any) -> bool:
-    flags = functools.reduce(operator.or_, (getattr(re, name) for name in method.split(".")[1:]), re.RegexFlag(0))
-    return re.search(ref, value, flags) is not None
-
-
-def _approx(value: Any, method: str, ref: Any) -> bool:
-    try:
-        return abs(float(value) - ref) <= float(method.split(":")[1])
-    except (TypeError, ValueError):
-        return False
-
-
-def _range(value: Any, method: str, ref: Any) -> bool:
-    return getattr(operator, "l" + method[6])(ref[0], value) and getattr(operator, "l" + method[7])(value, ref[1])
-
-
-def _collection(value: Any, method: str, ref: Any) -> bool:
-    kind = getattr(builtins, method[4:-3])
-    return kind(value.strip("\"'").split(",")) == kind(ref)
-
-
-def _within(value: Any, method: str, ref: Any) -> bool:
-    low, high = MultiCellRange(ref[0]), MultiCellRange(ref[1])
-    return all(r in value for r in low) and all(r in high for r in value)
-
-
 def match_value(value: Any, rule: dict[str, Any]) -> bool:
-    method, ref = rule["method"], rule.get("ref")
-    if method.startswith("re"):
-        test = _regex
-    elif method in ("eq", "ne", "le", "lt", "ge", "gt"):
-        test = lambda v, m, r: getattr(operator, m)(v, r)  # noqa: E731
-    elif method.startswith("approx"):
-        test = _approx
-    elif method == "spreadsheet_range":
-        test = _within
-    elif method.startswith("range."):
-        test = _range
-    elif method in ("str_list_eq", "str_set_eq"):
-        test = _collection
-    else:
-        raise MetricFailed(f"compare_table: check_cell method {method!r} is not one of eq, ne, lt, le, gt, ge, "
-                           "re[.FLAG], approx:T, range.XY, str_list_eq, str_set_eq, spreadsheet_range")
     try:
-        return bool(test(value, method, ref))
+        return value_matches(value, rule)
+    except UnknownMethod as exc:
+        raise MetricFailed(f"compare_table: {exc}") from None
     except (TypeError, AttributeError) as exc:
-        raise ReferenceCrash(f"compare_table: check_cell {method} cannot compare {value!r} with {ref!r} ({exc})",
-                             fix="missing-file", fixed=0.0) from None
+        raise ReferenceCrash(f"compare_table: check_cell {rule['method']} cannot compare {value!r} with "
+                             f"{rule.get('ref')!r} ({exc})", fix="missing-file", fixed=0.0) from None
 
 
 # --- charts and pivot tables, keyed as WAA keys them -------------------------------------------------

@@ -12,9 +12,10 @@ from actors.runner import EpisodeRunner
 from actors.backends.sim.node import build
 from bench.suites.sim.suite import sim_tasks
 from bench.viewer.server import ViewerServer
+from actors.run_folder import CALLS, episode_dir
 from protocols import (
-    ChangeSummary, Click, EpisodeFinished, EpisodeResult, EpisodeStarted, StepRecord, StepSummarized, StepTaken,
-    Target, Task,
+    ChangeSummary, Click, EpisodeFinished, EpisodeResult, EpisodeStarted, ModelCall, Observation, StepRecord,
+    StepSummarized, StepTaken, Target, Task, UIElement, Viewport, to_json,
 )
 from runtime.events import EventBus
 from runtime.host import run_local_host
@@ -31,10 +32,14 @@ def started(task_id="forms/t1", attempt=1):
     return EpisodeStarted(episode_id=f"{task_id}#{attempt}", task_id=task_id, attempt=attempt, at=10.0, task=TASK)
 
 
+TREE = UIElement(node_id="root", role="window", children=(UIElement(node_id="b1", role="button", name="Submit"),))
+
+
 def step(n, task_id="forms/t1"):
     action = Click(target=Target(node_id="b1", name="Submit"))
     return StepTaken(record=StepRecord(episode_id=f"{task_id}#1", step=n, action=action, started_at=10.0 + n),
-                     screenshot=b"\x89PNG-%d" % n)
+                     screenshot=b"\x89PNG-%d" % n, before=Observation(screenshot=b"\x89PNG-%d" % (n - 1),
+                                                                      viewport=Viewport(800, 600), tree=TREE))
 
 
 async def start_viewer(tg, bus, **kwargs):
@@ -65,7 +70,7 @@ async def http_get(port, path):
 async def test_a_late_viewer_gets_the_current_state_first_then_live_updates():
     bus = EventBus()
     async with anyio.create_task_group() as tg:
-        _, port = await start_viewer(tg, bus)
+        _, port = await start_viewer(tg, bus, total=3, last_screen_shows_work=False)
         bus.publish(started())
         bus.publish(step(1))
         await anyio.sleep(0.05)
@@ -75,6 +80,7 @@ async def test_a_late_viewer_gets_the_current_state_first_then_live_updates():
         (card,) = snapshot["episodes"]
         assert card["task_id"] == "forms/t1" and card["status"] == "running" and len(card["steps"]) == 1
         assert card["shot"] == "/shot/forms%2Ft1%231/1" and card["instruction"] == TASK.instruction
+        assert (snapshot["total"], snapshot["finished"]) == (3, 0) and snapshot["elapsed"] >= 0
 
         bus.publish(step(2))
         bus.publish(StepSummarized(episode_id="forms/t1#1", summary=ChangeSummary(step=2, changes="form sent")))
@@ -84,8 +90,8 @@ async def test_a_late_viewer_gets_the_current_state_first_then_live_updates():
         assert taken["msg"] == "step_taken" and taken["record"]["step"] == 2
         assert taken["record"]["action"]["target"]["name"] == "Submit" and "screenshot" not in taken
         assert summarized["summary"]["changes"] == "form sent"
-        assert finished["status"] == "succeeded"
-        assert finished["shot"] == "/shot/forms%2Ft1%231/1"  # the last screen acted on, not the one after the end
+        assert finished["status"] == "succeeded" and finished["finished"] == 1
+        assert finished["shot"] == "/shot/forms%2Ft1%231/1"  # the screen the deciding action was taken on
 
         status, png = await http_get(port, "/shot/forms%2Ft1%231/2")
         assert status == 200 and png == b"\x89PNG-2"
@@ -93,6 +99,57 @@ async def test_a_late_viewer_gets_the_current_state_first_then_live_updates():
         assert status == 200 and png == b"\x89PNG-1"
         assert (await http_get(port, "/shot/nobody/1"))[0] == 404
         await ws.close()
+        tg.cancel_scope.cancel()
+
+
+async def test_the_end_of_the_run_is_told_to_every_viewer_and_its_stream_closes_normally():
+    bus = EventBus()
+    async with anyio.create_task_group() as tg:
+        server, port = await start_viewer(tg, bus, total=2, earlier={"forms/t0": "succeeded"})
+        ws = await connect(f"ws://127.0.0.1:{port}/events")
+        assert (await receive_json(ws))["earlier"] == {"forms/t0": "succeeded"}
+        bus.publish(started())
+        bus.publish(EpisodeFinished(result=EpisodeResult(episode_id="forms/t1#1", task_id="forms/t1", steps=0)))
+        bus.close()  # as a run does when its episodes are done
+        assert [(await receive_json(ws))["msg"] for _ in range(2)] == ["episode_started", "episode_finished"]
+        ended = await receive_json(ws)
+        assert (ended["msg"], ended["total"], ended["finished"]) == ("run_ended", 2, 1)
+        with pytest.raises(ConnectionClosed) as closed:
+            await receive_json(ws)
+        assert (closed.value.code, closed.value.reason) == (1000, "the run ended")
+        with anyio.fail_after(5):
+            await server.told()
+        late = await connect(f"ws://127.0.0.1:{port}/events")  # after the end, before the server stops
+        assert [(await receive_json(late))["msg"] for _ in range(2)] == ["snapshot", "run_ended"]
+        tg.cancel_scope.cancel()
+
+
+async def test_a_steps_observation_and_model_calls_come_from_memory_and_the_run_folder(tmp_path):
+    bus = EventBus()
+    folder = episode_dir(tmp_path, "forms/t1", 1)
+    folder.mkdir(parents=True)
+    call = ModelCall(role="agent", step=1, messages=[{"role": "user", "content": "Click Submit"}], reply="click b1")
+    (folder / CALLS).write_bytes(to_json(call) + b"\n" + to_json(ModelCall(role="agent", step=2)) + b"\n")
+    async with anyio.create_task_group() as tg:
+        _, port = await start_viewer(tg, bus, run_dir=tmp_path)
+        bus.publish(started())
+        bus.publish(step(1))
+        await anyio.sleep(0.05)
+        status, body = await http_get(port, "/obs/forms%2Ft1%231/1")
+        observation = json.loads(body)["observation"]
+        assert status == 200 and observation["tree"]["children"][0]["node_id"] == "b1"
+        assert "screenshot" not in observation  # its pixels are the step's PNG, fetched as such
+        status, body = await http_get(port, "/calls/forms%2Ft1%231/1")
+        assert status == 200 and json.loads(body)["calls"] == [json.loads(to_json(call))]
+        status, body = await http_get(port, "/obs/forms%2Ft1%231/7")
+        assert status == 200 and json.loads(body) == {
+            "error": "no observation recorded for step 7 (observation-007.json is missing)"}
+        (folder / "observation-007.json").write_text('{"tree": 7}')
+        status, body = await http_get(port, "/obs/forms%2Ft1%231/7")
+        assert json.loads(body)["error"].startswith(f"{folder / 'observation-007.json'}: malformed observation: ")
+        (folder / CALLS).write_text("{not json\n")
+        status, body = await http_get(port, "/calls/forms%2Ft1%231/1")
+        assert status == 200 and json.loads(body)["error"].startswith(f"{folder / CALLS}:1: malformed line")
         tg.cancel_scope.cancel()
 
 

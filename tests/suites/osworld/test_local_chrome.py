@@ -2,8 +2,8 @@
 stands in for Chrome on a fresh local desktop per episode. Doing nothing gets the reference's verdict for
 the untouched profile; an oracle closes Chrome as a user would (OSWorld's `pkill chrome`) and edits the
 profile with a command, through the episode's own server, and scores 1; the infeasible ones score 1 on
-Fail. The one that also reads the appearance setting from chrome://settings' page is not here (not
-runnable yet: `--list` names its getter)."""
+Fail. The appearance task is solved as a user would with Chrome closed: light mode in Preferences,
+Chrome started again and the settings page typed into its address bar."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ PREFERENCES = {
     "030eeff7-b492-4218-b312-701ec99ee0cc": {"enable_do_not_track": True},
     "9656a811-9b5b-4ddf-99c7-5117bcef0626": {"safebrowsing": {"enabled": True}},
     "3299584d-8f11-4457-bf4c-ce98f7600250": {"session": {"restore_on_startup": 5}},
+    "93eabf48-6a27-4cb6-b963-7d5fe1e0d3a9": {"browser": {"theme": {"color_scheme": 1, "color_scheme2": 1}}},
 }
 """What each task's solved state is in Chrome's Preferences, merged into the file."""
 
@@ -79,14 +80,16 @@ connection.commit()
 """
 PROGRAMS = {"2ad9387a-65d8-4e33-ad5b-7580065a27ca": BOOKMARK_FOLDER, "44ee5668-ecd5-4366-a6ce-c1c9b8d4e938": NO_YOUTUBE,
             **{task: MERGE for task in PREFERENCES}, "2ae9ba84-3a0d-4d4c-8338-3a1478dc5fe3": PROFILE_NAME}
-ALREADY_SOLVED = {"99146c54-4f37-4ab8-9327-5f3291665e1e"}
+APPEARANCE = "93eabf48-6a27-4cb6-b963-7d5fe1e0d3a9"
+ALREADY_SOLVED = {"99146c54-4f37-4ab8-9327-5f3291665e1e", APPEARANCE}
 """Tasks OSWorld's evaluator scores 1 untouched here: a fresh Chromium profile's Preferences already hold
-`profile.default_content_setting_values`, which its getter reads as "delete data on close" turned on."""
+`profile.default_content_setting_values`, which its getter reads as "delete data on close" turned on; and
+the appearance getter reads "light" from the settings page of a profile not on the GTK theme
+(`extensions.theme.system_theme` 0), in a tab it leaves open, whose address the next getter reads."""
 PASSWORDS = "12086550-11c0-466b-b367-1d9e75b3910e"
 """Read from the address bar in the tree: solved with keys, as a user would."""
-PASSWORDS_URL = "chrome://password-manager/passwords"
-TO_PASSWORDS = (f"pyautogui.hotkey('ctrl', 'l'); time.sleep(0.3); pyautogui.write('{PASSWORDS_URL}'); "
-                "pyautogui.press('enter')")
+ADDRESSES = {PASSWORDS: "chrome://password-manager/passwords", APPEARANCE: "chrome://settings/appearance"}
+"""The page a task is solved on, typed into the address bar."""
 WAIT_FOR_CHROME_TO_END = """
 import subprocess, time
 deadline = time.monotonic() + 30
@@ -102,25 +105,28 @@ async def solve(server, task) -> None:
     """Close Chrome as OSWorld's tasks do (`pkill chrome`), then edit its profile with a command."""
     name = task.task_id.split("/", 1)[1]
     async with httpx.AsyncClient(base_url=server.url, headers={TOKEN_HEADER: server.token}, timeout=60) as http:
-        if name == PASSWORDS:
-            await type_until_shown(http)
-            return
-        (await http.post("/setup/launch", json={"command": ["pkill", "chrome"]})).raise_for_status()
-        (await http.post("/execute", json={"command": ["python3", "-c", WAIT_FOR_CHROME_TO_END]})).raise_for_status()
-        arguments = [json.dumps(PREFERENCES[name])] if name in PREFERENCES else []
-        done = (await http.post("/execute", json={"command": ["python3", "-c", PROGRAMS[name], *arguments]})).json()
-    assert done["returncode"] == 0, done
+        if name in PROGRAMS:
+            (await http.post("/setup/launch", json={"command": ["pkill", "chrome"]})).raise_for_status()
+            (await http.post("/execute", json={"command": ["python3", "-c", WAIT_FOR_CHROME_TO_END]})).raise_for_status()
+            arguments = [json.dumps(PREFERENCES[name])] if name in PREFERENCES else []
+            done = (await http.post("/execute", json={"command": ["python3", "-c", PROGRAMS[name], *arguments]})).json()
+            assert done["returncode"] == 0, done
+        if name in ADDRESSES:
+            if name in PROGRAMS:
+                (await http.post("/setup/launch", json={"command": ["google-chrome"]})).raise_for_status()
+            await type_until_shown(http, ADDRESSES[name])
 
 
-async def type_until_shown(http: httpx.AsyncClient) -> None:
+async def type_until_shown(http: httpx.AsyncClient, url: str) -> None:
     """Type the address as a user would: once the window is there, and again if a loaded machine lost
     keys (the address bar shows what was typed once Chrome has gone there)."""
     while "Address and search bar" not in (await http.get("/accessibility")).text:
         await anyio.sleep(0.2)
+    keys = f"pyautogui.hotkey('ctrl', 'l'); time.sleep(0.3); pyautogui.write('{url}'); pyautogui.press('enter')"
     for _ in range(3):
-        (await http.post("/execute", json={"command": command(TO_PASSWORDS)})).raise_for_status()
+        (await http.post("/execute", json={"command": command(keys)})).raise_for_status()
         with anyio.move_on_after(10):
-            while "password-manager/passwords" not in (await http.get("/accessibility")).text:
+            while url.removeprefix("chrome://") not in (await http.get("/accessibility")).text:
                 await anyio.sleep(0.3)
             return
 
@@ -131,10 +137,10 @@ async def run(tasks, solve=None):
 
 
 async def test_the_chrome_tasks_untouched_solved_and_declared_infeasible():
-    wanted = [*PROGRAMS, PASSWORDS, *INFEASIBLE]
+    wanted = [*PROGRAMS, *ADDRESSES, *INFEASIBLE]
     tasks = {t.task_id.split("/", 1)[1]: t for t in Catalog.load(OSWORLD).tasks
              if t.domain == "chrome" and t.task_id.split("/", 1)[1] in wanted}
-    assert len(tasks) == 13
+    assert len(tasks) == 14
     untouched = await run([tasks[task] for task in [*PROGRAMS, PASSWORDS]])
     verdicts = {task: (result.score, result.reason) for task, result in untouched.items()}
     print("\nuntouched:", "; ".join(f"{task[:8]} {score:g} ({reason})" for task, (score, reason) in verdicts.items()))

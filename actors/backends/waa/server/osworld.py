@@ -16,7 +16,11 @@ bodies and answers:
   the picture is kept and served back), or 404;
 - POST /run_python `{code}` and POST /run_bash_script `{script, timeout,
   working_dir}`: run as OSWorld runs them, only with --allow-commands;
-- /start_recording and /end_recording: refused (501), with the reason.
+- /start_recording and /end_recording: refused (501), with the reason;
+- POST /setup/open_file `{path}`: opened as the WAA dialect opens it, then,
+  as OSWorld's server does, answered once a window whose title holds the
+  file's name (or its name without the extension) is up, and activated; 500
+  when none is within OPEN_TIMEOUT (OSWorld waits up to 30 minutes).
 
 Paths the tasks give under `/home/user` (OSWorld's VM user) are the
 session's home (roots.Roots' home alias), in file requests and in commands'
@@ -38,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +56,8 @@ HOME = "/home/user"
 """The home folder OSWorld's tasks name."""
 RUN_PYTHON_TIMEOUT = 30.0
 """OSWorld's own limit on /run_python."""
+OPEN_TIMEOUT = 120.0
+"""How long /setup/open_file waits for the file's window."""
 
 SUDO = """#!/bin/sh
 # OSWorld's tasks run `echo PASSWORD | sudo -S COMMAND`: the command runs as this desktop's user.
@@ -177,6 +184,23 @@ class OSWorldEndpoints:
             return _json(501, {"status": "error", "message": "this desktop exports no AT-SPI tree"})
         return _json(200, {"AT": osworld_tree.capture(bus)})
 
+    def open_file(self, body: Any) -> Reply:
+        reply = self.endpoints.open_file(body)
+        if reply[0] != 200:
+            return reply
+        path = Path(body["path"])
+        deadline = time.monotonic() + OPEN_TIMEOUT
+        while True:
+            for name in (path.name, path.stem):
+                try:
+                    self.desktop.activate(self.desktop.find_window(name, False, timeout=0))
+                except LookupError:
+                    continue
+                return 200, "text/plain", b"File opened and window activated successfully"
+            if time.monotonic() > deadline:
+                return 500, "text/plain", f"Failed to find window for {path.name} within {OPEN_TIMEOUT:g} seconds.".encode()
+            time.sleep(0.2)
+
     def terminal(self, query: dict[str, str]) -> Reply:
         output = terminal.text(self.terminals, self.desktop.session.display) if self.terminals else None
         return _json(200, {"output": output, "status": "success"})
@@ -288,5 +312,5 @@ def add_endpoints(endpoints: Endpoints, terminals: Path | None = None) -> None:
         "/window_size": osworld.window_size, "/wallpaper": osworld.wallpaper,
         "/setup/change_wallpaper": osworld.change_wallpaper, "/run_python": osworld.run_python,
         "/run_bash_script": osworld.run_bash_script, "/start_recording": osworld.recording,
-        "/end_recording": osworld.recording,
+        "/end_recording": osworld.recording, "/setup/open_file": osworld.open_file,
     })

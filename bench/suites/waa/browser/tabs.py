@@ -39,7 +39,8 @@ from playwright.sync_api import Browser, Error as PlaywrightError
 
 from actors.backends.waa.client import WAAClient
 from bench.suites.waa.browser.address_bar import active_tab_url
-from bench.suites.waa.browser.devtools import SETUP_ATTEMPTS, DevToolsUnavailable, reconnecting, with_browser
+from actors.backends.waa.devtools import DevToolsUnavailable, with_browser
+from bench.suites.waa.browser.devtools import SETUP_ATTEMPTS, reconnecting
 from bench.suites.waa.browser.urls import same_url
 from bench.suites.waa.errors import GetterFailed, SetupFailed
 

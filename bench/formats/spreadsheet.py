@@ -1,0 +1,110 @@
+"""What WAA's and OSWorld's `compare_table` read the same way from an xlsx workbook.
+
+- `sheet_cells`: the workbook's shared strings and one sheet's cells, read
+  from the XML as both references' read_cell_value reads them: the sheet's
+  part is `xl/worksheets/sheet<sheetId>.xml` whatever the workbook's
+  relationships say, the first cell with a coordinate wins, and the shared
+  strings are read in one go: a missing part, or any `<t>` without text,
+  leaves none (None). A file that is not a zip, a sheet or part that is not
+  there, or XML that does not parse raise (`zipfile.BadZipFile`, `KeyError`,
+  `ElementTree.ParseError`): each suite gives these its reference's outcome.
+- `value_matches`: a value against a `{method, ref}` rule, as both
+  references' _match_value_to_rule: eq, ne, lt, le, gt, ge, re[.FLAG...],
+  approx:T, range.XY, str_list_eq, str_set_eq, spreadsheet_range. A method
+  it does not know raises `UnknownMethod`; a value the method cannot take
+  raises what Python raises (TypeError, AttributeError), as there.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import io
+import operator
+import re
+import zipfile
+from typing import Any
+from xml.etree import ElementTree
+
+from openpyxl.worksheet.cell_range import MultiCellRange
+
+__all__ = ["MAIN", "METHODS", "UnknownMethod", "sheet_cells", "value_matches"]
+
+MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+METHODS = "eq, ne, lt, le, gt, ge, re[.FLAG], approx:T, range.XY, str_list_eq, str_set_eq, spreadsheet_range"
+
+
+def _text(element: ElementTree.Element) -> str:
+    if element.text is None:
+        raise TypeError("a <t> without text")
+    return element.text
+
+
+@functools.lru_cache(maxsize=8)
+def sheet_cells(xlsx: bytes, sheet_name: str) -> tuple[list[str] | None, dict[str, ElementTree.Element]]:
+    with zipfile.ZipFile(io.BytesIO(xlsx)) as archive:
+        shared: list[str] | None
+        try:
+            shared = ["".join(_text(t) for t in item.iter(f"{MAIN}t"))
+                      for item in ElementTree.fromstring(archive.read("xl/sharedStrings.xml")).iter(f"{MAIN}si")]
+        except (KeyError, ElementTree.ParseError, TypeError):
+            shared = None
+        workbook = ElementTree.fromstring(archive.read("xl/workbook.xml"))
+        ids = {s.get("name"): s.get("sheetId") for s in workbook.iter(f"{MAIN}sheet")}
+        sheet = ElementTree.fromstring(archive.read(f"xl/worksheets/sheet{ids[sheet_name]}.xml"))
+    cells: dict[str, ElementTree.Element] = {}
+    for row in sheet.iter(f"{MAIN}row"):
+        for cell in row.findall(f"{MAIN}c"):
+            cells.setdefault(cell.get("r"), cell)
+    return shared, cells
+
+
+class UnknownMethod(ValueError):
+    """A `{method, ref}` rule whose method neither reference knows (both raise)."""
+
+
+def _regex(value: Any, method: str, ref: Any) -> bool:
+    flags = functools.reduce(operator.or_, (getattr(re, name) for name in method.split(".")[1:]), re.RegexFlag(0))
+    return re.search(ref, value, flags) is not None
+
+
+def _approx(value: Any, method: str, ref: Any) -> bool:
+    threshold = float(method.split(":")[1])
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return False
+    return abs(number - ref) <= threshold
+
+
+def _range(value: Any, method: str, ref: Any) -> bool:
+    return getattr(operator, "l" + method[6])(ref[0], value) and getattr(operator, "l" + method[7])(value, ref[1])
+
+
+def _collection(value: Any, method: str, ref: Any) -> bool:
+    kind = getattr(builtins, method[4:-3])
+    return kind(value.strip("\"'").split(",")) == kind(ref)
+
+
+def _within(value: Any, method: str, ref: Any) -> bool:
+    low, high = MultiCellRange(ref[0]), MultiCellRange(ref[1])
+    return all(r in value for r in low) and all(r in high for r in value)
+
+
+def value_matches(value: Any, rule: dict[str, Any]) -> bool:
+    method, ref = rule["method"], rule.get("ref")
+    if method.startswith("re"):
+        test = _regex
+    elif method in ("eq", "ne", "le", "lt", "ge", "gt"):
+        test = lambda v, m, r: getattr(operator, m)(v, r)
+    elif method.startswith("approx"):
+        test = _approx
+    elif method == "spreadsheet_range":
+        test = _within
+    elif method.startswith("range."):
+        test = _range
+    elif method in ("str_list_eq", "str_set_eq"):
+        test = _collection
+    else:
+        raise UnknownMethod(f"check_cell method {method!r} is not one of {METHODS}")
+    return bool(test(value, method, ref))

@@ -1,0 +1,126 @@
+"""OSWorld's tasks that need its task-file cache, on fresh local desktops with no VM: the test fills a
+cache folder in OSWorld's layout with files it makes in the formats the tasks name (the real ones live
+in a data set this machine cannot reach), and per domain a task runs its set-up (the download from the
+cache, LibreOffice opening the file), then the oracle reaches the solved state through the episode's own
+server (LibreOffice quit, the solved file uploaded where the task reads it) and scores 1, while the
+untouched state scores 0. Each domain once per event loop, as test_local_apps: on asyncio the oracle
+solves, on trio the agent leaves the task alone."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pytest
+from openpyxl import Workbook
+
+from actors.backends.waa.client import TOKEN_HEADER
+from bench.suites.osworld.catalog import Catalog
+from bench.suites.osworld.needs import cache_name, getter_specs, steps
+from protocols import ErrorKind, Task
+
+from tests.osworld_servers import run_on_local_desktops
+from tests.paths import ROOT
+
+OSWORLD = ROOT.parent / "shared" / "osworld" / "evaluation_examples"
+
+pytestmark = [pytest.mark.anyio,
+              pytest.mark.skipif(not OSWORLD.is_dir(), reason="no shared OSWorld data"),
+              pytest.mark.skipif(shutil.which("soffice") is None,
+                                 reason="LibreOffice is not installed (scripts/setup.sh --osworld-apps installs it)")]
+
+
+def xlsx(rows: list[list[object]]) -> bytes:
+    workbook = Workbook()
+    for row in rows:
+        workbook.active.append(row)
+    out = io.BytesIO()
+    workbook.save(out)
+    return out.getvalue()
+
+
+LEVELS = [["Student", "Level", "Term", "Group", "Tutor"],
+          *([f"S{n}", "A" if n < 15 else "B", 1 + n % 3, "G1" if n % 2 else "G2", "Kim"] for n in range(1, 30))]
+"""A sheet like the task's Student_Level_Fill_Blank.xlsx, solved: no blank cell in B1:E30."""
+
+
+def blanked(rows: list[list[object]]) -> list[list[object]]:
+    """The task's start: below the header, every third row's B:E left blank (the value is the one above)."""
+    return [row if index < 2 or index % 3 else [row[0], None, None, None, None] for index, row in enumerate(rows)]
+
+
+FILL_BLANKS = "libreoffice_calc/01b269ae-2111-4a07-81fd-3fcd711993b0"
+
+
+class Made:
+    """One task's cache files (by the task's own names: a download's VM path, a cloud_file's dest), and
+    the solved file the oracle uploads to the path the task's result getter reads."""
+
+    def __init__(self, start: dict[str, bytes], gold: dict[str, bytes], solved: bytes) -> None:
+        self.start, self.gold, self.solved = start, gold, solved
+
+
+MADE: dict[str, Made] = {
+    FILL_BLANKS: Made(start={"Student_Level_Fill_Blank.xlsx": xlsx(blanked(LEVELS))},
+                      gold={"Student_Level_Fill_Blank_gold.xlsx": xlsx(LEVELS)}, solved=xlsx(LEVELS)),
+}
+
+
+def fill_cache(cache: Path, task: Task, made: Made) -> None:
+    """The task's folder in OSWorld's cache layout: <id>/<uuid5(url)>_<name> per download, <id>/<dest>
+    per cloud_file."""
+    folder = cache / task.task_id.split("/", 1)[1]
+    folder.mkdir(parents=True)
+    for step in steps(task):
+        for file in step["parameters"].get("files", []) if step["type"] == "download" else []:
+            (folder / cache_name(file["url"], file["path"])).write_bytes(made.start[Path(file["path"]).name])
+    for spec in getter_specs(task):
+        if spec["type"] == "cloud_file":
+            (folder / spec["dest"]).write_bytes(made.gold[spec["dest"]])
+
+
+@pytest.fixture(scope="module")
+def tasks() -> dict[str, Task]:
+    return {task.task_id: task for task in Catalog.load(OSWORLD).tasks if task.task_id in MADE}
+
+
+@pytest.fixture(scope="module")
+def cache(tasks, tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("osworld-cache")
+    for task_id, task in tasks.items():
+        fill_cache(folder, task, MADE[task_id])
+    return folder
+
+
+def quits(program: str) -> str:
+    return f"pkill -x {program}; while pgrep -x {program} >/dev/null; do sleep 0.1; done"
+
+
+async def upload_solved(server, task: Task) -> None:
+    """LibreOffice quit (so the postconfig's save cannot write its own copy over it), then the solved
+    file where the task's result getter reads it."""
+    path = task.evaluation_spec["result"]["path"]
+    async with httpx.AsyncClient(headers={TOKEN_HEADER: server.token}, timeout=120) as http:
+        (await http.post(f"{server.url}/execute", json={"command": quits("soffice.bin"), "shell": True})
+         ).raise_for_status()
+        (await http.post(f"{server.url}/setup/upload", data={"file_path": path},
+                         files={"file_data": (Path(path).name, MADE[task.task_id].solved)})).raise_for_status()
+
+
+async def check(task: Task, cache: Path, anyio_backend: str, solve: Callable = upload_solved) -> None:
+    """On asyncio the oracle solves the task (1.0), on trio the untouched state scores 0."""
+    solving = anyio_backend == "asyncio"
+    (result,) = (await run_on_local_desktops([task], solve if solving else None, call_seconds=120,
+                                             cache=cache)).values()
+    assert result.error_kind in (ErrorKind.NONE, ErrorKind.AGENT), result.reason
+    assert result.score == (1.0 if solving else 0.0), result.reason
+    print(f"\nosworld {task.task_id} from the cache, {'solved' if solving else 'untouched'}: {result.reason}; "
+          f"reset {result.timings.reset:.2f} s")
+
+
+async def test_a_calc_task_downloads_from_the_cache_opens_in_calc_and_compare_table_scores_it(
+        tasks, cache, anyio_backend):
+    await check(tasks[FILL_BLANKS], cache, anyio_backend)
