@@ -448,6 +448,7 @@ def _runner(plan: RunPlan, outlets: Outlets, on_result: Callable[[EpisodeResult]
         agent=lambda: Agent(plan.agent()),
         evaluator=lambda: Evaluator(plan.suite.checker(), analyst=analyst),
         summarizer=None if plan.summarizer is None else (lambda: Summarizer(plan.summarizer())),
+        reference=plan.suite.step_reference(),
     )
     return EpisodeRunner(crew=crew, vm_slot=vm_slot, limits=config.limits.limits(),
                          concurrency=config.concurrency, max_attempts=config.limits.max_attempts, outlets=outlets,

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable
 from actors.llm import agent as agent_module, analysis, summarizer as summarizer_module
 from actors.llm.observation import MARKS_HEADING
 from actors.llm.preflight import PREFLIGHT_PROMPT
-from bench.suites.sim.agent import parse_goals
+from bench.suites.sim.goals import parse_goals
 from runtime.http_server import LoopbackHTTPServer, QuietHandler, send_reply
 
 

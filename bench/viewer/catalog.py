@@ -6,8 +6,9 @@ path under the root (its id in URLs), and only those ids are opened, so a URL
 never reaches outside the root. Each row says what run.json and summary.json
 say: suite, agent, when it started and whether it ended, and success with its
 95% Wilson interval (counted from results.jsonl when summary.json is not there
-yet). A run whose files cannot be read is a row naming the file; the rest of
-the folder is still listed.
+yet, or is older than the last result: a run going on, or resumed). A run
+whose files cannot be read is a row naming the file; the rest of the folder is
+still listed.
 
 The runs are found again on every request, so a run that starts while the
 page is open appears on reload. Opened runs (`FinishedRuns`, which reads
@@ -114,17 +115,33 @@ def _row(run_id: str, folder: Path) -> dict[str, Any]:
         agent = str(config.get("agent") or "")
         row.update(suite=str(config.get("suite") or ""), date=str(info.get("started") or ""), ended=info.get("ended"),
                    agent=agent + (f" ({model})" if model and agent == "llm" else ""))
-        summary = _json(folder / SUMMARY)
+        summary = _json(folder / SUMMARY) if _newer(folder / SUMMARY, folder / RESULTS) else {}
         if not summary:
             lines = read_run(folder)
             summary = summarize([line.result for line in lines], lines)
-        overall = _object(summary.get("overall"))
+        overall = _counts(_object(summary.get("overall")), folder / SUMMARY)
         row.update(episodes=overall.get("episodes", 0), succeeded=overall.get("succeeded", 0),
                    success=success_cell(overall), interval=overall.get("success_interval"))
     except (ResultsError, OSError) as exc:
         row["error"] = str(exc)
     row["date"] = row["date"] or _last_result(folder)
     return row
+
+
+def _newer(path: Path, than: Path) -> bool:
+    """Whether `path` was written after `than` (False when it is not there)."""
+    try:
+        return path.stat().st_mtime_ns >= than.stat().st_mtime_ns
+    except FileNotFoundError:
+        return False
+
+
+def _counts(overall: dict, path: Path) -> dict:
+    """`overall` of a summary, refused (naming `path`) unless its episodes and successes are counts."""
+    episodes, succeeded = overall.get("episodes", 0), overall.get("succeeded", 0)
+    if not (isinstance(episodes, int) and isinstance(succeeded, int) and 0 <= succeeded <= episodes):
+        raise ResultsError(f"{path}: overall has {succeeded!r} of {episodes!r} episodes succeeded, not counts")
+    return overall
 
 
 def _object(value: Any) -> dict:

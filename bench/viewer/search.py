@@ -83,12 +83,15 @@ def _episode(run: Path, line) -> dict[str, Any]:
 
 
 def _hits(episodes: list[dict[str, Any]], needle: str) -> Iterator[dict[str, Any]]:
-    """One hit per field of an episode that contains `needle`."""
+    """One hit per field of an episode that contains `needle`; a field that says what an earlier
+    one said (an analysis repeating the reason) is no second hit."""
     for episode in episodes:
         fields = [*episode["fields"].items(), (TRANSCRIPT, _transcript(episode["folder"], needle))]
+        said: set[str] = set()
         for field, text in fields:
             at = text.lower().find(needle)
-            if at >= 0:
+            if at >= 0 and text not in said:
+                said.add(text)
                 yield {"task_id": episode["task_id"], "status": episode["status"], "field": field,
                        "snippet": _snippet(text, at, len(needle))}
 
