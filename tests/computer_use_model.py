@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from actors.backends.sim.world import VIEWPORT
-from bench.suites.sim.agent import parse_goals
+from bench.suites.sim.goals import parse_goals
 from bench.suites.sim.suite import sim_tasks
 
 LAYOUT = [item["name"] for item in sim_tasks(1)[0].raw_config["sim"]["layout"]]
