@@ -312,6 +312,11 @@ def _conclude(plan: RunPlan, started: datetime.datetime, placed: dict[str, Any] 
     episodes, unreadable = read_episodes(out, lines)
     summary = summarize([line.result for line in lines], lines)
     summary["metrics"] = run_metrics(episodes)
+    own = plan.suite.figures(episodes)
+    if own:
+        summary[plan.suite.name] = own
+    for line in plan.suite.figure_lines(own) if own else ():
+        say(line)
     if counted.ignored:
         summary["ignored"] = counted.ignored
     if unreadable:
