@@ -49,16 +49,20 @@ AUTOSAVE = ('<item oor:path="/org.openoffice.Office.Common/Save/Document"><prop 
 EMPTY_XCU = '<?xml version="1.0" encoding="UTF-8"?><oor:items xmlns:oor="http://openoffice.org/2001/registry"></oor:items>'
 
 
+# The oracles wait with `pkill -0` (the server's pkill, which sees only this desktop's processes), not pgrep:
+# pgrep also sees another episode's VLC or LibreOffice, and would wait for that one to end.
+
+
 def vlc_option(line: str) -> list[tuple[str, str]]:
     """VLC quit, then its vlcrc holding the option, as its preferences dialog saves it. The file is
     uploaded, not written by a command: the server reads /home/user in a command as this session's home,
     and is_vlc_recordings_folder wants the text /home/user/Desktop that OSWorld's VM has there."""
-    return [("sh", "pkill -x vlc; while pgrep -x vlc >/dev/null; do sleep 0.1; done"), ("upload", line + "\n")]
+    return [("sh", "pkill -x vlc; while pkill -0 vlc; do sleep 0.1; done"), ("upload", line + "\n")]
 
 
 def gimp_setting(file: str, line: str) -> list[tuple[str, str]]:
     """GIMP quit, the setting added to its config, GIMP started again to read it (it writes it back on quit)."""
-    return [("sh", f"pkill -x gimp-2.10; while pgrep -x gimp-2.10 >/dev/null; do sleep 0.1; done; "
+    return [("sh", f"pkill -x gimp-2.10; while pkill -0 gimp-2.10; do sleep 0.1; done; "
                    f"mkdir -p {GIMPRC}; echo '{line}' >> {GIMPRC}/{file}"), ("launch", "gimp")]
 
 
@@ -74,7 +78,7 @@ SOLUTIONS: dict[str, list[tuple[str, str]]] = {
     "gimp/7b7617bd-57cc-468e-9c91-40c4ec2bcb3d": gimp_setting("gimprc", "(undo-levels 100)"),
     "gimp/7767eef2-56a3-4cea-8c9f-48c070c7d65b": gimp_setting("gimprc", '(theme "Light")'),
     "libreoffice_impress/2cd43775-7085-45d8-89fa-9e35c0a915cf": [
-        ("sh", f"pkill -x soffice.bin; while pgrep -x soffice.bin >/dev/null; do sleep 0.1; done; "
+        ("sh", f"pkill -x soffice.bin; while pkill -0 soffice.bin; do sleep 0.1; done; "
                f"mkdir -p $(dirname {XCU}); [ -f {XCU} ] || printf '{EMPTY_XCU}' > {XCU}; "  # LibreOffice may not
                f"sed -i 's#</oor:items>#{AUTOSAVE}</oor:items>#' {XCU}")],  # have made its profile yet
     "multi_apps/937087b6-f668-4ba6-9110-60682ee33441": [
