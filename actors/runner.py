@@ -30,7 +30,7 @@ from runtime.loop import start, task_group
 from runtime.supervisor import ChildSpec, Intensity, RestartIntensityExceeded, Supervisor, actor_child
 
 from actors import agent, evaluator, observer, summarizer, vm_controller
-from actors.episode import Crew, EnvironmentFailure, EpisodeOutcome, Outlets, run_episode
+from actors.episode import Crew, EnvironmentFailure, EpisodeOutcome, Outlets, StepReference, run_episode
 from actors.errors import ConfigError
 
 logger = logging.getLogger(__name__)
@@ -68,6 +68,8 @@ class CrewFactory:
     agent: Callable[[], Actor]
     evaluator: Callable[[], Actor]
     summarizer: Callable[[], Actor] | None = None
+    reference: StepReference | None = None
+    """How the suite knows the right action of a live step (`Crew.reference`); not an actor."""
 
     def children(self) -> list[ChildSpec]:
         specs = [actor_child(agent.NAME, self.agent), actor_child(evaluator.NAME, self.evaluator)]
@@ -244,6 +246,7 @@ class _Worker:
                 vm=host.ref(vm_controller.NAME), observer=host.ref(observer.NAME),
                 agent=self.refs[agent.NAME], evaluator=self.refs[evaluator.NAME],
                 summarizer=self.refs.get(summarizer.NAME), outlets=self.runner.outlets,
+                reference=self.runner.crew.reference,
             )
             episode_id = f"{task.task_id}#{attempt}"
             try:

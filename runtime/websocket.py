@@ -167,6 +167,12 @@ class WebSocket:
             self._receiving = False
 
     @property
+    def path(self) -> str:
+        """The path (with its query) the client asked for; a server can serve several streams on one port.
+        "" on the client's side."""
+        return self._handshake.path if isinstance(self._handshake, Request) else ""
+
+    @property
     def close_code(self) -> int | None:
         """How the connection ended, or None while it is open."""
         if self._protocol.state is State.OPEN and self._lost is None and not self._eof:

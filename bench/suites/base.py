@@ -2,9 +2,10 @@
 
 A suite lists and loads tasks (`Task`), says how its VMs are hosted
 (in-process actors, or a node app for backends that must live in their own
-process), and provides the checker the Evaluator uses for its verdict.
-Every suite's episodes run the same way, on VMs: a live environment's, or a
-replay of recorded screens (the replay suite).
+process), and provides the checker the Evaluator uses for its verdict and,
+where it knows the right action of a step, the reference each step is
+scored against. Every suite's episodes run the same way, on VMs: a live
+environment's, or a replay of recorded screens (the replay suite).
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ import msgspec
 from protocols import Task
 from runtime.actor import Actor
 
+from actors.episode import StepReference
 from actors.errors import ConfigError
 from actors.evaluator import Checker
+from actors.run_folder import Episode
 from bench.config import RunConfig
 
 
@@ -88,9 +91,23 @@ class Suite(ABC):
     @abstractmethod
     def checker(self) -> Checker: ...
 
+    def step_reference(self) -> StepReference | None:
+        """What the suite knows is the right action of a step on a live screen: each step is scored
+        against it (step and grounding accuracy, whoever chose the action); None: it does not know."""
+        return None
+
     def vm_actors(self) -> Callable[[], list[Actor]] | None:
         """A factory of in-process VM actors, or None when they must live in a node."""
         return None
+
+    def figures(self, episodes: list[Episode]) -> dict:
+        """The suite's own figures of a run's episodes, for summary.json under the suite's name
+        (a static benchmark's metrics, as its authors define them); empty when it has none."""
+        return {}
+
+    def figure_lines(self, figures: dict) -> list[str]:
+        """`figures` as the lines a run prints when it ends."""
+        return []
 
     def listing(self) -> str:
         """What `--list` prints: the tasks the options select (what a run with them runs), per

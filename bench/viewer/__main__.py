@@ -1,8 +1,12 @@
 """`python -m bench.viewer URL`: follow a run's live steps in a terminal;
-`python -m bench.viewer RUN_DIR [RUN_DIR ...]`: browse finished runs in the live page.
+`python -m bench.viewer RUN_DIR [RUN_DIR ...]`: browse finished runs in the live page;
+`python -m bench.viewer FOLDER`: browse, search and compare every run under FOLDER.
 
 Given run folders, it serves them read-only on 127.0.0.1 with the page a live
 run uses (several folders: compared side by side) and prints the page's URL.
+Given one folder that is no run but holds runs (at any depth), it serves a page
+listing them, the newest first, with a search over their episodes; any run, or
+any selection of them compared, opens in the same page as above.
 
 URL is what the supervisor printed for `--viewer` (http://HOST:PORT/?token=...)
 or the stream's ws:// address. The stream is JSON, so this reads it without
@@ -26,7 +30,7 @@ from rich.console import Console
 from rich.text import Text
 
 from protocols import TroupeError
-from actors.run_folder import ResultsError
+from actors.run_folder import RESULTS, ResultsError
 from runtime.websocket import ConnectionClosed, HandshakeError, connect
 
 
@@ -155,9 +159,9 @@ async def follow(url: str, token: str | None, out: Callable[[Text], None], *, ke
 
 def main(argv: list[str] | None = None, prog: str = "python -m bench.viewer") -> int:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
-    parser.add_argument("targets", nargs="+", metavar="URL | RUN_DIR",
+    parser.add_argument("targets", nargs="+", metavar="URL | RUN_DIR | FOLDER",
                         help="the viewer URL the supervisor printed (http://HOST:PORT/?token=...), "
-                             "or one or more finished run folders to browse")
+                             "one or more finished run folders to browse, or a folder of runs")
     parser.add_argument("--token", default=None,
                         help="token, if the URL does not carry it; with run folders, require it of the page")
     parser.add_argument("--follow", action="store_true",
@@ -184,18 +188,27 @@ def main(argv: list[str] | None = None, prog: str = "python -m bench.viewer") ->
 
 
 def serve_folders(parser: argparse.ArgumentParser, folders: list[Path], token: str | None, port: int) -> int:
-    """Serve finished run folders until interrupted, after printing the page's URL."""
+    """Serve finished run folders, or the runs under one folder, until interrupted, after printing
+    the page's URL."""
+    from bench.viewer.catalog import Catalog
+    from bench.viewer.catalog_server import CatalogServer
     from bench.viewer.folders import FinishedRuns
     from bench.viewer.server import FinishedRunsServer
 
-    try:
-        runs = FinishedRuns(folders)
-    except ResultsError as exc:
-        parser.error(str(exc))
+    if len(folders) == 1 and folders[0].is_dir() and not (folders[0] / RESULTS).exists():
+        catalog = Catalog(folders[0])
+        if not catalog.runs():
+            parser.error(f"{folders[0]}: not a run folder (no {RESULTS}), and no run folder under it")
+        server = CatalogServer(catalog, token=token)
+    else:
+        try:
+            server = FinishedRunsServer(FinishedRuns(folders), token=token)
+        except ResultsError as exc:
+            parser.error(str(exc))
 
     async def serve() -> None:
         async with anyio.create_task_group() as tg:
-            bound = await tg.start(FinishedRunsServer(runs, token=token).run, "127.0.0.1", port)
+            bound = await tg.start(server.run, "127.0.0.1", port)
             print(f"viewer: http://127.0.0.1:{bound}/" + (" (add ?token=<the token>)" if token else ""), flush=True)
 
     refused: OSError | None = None

@@ -2,7 +2,8 @@
 observation the agent decided on (the accessibility tree the target is found in), and the
 model calls of that step (the transcript).
 
-A live run and finished run folders share the scheme, `[/runs/<run>]/<kind>/<episode>/<step>`:
+A live run and finished run folders share the scheme, `[/runs/<run id>]/<kind>/<episode>/<step>`
+(a run id is its position among the runs served, or over a folder of runs its path there):
 a live run's server answers its latest steps from memory and the rest from the run folder;
 finished runs answer from their folders only. Observations and calls are sent as JSON objects
 holding either what was asked (`observation`, `calls`) or one line saying why it cannot be had
@@ -29,14 +30,14 @@ JSON = "application/json"
 KINDS = {"shot": PNG, "obs": JSON, "calls": JSON}
 """Each kind of step file, with the content type it is sent as."""
 
-_PATH = re.compile(r"^(?:/runs/(?P<run>\d+))?/(?P<kind>shot|obs|calls)/(?P<episode>[^/]+)/(?P<step>\d+)$")
+_PATH = re.compile(r"^(?:/runs/(?P<run>[^/]+))?/(?P<kind>shot|obs|calls)/(?P<episode>[^/]+)/(?P<step>\d+)$")
 
 
 @dataclass(frozen=True)
 class StepFile:
     """A page path, parsed: which run (None: the live one), what, of which episode and step."""
 
-    run: int | None
+    run: str | None
     kind: str
     episode_id: str
     step: int
@@ -51,13 +52,13 @@ def parse(path: str) -> StepFile | None:
     match = _PATH.match(path)
     if match is None:
         return None
-    run = None if match["run"] is None else int(match["run"])
+    run = None if match["run"] is None else urllib.parse.unquote(match["run"])
     return StepFile(run, match["kind"], urllib.parse.unquote(match["episode"]), int(match["step"]))
 
 
-def episode_bases(episode_id: str, run: int | None = None) -> dict[str, str]:
+def episode_bases(episode_id: str, run: str | None = None) -> dict[str, str]:
     """Per kind, the path the page appends `/<step>` to for one of the episode's files."""
-    prefix = "" if run is None else f"/runs/{run}"
+    prefix = "" if run is None else f"/runs/{urllib.parse.quote(run, safe='')}"
     return {kind: f"{prefix}/{kind}/{urllib.parse.quote(episode_id, safe='')}" for kind in KINDS}
 
 

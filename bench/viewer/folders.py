@@ -39,16 +39,19 @@ def last_screen_shows_work(folder: Path) -> bool:
 
 
 class FinishedRuns:
-    """Cards for every episode of the given run folders, and their screenshots."""
+    """Cards for every episode of the given run folders, and their screenshots. `ids` name the
+    runs in the page's file paths (default: their positions), so a server of many selections of
+    runs can tell one run's files from another's; they label the runs too."""
 
-    def __init__(self, folders: list[Path]) -> None:
+    def __init__(self, folders: list[Path], ids: list[str] | None = None) -> None:
         self.folders = [Path(folder) for folder in folders]
-        self.labels = run_labels([str(folder) for folder in self.folders])
+        self.ids = ids or [str(run) for run in range(len(self.folders))]
+        self.labels = run_labels(ids or [str(folder) for folder in self.folders])
         self.last_screen_shows_work = [last_screen_shows_work(folder) for folder in self.folders]
         results = [read_run(folder) for folder in self.folders]
         self.comparison = compare(list(zip(self.labels, results))) if len(self.folders) > 1 else None
         self.cards = [self._card(run, line) for run, lines in enumerate(results) for line in _last_per_task(lines)]
-        self._by_episode = {(card["run"], card["episode_id"]): card for card in self.cards}
+        self._by_episode = {(self.ids[card["run"]], card["episode_id"]): card for card in self.cards}
 
     def _card(self, run: int, line: ResultLine) -> dict[str, Any]:
         result = line.result
@@ -61,7 +64,7 @@ class FinishedRuns:
             steps, viewport, unreadable = read_steps(folder), read_viewport(folder, 1), ""
         except ResultsError as exc:  # one garbled episode is shown as such; the rest of the run still is
             steps, viewport, unreadable = [], None, str(exc)
-        files = episode_bases(result.episode_id, run)
+        files = episode_bases(result.episode_id, self.ids[run])
         last = max([s.step for s in steps], default=1)
         shots = {n for n in range(last + 1) if screenshot_path(folder, n).exists()}
         thumbnail = thumbnail_step(shots, steps, finished=True, last_screen_shows_work=self.last_screen_shows_work[run])

@@ -50,13 +50,23 @@ def page_html() -> bytes:
     return page.encode()
 
 
+def refused(request, token: str | None) -> tuple[int, str, bytes] | None:
+    """The 401 answer to a request without the viewer's token, or None when it may be served."""
+    refusal = None if token is None else token_refusal(request, token, in_query=True)
+    return None if refusal is None else (401, _TEXT, f"troupe viewer: {refusal}\n".encode())
+
+
+def not_found(what: str) -> tuple[int, str, bytes]:
+    return 404, _TEXT, f"troupe viewer: {what}\n".encode()
+
+
 async def answer(request, token: str | None, page: bytes,
                  step_file: Callable[[StepFile], Awaitable[bytes]]) -> tuple[int, str, bytes]:
     """An HTTP request to a viewer: the page, a step's file (`step_file` reads it; b"": there is
     none), or 401/404."""
-    refusal = None if token is None else token_refusal(request, token, in_query=True)
+    refusal = refused(request, token)
     if refusal is not None:
-        return 401, _TEXT, f"troupe viewer: {refusal}\n".encode()
+        return refusal
     path = urllib.parse.urlsplit(request.path).path
     if path in ("/", "/index.html"):
         return 200, _HTML, page
@@ -64,7 +74,7 @@ async def answer(request, token: str | None, page: bytes,
     content = b"" if wanted is None else await step_file(wanted)
     if content:
         return 200, wanted.content_type, content
-    return 404, _TEXT, f"troupe viewer: nothing at {path}\n".encode()
+    return not_found(f"nothing at {path}")
 
 
 async def refuse_input(ws: WebSocket, scope: anyio.CancelScope) -> None:
@@ -162,7 +172,7 @@ class ViewerServer:
         """The latest steps' screenshots and observations from memory (the run folder may not
         have them yet); the rest, and model calls, from the run folder."""
         card = self.state.card(wanted.episode_id)
-        if card is None or wanted.run not in (None, 0):
+        if card is None or wanted.run not in (None, "0"):
             return b""
         if wanted.kind == "shot" and wanted.step in card.recent:
             return card.recent[wanted.step]
