@@ -8,6 +8,11 @@ and the event bus by `tell`/`publish`, which return at once. A summary is
 published when it arrives, and told to the ResultSink with the next record
 (the task it arrives in must not wait on the sink's mailbox).
 
+Each step is recorded with the action it is scored against, where that is
+known: a replayed recording's (`Observation.reference`), or what the suite
+knows is right on this screen (`Crew.reference`); step and grounding
+accuracy follow from it, whoever chose the action.
+
 A failure on the VM side (crash, hang, lost node) raises
 `EnvironmentFailure`: the episode cannot be judged, and whoever runs it
 retries on a fresh VM. A limit (steps, wall time, an Agent call timeout)
@@ -20,12 +25,12 @@ import itertools
 import traceback
 from collections import deque
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import msgspec
 
 from protocols import (
-    Act, Acted, ChangeSummary, Decide, Decision, EpisodeResult, EpisodeStarted, EpisodeTimings,
+    Act, Acted, Action, ChangeSummary, Decide, Decision, EpisodeResult, EpisodeStarted, EpisodeTimings,
     ErrorKind, Evaluate, Inspect, Inspected, ModelCall, ModelCalled, Observation, Observe, Observed, Reset,
     StepRecord, StepSummarized, StepTaken, StepTimings, Summarize, Task, TaskAdopted, Verdict,
 )
@@ -76,9 +81,14 @@ class Outlets:
             await self.sink.tell(event)
 
 
+StepReference = Callable[[Task, Observation, Sequence[StepRecord]], "Action | None"]
+"""What a suite knows is the right action on a live screen, from the task, the screen and the steps
+before it; None where it does not know. Called once a step, on the episode's critical path: cheap."""
+
+
 @dataclass
 class Crew:
-    """The actors one episode talks to, and where its events go."""
+    """The actors one episode talks to, where its events go, and how its steps are scored."""
 
     vm: Ref
     observer: Ref
@@ -86,6 +96,7 @@ class Crew:
     evaluator: Ref
     summarizer: Ref | None = None
     outlets: Outlets = Outlets()
+    reference: StepReference | None = None
 
 
 @dataclass(frozen=True)
@@ -121,6 +132,7 @@ class _Episode:
         started = self.now()
         await self.crew.outlets.emit(EpisodeStarted(
             episode_id=self.episode_id, task_id=self.task.task_id, attempt=self.attempt, at=started, task=self.task,
+            repeat=self.task.repeat,
         ))
         await self._vm(self.crew.vm, Reset(task=self.task, episode_id=self.episode_id, attempt=self.attempt))
         observation = await self._observe(0)
@@ -166,6 +178,7 @@ class _Episode:
             task_id=self.task.task_id,
             domain=self.task.domain,
             attempt=self.attempt,
+            repeat=self.task.repeat,
             success=verdict.success,
             score=verdict.score,
             steps=len(records),
@@ -195,10 +208,11 @@ class _Episode:
                     raise AgentFailed(f"{self.crew.agent.name}: {decision.agent_error}")
                 raise ModelServiceFailed(f"model service error: {decision.model_error}")
             decided = self.now()
+            reference = self._reference(observation)
             if decision.action.terminal:
                 await self._record(StepRecord(
                     episode_id=self.episode_id, step=step, action=decision.action,
-                    reasoning=decision.reasoning, reference=observation.reference, started_at=began,
+                    reasoning=decision.reasoning, reference=reference, started_at=began,
                     timings=StepTimings(agent=decided - began, total=decided - began), **_spend(decision),
                 ), observation, observation, decision.calls)
                 return observation
@@ -209,7 +223,7 @@ class _Episode:
             await self._record(StepRecord(
                 episode_id=self.episode_id, step=step, action=decision.action, reasoning=decision.reasoning,
                 error=acted.error, changed=screen_changed(observation, after, decision.action), started_at=began,
-                reference=observation.reference,
+                reference=reference,
                 timings=StepTimings(
                     agent=decided - began, act=act_done - decided, observe=done - act_done,
                     screenshot=after.timings.screenshot, tree=after.timings.tree, total=done - began,
@@ -222,6 +236,12 @@ class _Episode:
             if acted.ended:
                 self.ended_by = acted.ended
                 return observation
+
+    def _reference(self, observation: Observation) -> Action | None:
+        """The action the step on `observation` is scored against: the recording's, else the suite's."""
+        if observation.reference is not None or self.crew.reference is None:
+            return observation.reference
+        return self.crew.reference(self.task, observation, self.records)
 
     def _history(self) -> tuple[StepRecord, ...]:
         """The steps so far, each with its change summary if that has arrived."""

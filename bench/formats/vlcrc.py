@@ -1,5 +1,9 @@
 """VLC's vlcrc as WAA's and OSWorld's VLC checks read it: the same reading in both references.
 
+`UNCHANGED`: a vlcrc as VLC 3 saves it with every option at its default:
+its header, each option commented out (these checks read a commented
+`#option=default` line as the default they assume when no line names it,
+so the header alone reads the same);
 `recordings_folder`: the first uncommented line mentioning
 `input-record-path`, its text after the last `=`, compared exactly;
 `blackish`: every channel of a `;`-separated colour list below `BLACKISH`
@@ -10,9 +14,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["BLACKISH", "blackish", "recordings_folder"]
+__all__ = ["BLACKISH", "UNCHANGED", "blackish", "recordings_folder"]
 
 BLACKISH = 100
+UNCHANGED = """\
+###
+###  vlc 3.0
+###
+
+###
+### lines beginning with a '#' character are comments
+###
+
+"""
 
 
 def recordings_folder(lines: Iterable[str], want: str) -> float:

@@ -119,7 +119,7 @@ def _row(run_id: str, folder: Path) -> dict[str, Any]:
         if not summary:
             lines = read_run(folder)
             summary = summarize([line.result for line in lines], lines)
-        overall = _object(summary.get("overall"))
+        overall = _counts(_object(summary.get("overall")), folder / SUMMARY)
         row.update(episodes=overall.get("episodes", 0), succeeded=overall.get("succeeded", 0),
                    success=success_cell(overall), interval=overall.get("success_interval"))
     except (ResultsError, OSError) as exc:
@@ -134,6 +134,14 @@ def _newer(path: Path, than: Path) -> bool:
         return path.stat().st_mtime_ns >= than.stat().st_mtime_ns
     except FileNotFoundError:
         return False
+
+
+def _counts(overall: dict, path: Path) -> dict:
+    """`overall` of a summary, refused (naming `path`) unless its episodes and successes are counts."""
+    episodes, succeeded = overall.get("episodes", 0), overall.get("succeeded", 0)
+    if not (isinstance(episodes, int) and isinstance(succeeded, int) and 0 <= succeeded <= episodes):
+        raise ResultsError(f"{path}: overall has {succeeded!r} of {episodes!r} episodes succeeded, not counts")
+    return overall
 
 
 def _object(value: Any) -> dict:

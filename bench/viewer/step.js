@@ -162,6 +162,7 @@ function treePanel(c, s, stage) {
       if (value) head.append(textEl("span", "tree-field", `${label}: ${value}`));
     }
     const root = treeNode(o.tree, 0, target ? target.node : null, stage, c);
+    markReference(root, s.reference, o.tree);
     body.replaceChildren(head, root);
     const filter = () => {
       panelState.search = search.value;
@@ -173,6 +174,16 @@ function treePanel(c, s, stage) {
     if (marked && d.open) marked.scrollIntoView({block: "nearest"});
   });
   return d;
+}
+
+// A static benchmark's step carries the recorded action it is scored against: its node is marked
+// beside the chosen one (the tree is the page's candidates), its ancestors open.
+function markReference(root, reference, tree) {
+  const wanted = targetBox(reference, tree);
+  const line = wanted && wanted.node && [...root.querySelectorAll(".tree-line")].find(l => l.dataset.node === wanted.node);
+  if (!line) return;
+  line.classList.add("reference");
+  for (let d = line.closest("details"); d; d = d.parentElement && d.parentElement.closest("details")) d.open = true;
 }
 
 function nodeLine(n) {
@@ -321,6 +332,8 @@ div.tree-node { margin-left: 28px; }
 .tree-node > summary { cursor: pointer; }
 .tree-line { font-family: ui-monospace, monospace; white-space: pre-wrap; overflow-wrap: anywhere; }
 .tree-line.target { background: #3b6fd1; color: #fff; padding: 0 3px; border-radius: 2px; }
+.tree-line.reference { outline: 2px solid #1c7c32; }
+.tree-line.reference::after { content: " ← reference"; color: #1c7c32; }
 .tree-line.match { background: #ffe48a; }
 .tree-line.target.match { outline: 2px solid #ffe48a; }
 .call { border-top: 1px solid #eee; padding: 4px 0; }

@@ -52,6 +52,8 @@ def test_an_llm_run_writes_summaries_and_analysis_to_the_run_folder_and_never_th
                and "step limit reached" in line.signals for line in failed)
     assert len(role_requests(server, classifier_prompt)) == len(failed)
 
+    metrics = json.loads((tmp_path / "run" / "summary.json").read_text())["metrics"]
+    assert metrics["grounded_steps"] > 0 and metrics["grounding_accuracy"] == 1.0  # against the sim's own goals
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())["taxonomy"]
     assert summary["categories"] == {"navigation_planning": len(failed), "success": 4 - len(failed)}
     assert sorted(summary["episodes"]["navigation_planning"]) == sorted(line.result.episode_id for line in failed)

@@ -27,6 +27,7 @@ from actors.backends.waa.client import CommandRefused, WAAClient
 from bench.suites.osworld.episode import DEFAULT_PASSWORD, Episode
 from bench.suites.osworld.errors import GetterFailed, NoFile, SetupFailed
 from bench.suites.osworld.getters import resolve
+from bench.suites.osworld.image import furnish
 from bench.suites.osworld.local import LocalDesktops
 from bench.suites.osworld.setup import run_steps
 
@@ -36,11 +37,14 @@ PROBE = "/platform"
 
 class OSWorldTaskSteps:
     """One VM's task steps; the episode (its cache folder, saved outputs, setup problems) lives from
-    `prepare` to `inspect`."""
+    `prepare` to `inspect`. `fresh_homes`: each episode's home is new, and gets what OSWorld's image
+    holds there (image.py) before the task's setup."""
 
-    def __init__(self, cache: Path | None = None, password: str = DEFAULT_PASSWORD) -> None:
+    def __init__(self, cache: Path | None = None, password: str = DEFAULT_PASSWORD, *,
+                 fresh_homes: bool = False) -> None:
         self.cache = cache
         self.password = password
+        self.fresh_homes = fresh_homes
         self.episode: Episode | None = None
         self._setup_errors: list[str] = []
 
@@ -54,6 +58,8 @@ class OSWorldTaskSteps:
     async def prepare(self, client: WAAClient, task: Task) -> None:
         folder = None if self.cache is None else self.cache / task.task_id.split("/", 1)[1]
         self.episode = Episode(client, folder, self.password, await self._screen(client))
+        if self.fresh_homes:
+            await furnish(self.episode)
         self._setup_errors = await run_steps(self.episode, task.raw_config.get("config", []), phase="config")
 
     async def inspect(self, client: WAAClient, spec: dict[str, Any]) -> dict[str, Any]:
@@ -91,7 +97,7 @@ LOCAL = "local"
 def osworld_backend(url: str, *, cache: Path | None = None, password: str = DEFAULT_PASSWORD,
                     **options: Any) -> WAABackend:
     """A backend for the OSWorld server at `url` (or `LOCAL`) that runs OSWorld's task steps."""
-    steps = OSWorldTaskSteps(cache, password)
+    steps = OSWorldTaskSteps(cache, password, fresh_homes=url == LOCAL)
     if url == LOCAL:
         return LocalDesktops(steps=steps, probe_path=PROBE, **options)
     return WAABackend(url, steps=steps, probe_path=PROBE, **options)

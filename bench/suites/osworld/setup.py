@@ -17,7 +17,11 @@ decides whether the task gets a score at all:
 
 After a step launches Chrome, the next waits for its DevTools to answer (at
 most 30 s), as OSWorld's harness waits 60 s after setup; a `sleep` right
-after such a launch is that wait, at most as long as the sleep.
+after such a launch is that wait, at most as long as the sleep. After a step
+launches LibreOffice, the next waits for its window (OSWorld's /window_size
+names it; at most 30 s): its tasks' next step sleeps a fixed few seconds and
+then presses keys into the document, which a loaded machine may not have
+shown yet.
 
 `execute` and `command` substitute OSWorld's placeholders first:
 `{CLIENT_PASSWORD}`, `{SCREEN_WIDTH}`, `{SCREEN_HEIGHT}` and their `_HALF`s.
@@ -163,12 +167,27 @@ async def _sleep(episode: Episode, p: dict[str, Any]) -> None:
 BROWSERS = frozenset({"google-chrome", "chromium", "chrome"})
 BROWSER_START_SECONDS = 30.0
 """How long a step after launching Chrome waits for its DevTools (OSWorld's harness sleeps 60 s after setup)."""
+WINDOW_CLASSES = {"libreoffice": "libreoffice", "soffice": "libreoffice"}
+"""Programs whose window the step after their launch waits for, and the window's class."""
+WINDOW_SECONDS = 30.0
+
+
+def _launched(step: dict[str, Any] | None) -> str:
+    """The program a `launch` step starts ("" for any other step)."""
+    command = (step or {}).get("parameters", {}).get("command") if (step or {}).get("type") == "launch" else None
+    return command.split()[0] if isinstance(command, str) and command.split() else (command or [""])[0]
 
 
 def _launches_browser(step: dict[str, Any] | None) -> bool:
-    command = (step or {}).get("parameters", {}).get("command") if (step or {}).get("type") == "launch" else None
-    first = command.split()[0] if isinstance(command, str) and command.split() else (command or [""])[0]
-    return first in BROWSERS
+    return _launched(step) in BROWSERS
+
+
+async def _until_window(episode: Episode, window_class: str, seconds: float) -> None:
+    """Until a window of `window_class` is shown (OSWorld's /window_size finds it), at most `seconds`."""
+    with anyio.move_on_after(seconds):
+        while (await episode.client.post("/window_size", data={"app_class_name": window_class},
+                                         answer_server_errors=True)).status_code != 200:
+            await anyio.sleep(0.1)
 
 
 async def _until_devtools(episode: Episode, seconds: float) -> None:
@@ -240,4 +259,6 @@ async def run_steps(episode: Episode, steps: list[dict[str, Any]], *, phase: str
         else:
             if _launches_browser(step):
                 await _until_devtools(episode, BROWSER_START_SECONDS)
+            elif _launched(step) in WINDOW_CLASSES:
+                await _until_window(episode, WINDOW_CLASSES[_launched(step)], WINDOW_SECONDS)
     return problems

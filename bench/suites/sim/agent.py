@@ -2,35 +2,21 @@
 
 The agent reads the instruction (sentences like "Type 'alice' into 'Name'.",
 "Check 'Subscribe'.", "Click 'Submit'.", "Press 'enter'.") and grounds each
-goal in the accessibility tree, as a scripted baseline would; with
-`agent_error_rate` it sometimes clicks the wrong element and has to try
-again. A `script` in the task replaces its choices entirely.
+goal in the accessibility tree, as a scripted baseline would: the action
+`bench.suites.sim.goals` scores every step against; with `agent_error_rate`
+it sometimes clicks the wrong element and has to try again. A `script` in the task replaces its choices entirely.
 """
 
 from __future__ import annotations
 
-import functools
-import re
 import time
 
 import anyio
 
-from protocols import (
-    Action, ChangeSummary, Click, Decide, Decision, Done, Key, Summarize, Target, TypeText, UIElement,
-    Usage, Wait,
-)
+from protocols import Action, ChangeSummary, Click, Decide, Decision, Done, Summarize, TypeText, Usage
 
 from actors.backends.sim.config import seeded_rng, sim_config
-
-_GOAL = re.compile(
-    r"Type '(?P<text>[^']*)' into '(?P<field>[^']*)'\.|(?:Click|Check) '(?P<name>[^']*)'\.|Press '(?P<key>[^']*)'\."
-)
-
-
-@functools.lru_cache(maxsize=1024)
-def parse_goals(instruction: str) -> tuple[re.Match, ...]:
-    """The instruction's goals in order; cached, as every step of an episode asks again."""
-    return tuple(_GOAL.finditer(instruction))
+from bench.suites.sim.goals import expected_action, target_of
 
 
 class SimPolicy:
@@ -54,49 +40,13 @@ class SimPolicy:
 
 
 def _next_action(request: Decide, rng, error_rate: float) -> tuple[Action, str]:
-    goals = parse_goals(request.task.instruction)
-    index = _goals_done(goals, [record.action for record in request.history])
-    if index >= len(goals):
-        return Done(), "every goal of the instruction is done"
-    goal = goals[index]
-    if goal["key"] is not None:
-        return Key(key=goal["key"]), f"goal {index + 1}: press {goal['key']}"
+    expected = expected_action(request.task.instruction, request.observation,
+                               [record.action for record in request.history])
     tree = request.observation.tree
-    if tree is None:
-        return Wait(seconds=0), "no accessibility tree yet; waiting for one"
-    name = goal["field"] if goal["text"] is not None else goal["name"]
-    candidates = [e for e in tree.walk() if e.bbox is not None and e is not tree]
-    element = next((e for e in candidates if e.name == name), None)
-    if element is None:
-        return Wait(seconds=0), f"no element named {name!r} on screen"
-    if error_rate and rng.random() < error_rate:
-        wrong = rng.choice(candidates)
-        return Click(target=_target(wrong)), f"goal {index + 1}: clicking {wrong.name!r} (a mistake)"
-    if goal["text"] is not None:
-        return TypeText(text=goal["text"], target=_target(element)), f"goal {index + 1}: type into {name!r}"
-    return Click(target=_target(element)), f"goal {index + 1}: click {name!r}"
-
-
-def _goals_done(goals: tuple[re.Match, ...], actions: list[Action]) -> int:
-    """How many goals, in order, the earlier actions achieved."""
-    done = 0
-    for action in actions:
-        if done < len(goals) and _achieves(action, goals[done]):
-            done += 1
-    return done
-
-
-def _achieves(action: Action, goal: re.Match) -> bool:
-    if goal["key"] is not None:
-        return isinstance(action, Key) and action.key == goal["key"]
-    name = getattr(getattr(action, "target", None), "name", None)
-    if goal["text"] is not None:
-        return isinstance(action, TypeText) and action.text == goal["text"] and name == goal["field"]
-    return isinstance(action, Click) and name == goal["name"]
-
-
-def _target(element: UIElement) -> Target:
-    return Target(node_id=element.node_id, bbox=element.bbox, role=element.role, name=element.name)
+    if error_rate and isinstance(expected.action, (Click, TypeText)) and rng.random() < error_rate:
+        wrong = rng.choice([e for e in tree.walk() if e.bbox is not None and e is not tree])
+        return Click(target=target_of(wrong)), f"goal {expected.goal}: clicking {wrong.name!r} (a mistake)"
+    return expected.action, expected.reason
 
 
 class SimJudge:

@@ -4,6 +4,8 @@ Deterministic from a seed, so a run, a test and a benchmark see the same
 tasks. Each task fills some fields, ticks some boxes and clicks a button;
 the instruction says so in sentences the simulated agent can ground in the
 accessibility tree, and `evaluation_spec` holds the state the VM must reach.
+Every step of a run is scored against the action its next goal asks for
+(`bench.suites.sim.goals`).
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ import msgspec
 
 from protocols import Task
 
-from bench.suites.sim.checker import SimChecker
 from actors.backends.sim.node import build
+from actors.episode import StepReference
 from bench.config import RunConfig, option
-from bench.suites.base import Suite
+from bench.suites.base import Suite, repeat_seed
+from bench.suites.sim.checker import SimChecker
+from bench.suites.sim.goals import step_reference
 
 _FIELDS = ["Name", "Email", "City", "Phone", "Company", "Title"]
 _BOXES = ["Subscribe", "Agree to terms", "Remember me", "Dark mode"]
@@ -94,8 +98,17 @@ class SimSuite(Suite):
     def selection(self) -> list[Task]:
         return self.tasks
 
+    def repeated(self, task: Task, repeat: int) -> Task:
+        """Repeat R draws the simulated agent's and VM's chances from `repeat_seed(seed, R)`."""
+        sim = task.raw_config["sim"]
+        raw_config = {**task.raw_config, "sim": {**sim, "seed": repeat_seed(sim["seed"], repeat)}}
+        return msgspec.structs.replace(task, repeat=repeat, raw_config=raw_config)
+
     def checker(self) -> SimChecker:
         return SimChecker()
+
+    def step_reference(self) -> StepReference:
+        return step_reference
 
     def vm_actors(self):
         return build

@@ -9,6 +9,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import anyio
 import pytest
 
 import bench
@@ -16,8 +17,11 @@ from actors.run_folder import episode_dir, read_task
 from actors.transcript import ScreenshotFiles, write_calls
 from bench.viewer.__main__ import main
 from bench.viewer.catalog import Catalog, UnknownRun
+from bench.viewer.catalog_server import CatalogServer
 from bench.viewer.search import Search
 from protocols import ModelCall
+from runtime.websocket import ConnectionClosed, connect
+from tests.bench.viewer.test_server import http_get, receive_json
 from tests.bench.viewer.test_runs import artifacts, viewer
 from tests.chromium import chromium_page
 
@@ -26,10 +30,10 @@ TRANSCRIPT_WORDS = "the Quorble button is greyed out"
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory) -> Path:
-    """runs/2026/baseline (every episode succeeds), then runs/clumsy (most fail; one has a transcript),
-    runs/broken (a results.jsonl that is not JSON) and runs/notes (no run)."""
+    """runs/2026/baseline (every episode succeeds), runs/2026/tuned, then runs/clumsy (most fail; one has
+    a transcript), runs/broken (a results.jsonl that is not JSON) and runs/notes (no run)."""
     root = tmp_path_factory.mktemp("runs")
-    for out, error_rate in (("2026/baseline", 0.0), ("clumsy", 0.8)):
+    for out, error_rate in (("2026/baseline", 0.0), ("2026/tuned", 0.3), ("clumsy", 0.8)):
         bench.run_sync("sim", options={"episodes": 4, "scale": 0, "agent_error_rate": error_rate},
                        summarizer="none", out=str(root / out))
     folder = episode_dir(root / "clumsy", "sim-0-0001", 1)
@@ -58,8 +62,8 @@ def test_the_runs_under_a_folder_are_listed_newest_first_searched_and_opened(roo
         page.goto(url)
         page.wait_for_selector("#runs tbody tr")
         ids = page.eval_on_selector_all("#runs tbody tr", "rows => rows.map(r => r.dataset.run)")
-        assert sorted(ids) == ["2026/baseline", "broken", "clumsy"]
-        assert ids.index("clumsy") < ids.index("2026/baseline")  # the newest first
+        assert sorted(ids) == ["2026/baseline", "2026/tuned", "broken", "clumsy"]
+        assert ids.index("clumsy") < ids.index("2026/tuned") < ids.index("2026/baseline")  # the newest first
         baseline = page.locator("#runs tr[data-run='2026/baseline'] td").all_text_contents()
         assert baseline[2:4] == ["sim", "sim"] and baseline[4] == "4/4 100% [51, 100]" and baseline[5] == "4"
         assert page.locator("#runs tr[data-run='2026/baseline'] .rate .interval").count() == 1
@@ -96,10 +100,13 @@ def test_the_runs_under_a_folder_are_listed_newest_first_searched_and_opened(roo
         page.check("#runs tr[data-run=clumsy] input")
         assert page.is_disabled("#compare")  # one run is no comparison
         page.check("#runs tr[data-run='2026/baseline'] input")
+        page.check("#runs tr[data-run='2026/tuned'] input")
         page.click("#compare")
         page.wait_for_selector("#compare table.domains")
-        assert page.text_content("#status") == "finished: baseline vs clumsy"  # the older run is the baseline
-        assert page.locator("#compare .paired h3").all_text_contents() == ["clumsy against baseline"]
+        assert page.text_content("#status") == "finished: baseline vs tuned vs clumsy"  # the oldest is the baseline
+        assert page.locator("#compare table.domains tr").first.locator("th").count() == 4  # domain and 3 runs
+        assert page.locator("#compare .paired h3").all_text_contents() == ["tuned against baseline",
+                                                                           "clumsy against baseline"]
 
 
 def opens_only_runs_under_its_folder(url: str, root: Path) -> None:
@@ -125,8 +132,19 @@ def test_a_summary_older_than_the_last_result_gives_way_to_the_results(root, tmp
     assert row["episodes"] == 2 and row["success"].startswith(f"{row['succeeded']}/2 ")
 
 
+def test_a_summary_whose_counts_are_no_counts_is_a_row_naming_it(root, tmp_path):
+    run = tmp_path / "edited"
+    shutil.copytree(root / "2026/baseline", run)
+    summary = json.loads((run / "summary.json").read_text())
+    summary["overall"]["succeeded"] = "all"
+    (run / "summary.json").write_text(json.dumps(summary))
+    (row,) = Catalog(tmp_path).rows()
+    assert row["error"] == f"{run / 'summary.json'}: overall has 'all' of 4 episodes succeeded, not counts"
+    assert (row["suite"], row["agent"]) == ("sim", "sim")  # what could be read is still shown
+
+
 def test_the_catalog_finds_runs_at_any_depth_but_not_inside_a_run_or_a_hidden_folder(root, tmp_path):
-    assert set(Catalog(root).runs()) == {"2026/baseline", "clumsy", "broken"}
+    assert set(Catalog(root).runs()) == {"2026/baseline", "2026/tuned", "clumsy", "broken"}
     hidden = tmp_path / ".trash" / "old"
     hidden.mkdir(parents=True)
     (hidden / "results.jsonl").write_text("")
@@ -141,9 +159,12 @@ def test_the_catalog_finds_runs_at_any_depth_but_not_inside_a_run_or_a_hidden_fo
 
 def test_search_names_a_run_it_cannot_read_and_still_searches_the_others(root):
     found = Search(Catalog(root)).find("sim-0-0003")
-    assert {(hit["run"], hit["field"]) for hit in found["hits"]} == {("2026/baseline", "task id"),
-                                                                      ("clumsy", "task id")}
+    assert {(hit["run"], hit["field"]) for hit in found["hits"]} == {
+        ("2026/baseline", "task id"), ("2026/tuned", "task id"), ("clumsy", "task id")}
     assert "results.jsonl:1: malformed line" in found["unreadable"]["broken"]
+    first = Search(Catalog(root)).find("sim-0-", limit=5)
+    assert len(first["hits"]) == 5 and first["more"] == 3 * 4 - 5  # every task id of the three runs
+    assert Search(Catalog(root)).find('"role"')["hits"] == []  # the transcript's JSON is not its text
 
 
 def test_a_folder_with_no_run_under_it_is_refused_by_name(tmp_path, capsys):
@@ -152,3 +173,25 @@ def test_a_folder_with_no_run_under_it_is_refused_by_name(tmp_path, capsys):
         main([str(tmp_path)])
     assert exit.value.code == 2
     assert f"{tmp_path}: not a run folder (no results.jsonl), and no run folder under it" in capsys.readouterr().err
+
+
+@pytest.mark.anyio
+async def test_the_folder_server_lists_searches_and_streams_a_selection_on_either_loop(root):
+    async with anyio.create_task_group() as tg:
+        port = await tg.start(CatalogServer(Catalog(root), token="t").run)
+        status, body = await http_get(port, "/runs.json?token=t")
+        assert status == 200 and len(json.loads(body)["runs"]) == 4
+        status, body = await http_get(port, "/search?q=quorble&token=t")
+        assert [(hit["run"], hit["field"]) for hit in json.loads(body)["hits"]] == [("clumsy", "transcript")]
+        ws = await connect(f"ws://127.0.0.1:{port}/events?run=2026%2Fbaseline&run=clumsy", token="t")
+        snapshot = await receive_json(ws)
+        assert snapshot["runs"] == ["baseline", "clumsy"] and snapshot["home"] is True
+        card = snapshot["episodes"][-1]
+        assert card["files"]["shot"].startswith("/runs/clumsy/shot/")
+        status, png = await http_get(port, f"{card['files']['shot']}/1?token=t")
+        assert status == 200 and png.startswith(b"\x89PNG")
+        await ws.close()
+        refused = await connect(f"ws://127.0.0.1:{port}/events?run=..", token="t")
+        with anyio.fail_after(5), pytest.raises(ConnectionClosed, match="no run '..' under"):
+            await refused.receive()
+        tg.cancel_scope.cancel()

@@ -93,10 +93,11 @@ ADDRESSES = {PASSWORDS: "chrome://password-manager/passwords", APPEARANCE: "chro
 WAIT_FOR_CHROME_TO_END = """
 import subprocess, time
 deadline = time.monotonic() + 30
-while subprocess.run(["pgrep", "chrom"], capture_output=True).returncode == 0 and time.monotonic() < deadline:
+while subprocess.run(["pkill", "-0", "chrom"]).returncode == 0 and time.monotonic() < deadline:
     time.sleep(0.1)
 """
-"""Chrome writes its profile as it exits: an edit made before it has gone would be overwritten."""
+"""Chrome writes its profile as it exits: an edit made before it has gone would be overwritten. (The
+server's pkill reaches only this desktop's processes, where pgrep would see other desktops' Chrome too.)"""
 INFEASIBLE = ["480bcfea-d68f-4aaa-a0a9-2589ef319381", "3720f614-37fd-4d04-8a6b-76f54f8c222d",
               "ae78f875-5b98-4907-bbb5-9c737fc68c03"]
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from bench.formats.vlcrc import UNCHANGED
 from bench.suites.osworld import metrics
 
 from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, vlc
@@ -15,6 +16,8 @@ pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"OSWorld's refer
 
 C = Case
 HEADER = b"### vlcrc\n# Define the colors of the volume slider (string)\n"
+FRESH = UNCHANGED.encode()
+"""The vlcrc a fresh local home gets, as OSWorld's image has one."""
 
 
 def option_cases(option: str, key: str, set_to: str, default: str) -> list[Case]:
@@ -25,6 +28,7 @@ def option_cases(option: str, key: str, set_to: str, default: str) -> list[Case]
     rule, int_rule = {key: set_to}, {key: int(set_to)} if set_to.isdigit() else {key: set_to}
     return [
         C(FILE, HEADER + b"#" + o + b"=" + default.encode() + b"\n", rule),  # VLC's untouched file: the default
+        C(FILE, FRESH, rule),
         C(FILE, HEADER + b"#" + o + b"=" + default.encode() + b"\n", {key: default}),
         C(FILE, HEADER + o + b"=" + other + b"\n", rule),
         C(FILE, HEADER + o + b"=" + other + b"\n", int_rule),
@@ -51,6 +55,7 @@ CASES: dict[str, list[Case]] = {
     "check_play_and_exit": option_cases("play-and-exit", "expected_play_and_exit", "1", "0"),
     "is_vlc_recordings_folder": [
         C(FILE, HEADER + b"#input-record-path=\n", {"recording_file_path": "/home/user/Desktop"}),
+        C(FILE, FRESH, {"recording_file_path": "/home/user/Desktop"}),
         C(FILE, b"input-record-path=/home/user/Desktop\n", {"recording_file_path": "/home/user/Desktop"}),
         C(FILE, b"input-record-path=/home/user/Desktop/\n", {"recording_file_path": "/home/user/Desktop"}),
         C(FILE, b"input-record-path = /home/user/Desktop \r\n", {"recording_file_path": "/home/user/Desktop"}),
@@ -64,6 +69,7 @@ CASES: dict[str, list[Case]] = {
     ],
     "check_qt_slider_colours": [
         C(FILE, HEADER + b"#" + SLIDER + b"153;210;153;20;210;20;255;199;15;245;39;29\n", {"type": "blackish"}),
+        C(FILE, FRESH, {"type": "blackish"}),
         C(FILE, SLIDER + b"0;0;0;20;20;20;50;50;50;99;99;99\n", {"type": "blackish"}),
         C(FILE, SLIDER + b"0;0;0;20;20;20;50;50;50;99;99;100\n", {"type": "blackish"}),
         C(FILE, SLIDER + b"0;0;0;1\n", {"type": "blackish"}),  # an incomplete triple is dropped

@@ -1,0 +1,38 @@
+"""What OSWorld's VM image holds in its user's home that a fresh local home does not, and that its
+tasks' untouched state is read from.
+
+On OSWorld's image VLC and LibreOffice have run before: VLC's vlcrc is there
+(its `vlc_config` getter raises on none, so on a home without one an
+untouched VLC task gets a score or none depending on whether VLC wrote its
+file yet), and LibreOffice starts with no first-run Tip of the Day dialog
+(a libreoffice_impress task's setup presses keys into the document a few
+seconds after launching it, which such a dialog would take). `furnish`
+puts them in a fresh home before a task's setup: the vlcrc with every option
+at its default (bench.formats.vlcrc.UNCHANGED) and LibreOffice's user
+settings with the tip turned off.
+"""
+
+from __future__ import annotations
+
+from bench.formats.vlcrc import UNCHANGED as UNCHANGED_VLCRC
+from bench.suites.osworld.episode import Episode
+
+LIBREOFFICE_SETTINGS = """\
+<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" \
+xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false\
+</value></prop></item>
+</oor:items>
+"""
+"""LibreOffice's registrymodifications.xcu once its Tip of the Day has been turned off."""
+HOME_FILES = {
+    "/home/user/.config/vlc/vlcrc": UNCHANGED_VLCRC,
+    "/home/user/.config/libreoffice/4/user/registrymodifications.xcu": LIBREOFFICE_SETTINGS,
+}
+
+
+async def furnish(episode: Episode) -> None:
+    """The image's files in the episode's fresh home, through /setup/upload."""
+    for path, text in HOME_FILES.items():
+        await episode.upload(path, text.encode())
