@@ -4,8 +4,9 @@ Success per domain as a bar chart drawn to scale, the failure taxonomy
 counts, the run metrics ("n/a" where one is undefined), a sortable table of
 episodes, and the steps of an episode chosen from a list: each step's action,
 change summary and timings beside the screen it acted on, the screen after its
-last step, and its per-step timeline, drawn by the same script the live viewer
-uses. The screens are images of the run folder, linked relatively, so the
+last step, its per-step timeline, drawn by the same script the live viewer
+uses, and its model calls (role, step, reply, what went wrong, tokens, time,
+the picture the model was shown; the prompts stay in calls.jsonl, linked). The screens are images of the run folder, linked relatively, so the
 report stays small however many screenshots the run took, and says so; with
 `inline` (`python -m bench.report RUN --inline`) they are embedded and the
 file stands alone, to be mailed or archived. Everything is rendered here
@@ -30,10 +31,12 @@ from pathlib import Path
 from protocols import to_json
 
 from actors.run_folder import (
-    ResultLine, ResultsError, episode_dir, read_episodes, read_results, read_screenshot, read_task, screenshot_path,
+    CALLS, ResultLine, ResultsError, episode_label, read_calls, read_episodes, read_results, read_screenshot,
+    read_task, result_dir,
+    screenshot_path,
 )
 from actors.whole_writes import write_whole
-from bench.summary import left_out, success_cell
+from bench.summary import interval_name, left_out, pass_lines, success_cell
 from bench.viewer.state import status_of
 
 REPORT = "report.html"
@@ -74,26 +77,28 @@ def render(run_dir: Path, summary: dict, lines: list[ResultLine], *, inline: boo
     e = html.escape
     overall = summary.get("overall", {})
     episodes, unreadable = read_episodes(run_dir, lines)
-    recorded = {episode.line.result.task_id: episode.steps for episode in episodes}
+    recorded = {episode_label(episode.line.result.task_id, episode.line.result.repeat): episode.steps
+                for episode in episodes}
     base = Path(os.path.relpath(run_dir, links_from or run_dir))
     steps = {}
     rows = []
     for line in lines:
         r = line.result
-        folder = episode_dir(run_dir, r.task_id, r.attempt)
-        records = recorded.get(r.task_id, [])
+        name = episode_label(r.task_id, r.repeat)  # a row per episode: ~R for repeat R >= 2
+        folder = result_dir(run_dir, r)
+        records = recorded.get(name, [])
         relative = (base / folder.relative_to(run_dir)).as_posix()
         if records:
-            steps[r.task_id] = {"steps": records, "folder": relative,
-                                "shots": _embedded(folder, records[-1].step) if inline else None}
-        links = [f'<a href="#steps" class="pick" data-task="{e(r.task_id)}">steps</a>'] if records else []
-        if r.task_id in unreadable:
-            links.append(f'<span class="unreadable">unreadable: {e(unreadable[r.task_id])}</span>')
+            steps[name] = {"steps": records, "folder": relative, "calls": _calls(folder),
+                           "shots": _embedded(folder, records[-1].step) if inline else None}
+        links = [f'<a href="#steps" class="pick" data-task="{e(name)}">steps</a>'] if records else []
+        if name in unreadable:
+            links.append(f'<span class="unreadable">unreadable: {e(unreadable[name])}</span>')
         if records and not inline and screenshot_path(folder, records[-1].step).exists():
             links.append(f'<a href="{e(relative)}/step-{records[-1].step:03d}.png">screenshot</a>')
         instruction = _instruction(folder)
         rows.append(
-            f"<tr class=\"{e(status_of(r).replace(' ', '-'))}\"><td>{e(r.task_id)}"
+            f"<tr class=\"{e(status_of(r).replace(' ', '-'))}\"><td>{e(name)}"
             f"{f'<div class=instruction>{e(instruction)}</div>' if instruction else ''}</td><td>{e(r.domain)}</td>"
             f"<td>{r.attempt}</td><td>{e(status_of(r))}</td><td>{r.score:.2f}</td><td>{r.steps}</td>"
             f"<td>{r.timings.total:.1f}</td><td>{r.input_tokens + r.output_tokens}</td><td>{r.cost:.4f}</td>"
@@ -104,21 +109,22 @@ def render(run_dir: Path, summary: dict, lines: list[ResultLine], *, inline: boo
     options = "".join(f'<option value="{e(task)}">{e(task)}</option>' for task in steps)
     return _PAGE.format(
         title=e(f"troupe run {run_dir.name}"),
-        overall=e(f"episodes succeeded: {success_cell(overall)} (95% Wilson interval); "
+        overall=e(f"episodes succeeded: {success_cell(overall)} ({interval_name(summary)}); "
                   f"{overall.get('mean_steps', 0):.1f} ± {overall.get('sd_steps', 0):.1f} steps, "
                   f"{overall.get('mean_seconds', 0):.1f} ± {overall.get('sd_seconds', 0):.1f} s per episode (± sd), "
                   f"{overall.get('seconds_per_step', 0):.3f} s per step, "
                   f"failures: {overall.get('agent_errors', 0)} agent, "
                   f"{overall.get('environment_errors', 0)} environment, "
                   f"{overall.get('model_service_errors', 0)} model service, "
-                  f"{overall.get('evaluation_errors', 0)} evaluation (harness)"),
+                  f"{overall.get('evaluation_errors', 0)} evaluation (harness)"
+                  + "".join(f"; {line}" for line in pass_lines(summary))),
         domains=_bars({d: f.get("success_rate", 0.0) for d, f in summary.get("domains", {}).items()},
                       percent=True, texts={d: success_cell(f) for d, f in summary.get("domains", {}).items()}),
         taxonomy=_bars(taxonomy_counts(summary, lines), percent=False) or "<p>no failure categories</p>",
         metrics=_metrics_table(summary.get("metrics", {})),
         damage=_damage(summary),
         rows="\n".join(rows), options=options, data=data, script=script,
-        screens=_SCREENS_INLINE if inline else _SCREENS_LINKED,
+        screens=_SCREENS_INLINE if inline else _SCREENS_LINKED, calls_file=CALLS,
     )
 
 
@@ -131,6 +137,33 @@ def _embedded(folder: Path, last: int) -> dict[int, str]:
     """Every screen of the episode (before its first step to after its last) as a data: URL, by step."""
     shots = {step: read_screenshot(folder, step) for step in range(last + 1)}
     return {step: "data:image/png;base64," + base64.b64encode(png).decode() for step, png in shots.items() if png}
+
+
+REPLY_CHARS = 2000
+"""A reply longer than this is cut in the report (calls.jsonl has it whole)."""
+
+
+def _calls(folder: Path) -> list[dict]:
+    """The episode's model calls as the report lists them: no prompts, each picture by its file; a
+    calls.jsonl that cannot be read is one row saying so."""
+    try:
+        calls = read_calls(folder)
+    except ResultsError as exc:
+        return [{"role": "unreadable", "reply": str(exc)}]
+    return [{"step": c.step, "role": c.role, "reply": c.reply[:REPLY_CHARS], "error": c.error, "rejected": c.rejected,
+             "gave_up": c.gave_up, "tokens": c.input_tokens + c.output_tokens, "latency": c.latency,
+             "retries": len(c.retries), "pictures": _pictures(c.messages)} for c in calls]
+
+
+def _pictures(value) -> list[str]:
+    """The files of the images a call's messages name, in order."""
+    if isinstance(value, list):
+        return [name for item in value for name in _pictures(item)]
+    if not isinstance(value, dict):
+        return []
+    if value.get("type") == "image":
+        return [value["file"]] if isinstance(value.get("file"), str) else []
+    return _pictures(list(value.values()))
 
 
 def _instruction(folder: Path) -> str:
@@ -206,7 +239,8 @@ tr.succeeded td:nth-child(4) {{ color: #1b7a2e; }} tr.failed td:nth-child(4) {{ 
 #episodes th[data-order=up]::after {{ content: " ▲"; }} #episodes th[data-order=down]::after {{ content: " ▼"; }}
 #steps img, #final img {{ width: 320px; max-height: 220px; object-fit: contain; background: #f3f3f3; }}
 #screens {{ color: #555; font-size: 12px; }}
-#damage, .unreadable {{ color: #b02a2a; }}
+#damage, .unreadable, #calls tr.gave-up td:nth-child(4) {{ color: #b02a2a; }}
+#calls td:nth-child(3) {{ max-width: 520px; white-space: pre-wrap; overflow-wrap: anywhere; }}
 </style></head><body>
 <h1>{title}</h1>
 <p id="overall">{overall}</p>
@@ -226,6 +260,9 @@ tr.succeeded td:nth-child(4) {{ color: #1b7a2e; }} tr.failed td:nth-child(4) {{ 
 <div id="timeline"></div>
 <table id="steps"><thead><tr><th>step</th><th>the screen it acted on</th><th>action</th><th>error</th>
 <th>change summary</th><th>agent s</th><th>act s</th><th>observe s</th></tr></thead><tbody></tbody></table>
+<table id="calls" hidden><caption>model calls (<a id="transcript">calls.jsonl</a> holds each request too)</caption>
+<thead><tr><th>step</th><th>role</th><th>reply</th><th>what went wrong</th><th>tokens</th><th>s</th>
+<th>picture shown</th></tr></thead><tbody></tbody></table>
 <figure id="final" hidden><img alt="the screen after the last step" onerror="this.parentNode.hidden = true"><figcaption>the screen after the last step</figcaption></figure>
 <script type="application/json" id="steps-data">{data}</script>
 <script>
@@ -263,6 +300,28 @@ function choose(task) {{
     img.src = screen(episode, s.step - 1);
     for (const v of [String(s.step), img, describeAction(s.action), s.error || "", s.summary ? s.summary.changes : "no summary",
                      (t.agent || 0).toFixed(3), (t.act || 0).toFixed(3), (t.observe || 0).toFixed(3)]) cell(row, v);
+    return row;
+  }}));
+  showCalls(episode);
+}}
+// The episode's model calls: what each role was told back, and why a request got no answer.
+function showCalls(episode) {{
+  const table = document.getElementById("calls"), calls = episode.calls || [];
+  table.hidden = !calls.length;
+  document.getElementById("transcript").href = `${{episode.folder}}/{calls_file}`;
+  document.querySelector("#calls tbody").replaceChildren(...calls.map(c => {{
+    const row = document.createElement("tr"), pictures = document.createElement("span");
+    const wrong = [c.error, c.rejected && `sent back: ${{c.rejected}}`, c.retries && `${{c.retries}} retries`,
+                   c.gave_up && "gave up"].filter(Boolean).join("; ");
+    pictures.append(...(c.pictures || []).map(name => {{
+      const link = document.createElement("a");
+      link.href = `${{episode.folder}}/${{name}}`;
+      link.textContent = name + " ";
+      return link;
+    }}));
+    for (const v of [String(c.step ?? ""), c.role || "", c.reply || "", wrong, String(c.tokens ?? ""),
+                     (c.latency || 0).toFixed(2), pictures]) cell(row, v);
+    if (c.gave_up) row.className = "gave-up";
     return row;
   }}));
 }}

@@ -22,7 +22,20 @@ from runtime.actor import Actor
 from actors.episode import StepReference
 from actors.errors import ConfigError
 from actors.evaluator import Checker
+from actors.run_folder import Episode
 from bench.config import RunConfig
+
+
+REPEAT_STRIDE = 1_000_000
+"""How far apart the seeds of a task's repeats are (`repeat_seed`)."""
+
+
+def repeat_seed(seed: int, repeat: int) -> int:
+    """The seed repeat `repeat` of a task with `seed` runs: `seed` itself for repeat 1 (a run
+    without repeats), then `seed + REPEAT_STRIDE * (repeat - 1)`, so no two repeats of the tasks
+    of a run with seeds below REPEAT_STRIDE share a seed, and repeat R of a task has the same
+    seed in every run (what a comparison pairs)."""
+    return seed + REPEAT_STRIDE * (repeat - 1)
 
 
 class UnknownTask(ConfigError, LookupError):
@@ -87,6 +100,12 @@ class Suite(ABC):
     def selection(self) -> list[Task]:
         """The tasks a run of this configuration runs."""
 
+    def repeated(self, task: Task, repeat: int) -> Task:
+        """`task` as repeat `repeat` (from 1) of a run that repeats its tasks (`--repeats`). A suite
+        whose tasks carry a seed gives each repeat its own (`repeat_seed`); by default a repeat runs
+        the same task again, and what differs is the agent's sampling and the environment's timing."""
+        return msgspec.structs.replace(task, repeat=repeat)
+
     @abstractmethod
     def checker(self) -> Checker: ...
 
@@ -98,6 +117,15 @@ class Suite(ABC):
     def vm_actors(self) -> Callable[[], list[Actor]] | None:
         """A factory of in-process VM actors, or None when they must live in a node."""
         return None
+
+    def figures(self, episodes: list[Episode]) -> dict:
+        """The suite's own figures of a run's episodes, for summary.json under the suite's name
+        (a static benchmark's metrics, as its authors define them); empty when it has none."""
+        return {}
+
+    def figure_lines(self, figures: dict) -> list[str]:
+        """`figures` as the lines a run prints when it ends."""
+        return []
 
     def listing(self) -> str:
         """What `--list` prints: the tasks the options select (what a run with them runs), per

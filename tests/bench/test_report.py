@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from actors.run_folder import Episode, ResultLine
+import bench
+from actors.run_folder import Episode, ResultLine, episode_dir, read_calls
 from bench.metrics import run_metrics
 from bench.report import main, render, taxonomy_counts
 from protocols import EpisodeResult, Key, StepRecord
 from tests.chromium import chromium_page
+from tests.fake_llm import FakeLLM, by_role, form_filler
 from tests.bench.viewer.test_runs import artifacts
 from tests.paths import ROOT
 
@@ -161,3 +163,30 @@ def test_grounding_accuracy_over_no_boxed_step_is_undefined_not_zero(tmp_path):
     metrics = run_metrics([Episode(line=line, folder=tmp_path, steps=[step], viewports={1: None})])
     assert (metrics["step_accuracy"], metrics["grounded_steps"], metrics["grounding_accuracy"]) == (1.0, 0, None)
     assert json.loads(json.dumps(metrics))["grounding_accuracy"] is None  # null in summary.json
+
+
+def test_the_report_lists_the_chosen_episodes_model_calls_and_what_went_wrong(tmp_path):
+    def acts_once(body):  # the first goal by mark, then a reply that is no action
+        if "This is step 1 " in body["messages"][1]["content"][0]["text"]:
+            return form_filler(body)
+        return "no idea"
+
+    with FakeLLM(by_role(agent=acts_once, summarizer=lambda body: "no idea")) as server:
+        run = bench.run_sync("sim", agent="llm", summarizer="llm", options={"episodes": 1, "scale": 0.001},
+                             llm_base_url=server.url, llm_model="fake", llm_observation="som", llm_retries=0,
+                             llm_max_bad_replies=2, analysis="signals", out=tmp_path / "run")
+    (line,) = run.results
+    calls = read_calls(episode_dir(run.folder, line.result.task_id, line.result.attempt))
+    with chromium_page() as page:
+        page.goto((run.folder / "report.html").as_uri())
+        page.locator("#episodes a.pick").first.click()
+        rows = page.locator("#calls tbody tr")
+        assert rows.count() == len(calls) == 5  # agent step 1, two tries at its summary, two at step 2
+        texts = [rows.nth(i).inner_text() for i in range(rows.count())]
+        assert sum("sent back: the reply contains no JSON object" in t for t in texts) == 4
+        assert sum("gave up" in t for t in texts) == 2  # the decision of step 2 and the summary of step 1
+        assert page.locator("#calls tr.gave-up").count() == 2
+        for href in page.eval_on_selector_all("#calls a", "links => links.map(a => a.getAttribute('href'))"):
+            assert (run.folder / href).is_file(), href  # the marked picture each call showed
+        transcript = page.get_attribute("#transcript", "href")
+        assert (run.folder / transcript).is_file() and transcript.endswith("calls.jsonl")

@@ -11,8 +11,8 @@ General functions (OSWorld's metrics/general.py): `exact_match`,
 `file_contains`, `check_line_number`, `diff_text_file`; the applications'
 own in chrome.py (`is_expected_bookmarks`, `check_font_size`,
 `check_history_deleted`, ...), chrome_tabs.py (`is_expected_tabs`,
-`is_expected_active_tab`), vlc.py, gimp.py, impress.py and tables.py
-(`compare_table`).
+`is_expected_active_tab`), vlc.py, gimp.py, impress.py, tables.py
+(`compare_table`) and writer.py (`compare_docx_files`).
 
 `infeasible` is decided by the checker from the agent's last action.
 """
@@ -31,6 +31,7 @@ from bench.suites.osworld.gimp import GIMP_METRICS
 from bench.suites.osworld.impress import IMPRESS_METRICS
 from bench.suites.osworld.tables import RULES as TABLE_RULES, TABLE_METRICS
 from bench.suites.osworld.vlc import VLC_METRICS
+from bench.suites.osworld.writer import WRITER_METRICS
 
 Metric = Callable[..., float]
 INFEASIBLE = "infeasible"
@@ -130,6 +131,7 @@ METRICS: dict[str, Metric] = {
     **GIMP_METRICS,
     **IMPRESS_METRICS,
     **TABLE_METRICS,
+    **WRITER_METRICS,
 }
 
 SUPPORTED_FUNCTIONS = frozenset(METRICS) | {INFEASIBLE}
