@@ -82,15 +82,13 @@ def _recorded(call: ModelCall, folder: Path, files: ScreenshotFiles) -> ModelCal
     return msgspec.structs.replace(call, messages=[_named(m, folder, files) for m in call.messages], images={})
 
 
-def _named(message: Any, folder: Path, files: ScreenshotFiles) -> Any:
-    content = message.get("content") if isinstance(message, dict) else None
-    if not isinstance(content, list):
-        return message
-    return {**message, "content": [_named_part(part, folder, files) for part in content]}
-
-
-def _named_part(part: Any, folder: Path, files: ScreenshotFiles) -> Any:
-    if not (isinstance(part, dict) and part.get("type") == "image" and "sha256" in part):
-        return part
-    name = files.name(folder, part["sha256"])
-    return {**part, "file": name} if name else part
+def _named(value: Any, folder: Path, files: ScreenshotFiles) -> Any:
+    """`value` with every image reference in it, however deeply nested, named by its file."""
+    if isinstance(value, list):
+        return [_named(item, folder, files) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if value.get("type") == "image" and "sha256" in value:
+        name = files.name(folder, value["sha256"])
+        return {**value, "file": name} if name else value
+    return {key: _named(item, folder, files) for key, item in value.items()}

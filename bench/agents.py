@@ -10,7 +10,7 @@ from typing import Callable
 
 from actors.agent import Policy
 from actors.summarizer import Judge
-from bench.llm import LLMRoles
+from bench.llm import COMPUTER_USE, LLMRoles
 from bench.suites.sim.agent import SimJudge, SimPolicy
 
 __all__ = ["AGENTS", "SUMMARIZERS"]
@@ -28,11 +28,19 @@ def _miniwob_scripted(llm: LLMRoles) -> Policy:
     return ScriptedMiniWobAgent()
 
 
+def _mind2web_scripted(llm: LLMRoles) -> Policy:
+    from bench.suites.mind2web.agent import Mind2WebScriptedPolicy  # the mind2web suite's: imported when chosen
+
+    return Mind2WebScriptedPolicy()
+
+
 AGENTS: dict[str, Callable[[LLMRoles], Policy]] = {
     "sim": lambda llm: SimPolicy(),
     "llm": LLMRoles.policy,
+    **COMPUTER_USE,
     "desktop-scripted": _desktop_scripted,
     "scripted": _miniwob_scripted,
+    "mind2web-scripted": _mind2web_scripted,
 }
 
 SUMMARIZERS: dict[str, Callable[[LLMRoles], Judge]] = {

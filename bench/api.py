@@ -158,9 +158,9 @@ async def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | No
     tasks = loaded.selection()
     if not tasks:
         raise ConfigError(f"the {loaded.name} suite's options select no task: nothing to run")
-    llm = LLMRoles(config.llm, Capacity("llm", config.llm_slots))
-    agent_factory, agent_label = plugins.agent_factory(
-        agent if agent is not None else config.agent or loaded.default_agent, llm)
+    agent_spec = agent if agent is not None else config.agent or loaded.default_agent
+    llm = LLMRoles(config.llm, Capacity("llm", config.llm_slots), agent=agent_spec if isinstance(agent_spec, str) else None)
+    agent_factory, agent_label = plugins.agent_factory(agent_spec, llm)
     summarizer_factory, summarizer_label = plugins.summarizer_factory(
         summarizer if summarizer is not None else config.summarizer or loaded.default_summarizer, llm)
     config = msgspec.structs.replace(config, agent=agent_label, summarizer=summarizer_label)
@@ -186,7 +186,7 @@ async def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | No
     config = msgspec.structs.replace(config, out=str(out), vm=_vm_host(loaded, config))
     nodes = await _greet_connected(config) if config.connect else ()
     if config.uses_llm():
-        await llm.preflight(name_of("llm_preflight"))
+        await llm.preflight(name_of("llm_preflight"), chat=config.uses_chat())
     pending = sum(task.task_id not in done for task in tasks)
     concurrency, why = _concurrency(loaded, config, nodes, pending, name_of)
     slots, slots_why = _slots_per_browser(loaded, config, concurrency, name_of)
@@ -312,6 +312,11 @@ def _conclude(plan: RunPlan, started: datetime.datetime, placed: dict[str, Any] 
     episodes, unreadable = read_episodes(out, lines)
     summary = summarize([line.result for line in lines], lines)
     summary["metrics"] = run_metrics(episodes)
+    own = plan.suite.figures(episodes)
+    if own:
+        summary[plan.suite.name] = own
+    for line in plan.suite.figure_lines(own) if own else ():
+        say(line)
     if counted.ignored:
         summary["ignored"] = counted.ignored
     if unreadable:

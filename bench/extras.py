@@ -25,6 +25,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "waa": ("playwright", "numpy", "openpyxl", "pandas", "formulas", "docx", "odf", "py7zr", "cv2", "soundfile",
             "soxr", "fastdtw", "rapidfuzz", "pypdf", "LnkParse3"),
     "osworld": (),
+    "mind2web": ("pyarrow",),
     "analysis": ("pandas",),
     "ray": ("ray",),
 }

@@ -51,4 +51,5 @@ class RunKeywords(TypedDict, total=False):
     llm_summaries: bool
     llm_max_bad_replies: int
     llm_diff_threshold: float
+    llm_computer_tool: Literal["computer_20251124", "computer_20250124"]
     llm_preflight: bool

@@ -42,3 +42,8 @@ class Observation(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defa
     reference: Action | None = None
     """The action recorded on this screen, when it is a replayed recording's: the
     episode copies it into the step record, where the step is scored against it."""
+    previous_actions: tuple[str, ...] = ()
+    """The actions that led to this screen as its recording states them, oldest first,
+    when the screen is a recording's that continues from the recorded history whatever
+    the agent did (a static benchmark such as Mind2Web): agents are shown these in
+    place of their own earlier steps, which did not make this screen."""

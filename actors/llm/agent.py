@@ -2,8 +2,9 @@
 
 The prompt holds the instruction, the step budget, the current observation
 (tree text and/or screenshot), the last few steps with their errors and, when
-enabled, the Summarizer's judgement of them, all taken from the `Decide`
-request: the policy keeps nothing between calls, so a fresh instance (a
+enabled, the Summarizer's judgement of them (or, on a recorded screen that
+states the actions that led to it, those instead: the agent's own did not make
+it), all taken from the `Decide` request: the policy keeps nothing between calls, so a fresh instance (a
 restarted Agent) writes the same prompt for a step as the one that saw the
 steps before it. The reply is parsed into a protocol
 `Action` and grounded in the tree (a `node_id` must exist; its box, role
@@ -100,8 +101,12 @@ class LLMPolicy:
         """The user turn, showing `seen` (the request's observation as the model is shown it, scaled by
         `scale`: `actors.llm.screen`; by default the observation itself)."""
         lines = [f"Task: {request.task.instruction}", f"This is step {request.step} of at most {request.max_steps}."]
+        recorded = request.observation.previous_actions[-self.history:] if self.history else ()
         recent = request.history[-self.history:] if self.history else ()
-        if recent:
+        if recorded:
+            lines.append("The actions taken before this screen, oldest first (this screen follows from them):")
+            lines += [f"- {action}" for action in recorded]
+        elif recent:
             lines.append("Your previous steps, oldest first:")
             lines += [self._describe(record, scale) for record in recent]
         seen = request.observation if seen is None else seen

@@ -23,6 +23,7 @@ __all__ = ["BUILT_IN", "SUITES", "built_in"]
 BUILT_IN: dict[str, tuple[str, str, str | None]] = {
     "desktop": ("bench.suites.desktop.suite", "DesktopSuite", "desktop"),
     "miniwob": ("bench.suites.miniwob.suite", "MiniWobSuite", "web"),
+    "mind2web": ("bench.suites.mind2web.suite", "Mind2WebSuite", None),
     "osworld": ("bench.suites.osworld.suite", "OSWorldSuite", "osworld"),
     "replay": ("bench.suites.replay.suite", "ReplaySuite", None),
     "sim": ("bench.suites.sim.suite", "SimSuite", None),

@@ -22,6 +22,7 @@ from runtime.actor import Actor
 from actors.episode import StepReference
 from actors.errors import ConfigError
 from actors.evaluator import Checker
+from actors.run_folder import Episode
 from bench.config import RunConfig
 
 
@@ -98,6 +99,15 @@ class Suite(ABC):
     def vm_actors(self) -> Callable[[], list[Actor]] | None:
         """A factory of in-process VM actors, or None when they must live in a node."""
         return None
+
+    def figures(self, episodes: list[Episode]) -> dict:
+        """The suite's own figures of a run's episodes, for summary.json under the suite's name
+        (a static benchmark's metrics, as its authors define them); empty when it has none."""
+        return {}
+
+    def figure_lines(self, figures: dict) -> list[str]:
+        """`figures` as the lines a run prints when it ends."""
+        return []
 
     def listing(self) -> str:
         """What `--list` prints: the tasks the options select (what a run with them runs), per

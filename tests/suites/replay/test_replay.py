@@ -175,7 +175,7 @@ def test_an_unknown_replay_folder_is_refused_naming_it(tmp_path):
 @pytest.mark.parametrize("suite, message", [
     ("replay", "suite 'replay' needs RUN_DIR: --suite replay:RUN_DIR"),
     ("sim:x", "suite 'sim' takes nothing after ':'"),
-    ("nope", "--suite 'nope': no such suite (choose from desktop, miniwob, osworld, replay, sim, waa, or module:attr)"),
+    ("nope", "--suite 'nope': no such suite (choose from desktop, mind2web, miniwob, osworld, replay, sim, waa, or module:attr)"),
     ("nope:x", "--suite nope:x: cannot import 'nope'"),  # NAME:SOURCE of no known suite is a plugin
 ])
 def test_the_suite_argument_says_what_is_wrong_with_it(suite, message):
