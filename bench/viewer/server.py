@@ -180,7 +180,7 @@ class ViewerServer:
             return observation_json(card.seen[wanted.step])
         if self.run_dir is None:
             return b""
-        folder = episode_dir(self.run_dir, card.task_id, card.attempt)
+        folder = episode_dir(self.run_dir, card.task_id, card.attempt, card.repeat)
         return await anyio.to_thread.run_sync(read, folder, wanted.kind, wanted.step)
 
 

@@ -10,8 +10,8 @@ General functions (OSWorld's metrics/general.py): `exact_match`,
 `match_in_list`, `is_in_list`, `literal_match`, `check_include_exclude`,
 `file_contains`, `check_line_number`, `diff_text_file`; the applications'
 own in chrome.py (`is_expected_bookmarks`, `check_font_size`,
-`check_history_deleted`), vlc.py, gimp.py, impress.py and tables.py
-(`compare_table`).
+`check_history_deleted`), vlc.py, gimp.py, impress.py, tables.py
+(`compare_table`) and writer.py (`compare_docx_files`).
 
 `infeasible` is decided by the checker from the agent's last action.
 """
@@ -29,6 +29,7 @@ from bench.suites.osworld.gimp import GIMP_METRICS
 from bench.suites.osworld.impress import IMPRESS_METRICS
 from bench.suites.osworld.tables import RULES as TABLE_RULES, TABLE_METRICS
 from bench.suites.osworld.vlc import VLC_METRICS
+from bench.suites.osworld.writer import WRITER_METRICS
 
 Metric = Callable[..., float]
 INFEASIBLE = "infeasible"
@@ -127,6 +128,7 @@ METRICS: dict[str, Metric] = {
     **GIMP_METRICS,
     **IMPRESS_METRICS,
     **TABLE_METRICS,
+    **WRITER_METRICS,
 }
 
 SUPPORTED_FUNCTIONS = frozenset(METRICS) | {INFEASIBLE}

@@ -8,14 +8,12 @@ solves, on trio the agent leaves the task alone."""
 
 from __future__ import annotations
 
-import io
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import pytest
-from openpyxl import Workbook
 
 from actors.backends.waa.client import TOKEN_HEADER
 from bench.suites.osworld.catalog import Catalog
@@ -23,6 +21,7 @@ from bench.suites.osworld.needs import cache_name, getter_specs, steps
 from protocols import ErrorKind, Task
 
 from tests.osworld_servers import run_on_local_desktops
+from tests.office_files import document, xlsx
 from tests.paths import ROOT
 
 OSWORLD = ROOT.parent / "shared" / "osworld" / "evaluation_examples"
@@ -31,15 +30,6 @@ pytestmark = [pytest.mark.anyio,
               pytest.mark.skipif(not OSWORLD.is_dir(), reason="no shared OSWorld data"),
               pytest.mark.skipif(shutil.which("soffice") is None,
                                  reason="LibreOffice is not installed (scripts/setup.sh --osworld-apps installs it)")]
-
-
-def xlsx(rows: list[list[object]]) -> bytes:
-    workbook = Workbook()
-    for row in rows:
-        workbook.active.append(row)
-    out = io.BytesIO()
-    workbook.save(out)
-    return out.getvalue()
 
 
 LEVELS = [["Student", "Level", "Term", "Group", "Tutor"],
@@ -52,7 +42,19 @@ def blanked(rows: list[list[object]]) -> list[list[object]]:
     return [row if index < 2 or index % 3 else [row[0], None, None, None, None] for index, row in enumerate(rows)]
 
 
+REFERENCE = ("Steinberg, F. M., Bearden, M. M., & Keen, C. L. (2003). Cocoa and chocolate flavonoids: Implications "
+             "for cardiovascular health. Journal of the American Dietetic Association, 103(2), 215-223. "
+             "doi: 10.1053/jada.2003.50028")
+ESSAY = ["Essay writing", "First paragraph.", "Second paragraph.", "Third paragraph.", "Cocoa is good for you {}.",
+         "References", "[1] Another source."]
+"""A document like the task's Essay_Writing_English_for_uni.docx: its start marks "<add here>"."""
+
+def essay(mark: str, *added: str) -> bytes:
+    return document(*ESSAY[:4], ESSAY[4].format(mark), *ESSAY[5:], *added)
+
+
 FILL_BLANKS = "libreoffice_calc/01b269ae-2111-4a07-81fd-3fcd711993b0"
+ADD_REFERENCE = "libreoffice_writer/adf5e2c3-64c7-4644-b7b6-d2f0167927e7"
 
 
 class Made:
@@ -66,6 +68,9 @@ class Made:
 MADE: dict[str, Made] = {
     FILL_BLANKS: Made(start={"Student_Level_Fill_Blank.xlsx": xlsx(blanked(LEVELS))},
                       gold={"Student_Level_Fill_Blank_gold.xlsx": xlsx(LEVELS)}, solved=xlsx(LEVELS)),
+    ADD_REFERENCE: Made(start={"Essay_Writing_English_for_uni.docx": essay("<add here>")},
+                        gold={"Essay_Writing_English_for_uni_Gold.docx": essay("[2]", f"[2] {REFERENCE}")},
+                        solved=essay("[2]", f"[2] {REFERENCE}")),
 }
 
 
@@ -96,7 +101,7 @@ def cache(tasks, tmp_path_factory) -> Path:
 
 
 def quits(program: str) -> str:
-    return f"pkill -x {program}; while pgrep -x {program} >/dev/null; do sleep 0.1; done"
+    return f"pkill -x {program}; while pkill -0 {program}; do sleep 0.1; done"
 
 
 async def upload_solved(server, task: Task) -> None:
@@ -124,3 +129,8 @@ async def check(task: Task, cache: Path, anyio_backend: str, solve: Callable = u
 async def test_a_calc_task_downloads_from_the_cache_opens_in_calc_and_compare_table_scores_it(
         tasks, cache, anyio_backend):
     await check(tasks[FILL_BLANKS], cache, anyio_backend)
+
+
+async def test_a_writer_task_downloads_from_the_cache_opens_in_writer_and_compare_docx_files_scores_it(
+        tasks, cache, anyio_backend):
+    await check(tasks[ADD_REFERENCE], cache, anyio_backend)
