@@ -16,7 +16,22 @@ function targetBox(action, tree) {
   const nodes = treeNodes(tree);
   const node = (t.node_id && nodes.find(n => n.node_id === t.node_id))
     || (t.name && nodes.find(n => n.name === t.name && (!t.role || n.role === t.role)));
-  return node && node.bbox ? {box: boxOf(node.bbox), node: node.node_id} : node ? {box: null, node: node.node_id} : null;
+  if (!node) return null;
+  return {box: node.bbox ? boxOf(node.bbox) : null, node: node.node_id};
+}
+
+// What the step's tree says of the action's target, in words: the node it found and where, or
+// that the named node is in no tree the agent saw (a stale id, a hallucinated one).
+function targetWords(action, tree) {
+  const t = action && action.target;
+  if (!t || t.bbox || !tree) return "";
+  const found = targetBox(action, tree);
+  const named = t.node_id ? `node ${t.node_id}` : `${t.role || "element"} '${t.name}'`;
+  if (!found) return `${named} is not in the tree the agent saw`;
+  const node = treeNodes(tree).find(n => n.node_id === found.node);
+  const where = found.box ? ` at (${found.box.map(Math.round).slice(0, 2).join(", ")}), `
+    + `${Math.round(found.box[2])}×${Math.round(found.box[3])}` : ", with no box in the tree";
+  return nodeLine(node) + where;
 }
 
 function boxOf(b) { return Array.isArray(b) ? b : [b.x, b.y, b.width, b.height]; }
@@ -147,6 +162,7 @@ function treePanel(c, s, stage) {
       if (value) head.append(textEl("span", "tree-field", `${label}: ${value}`));
     }
     const root = treeNode(o.tree, 0, target ? target.node : null, stage, c);
+    markReference(root, s.reference, o.tree);
     body.replaceChildren(head, root);
     const filter = () => {
       panelState.search = search.value;
@@ -158,6 +174,16 @@ function treePanel(c, s, stage) {
     if (marked && d.open) marked.scrollIntoView({block: "nearest"});
   });
   return d;
+}
+
+// A static benchmark's step carries the recorded action it is scored against: its node is marked
+// beside the chosen one (the tree is the page's candidates), its ancestors open.
+function markReference(root, reference, tree) {
+  const wanted = targetBox(reference, tree);
+  const line = wanted && wanted.node && [...root.querySelectorAll(".tree-line")].find(l => l.dataset.node === wanted.node);
+  if (!line) return;
+  line.classList.add("reference");
+  for (let d = line.closest("details"); d; d = d.parentElement && d.parentElement.closest("details")) d.open = true;
 }
 
 function nodeLine(n) {
@@ -242,13 +268,19 @@ function callView(c, call) {
     + `${call.input_tokens || 0} in / ${call.output_tokens || 0} out tokens${cost}`
     + ((call.retries || []).length ? ` · retried: ${call.retries.join("; ")}` : "")));
   for (const m of call.messages || []) {
-    const message = textEl("div", "message");
-    message.append(textEl("span", "who", (m.role || "?") + ": "));
     const parts = typeof m.content === "string" ? [{type: "text", text: m.content}] : (m.content || []);
-    for (const part of parts) {
-      if (part.type === "text") message.append(textEl("pre", "", part.text));
-      else if (part.type === "image") message.append(imagePart(c, part));
-      else message.append(textEl("pre", "", JSON.stringify(part)));
+    const shown = parts.map(part => part.type === "text" ? textEl("pre", "", part.text)
+      : part.type === "image" ? imagePart(c, part) : textEl("pre", "", JSON.stringify(part)));
+    let message;
+    if (m.role === "system") {  // the same long instructions at every call: folded
+      message = document.createElement("details");
+      message.className = "message";
+      const head = document.createElement("summary");
+      head.append(textEl("span", "who", `system prompt (${parts.map(p => p.text || "").join("").length} characters)`));
+      message.append(head, ...shown);
+    } else {
+      message = textEl("div", "message");
+      message.append(textEl("span", "who", (m.role || "?") + ": "), ...shown);
     }
     box.append(message);
   }
@@ -278,7 +310,7 @@ function errorPanel(c, s) {
   const has = !!(s && s.error) || !!episodeError;
   const d = panel("error", has ? "error" : "error (none)", panelState.error === null ? has : panelState.error);
   if (s && s.error) d.append(textEl("div", "step-error", `step ${s.step}: ${s.error}`));
-  if (episodeError) d.append(textEl("div", "episode-error", `the episode ended on ${r.error_kind || "an"} error: ${r.reason || ""}`));
+  if (episodeError) d.append(textEl("div", "episode-error", `episode ended (${r.error_kind} error): ${r.reason || ""}`));
   if (r.traceback) d.append(textEl("pre", "traceback", r.traceback));
   if (!has) d.append(textEl("div", "", "no error at this step"));
   return d;
@@ -303,6 +335,8 @@ div.tree-node { margin-left: 28px; }
 .tree-node > summary { cursor: pointer; }
 .tree-line { font-family: ui-monospace, monospace; white-space: pre-wrap; overflow-wrap: anywhere; }
 .tree-line.target { background: #3b6fd1; color: #fff; padding: 0 3px; border-radius: 2px; }
+.tree-line.reference { outline: 2px solid #1c7c32; }
+.tree-line.reference::after { content: " ← reference"; color: #1c7c32; }
 .tree-line.match { background: #ffe48a; }
 .tree-line.target.match { outline: 2px solid #ffe48a; }
 .call { border-top: 1px solid #eee; padding: 4px 0; }
