@@ -265,3 +265,5 @@ def test_the_calls_panel_shows_the_picture_the_agent_was_shown_and_the_replies_s
         errors = page.locator("#episode .panel-calls .call-error").all_text_contents()
         assert errors.count("sent back: the reply contains no JSON object") == 2
         assert errors.count("gave up: the request got no usable answer") == 1
+        page.locator(picture).scroll_into_view_if_needed()
+        page.locator("#episode .panel-calls").screenshot(path=str(artifacts(tmp_path) / "viewer-llm-calls.png"))
