@@ -286,16 +286,19 @@ function callView(c, call) {
   }
   if (call.error) box.append(textEl("div", "call-error", "no answer: " + call.error));
   else box.append(textEl("div", "who", "reply:"), textEl("pre", "reply", call.reply));
+  if (call.rejected) box.append(textEl("div", "call-error", "sent back: " + call.rejected));
+  if (call.gave_up) box.append(textEl("div", "call-error", "gave up: the request got no usable answer"));
   return box;
 }
 
+// A screenshot (step-NNN.png) or a picture the agent was shown (agent-NNN.png: set-of-marks, scaled).
 function imagePart(c, part) {
-  const step = part.file && /^step-(\d+)\.png$/.exec(part.file);
-  if (!step) return textEl("span", "image-ref", `[image ${part.sha256 ? part.sha256.slice(0, 12) : ""}, ${part.bytes || "?"} bytes]`);
+  const file = part.file && /^(step|agent)-(\d+)\.png$/.exec(part.file);
+  if (!file) return textEl("span", "image-ref", `[image ${part.sha256 ? part.sha256.slice(0, 12) : ""}, ${part.bytes || "?"} bytes]`);
   const img = document.createElement("img");
   img.className = "image-ref";
   img.alt = img.title = part.file;
-  img.src = `${c.files.shot}/${parseInt(step[1], 10)}${query}`;
+  img.src = `${file[1] === "step" ? c.files.shot : c.files.seen}/${parseInt(file[2], 10)}${query}`;
   return img;
 }
 

@@ -20,6 +20,7 @@ from bench.compare import statements
 from bench.viewer.__main__ import main
 from bench.viewer.folders import FinishedRuns
 from tests.chromium import chromium_page
+from tests.llm_crew import stumbling_llm_run
 from tests.paths import ROOT
 
 TOKEN = "f1n1sh3d"
@@ -247,3 +248,22 @@ def test_an_episode_whose_policy_failed_shows_the_policys_traceback(runs, tmp_pa
         page.locator(f".card[data-task='{failed['result']['task_id']}']").click()
         page.wait_for_selector("#episode:not([hidden])")
         assert page.text_content("#episode .traceback") == failed["result"]["traceback"]
+
+
+def test_the_calls_panel_shows_the_picture_the_agent_was_shown_and_the_replies_sent_back(tmp_path):
+    run = stumbling_llm_run(tmp_path / "llm").folder
+    with viewer(run) as url, chromium_page() as page:
+        page.goto(url)
+        page.locator(".card").first.click()
+        page.wait_for_selector("#episode:not([hidden])")
+        page.click("#episode .panel-calls > summary")
+        page.wait_for_selector("#episode .panel-calls .call")
+        assert page.locator("#episode .panel-calls .call").count() == 3  # step 1: the agent's, two summary tries
+        picture = "#episode .panel-calls img[alt='agent-001.png']"  # the marked screen, not a screenshot
+        page.wait_for_function("selector => { const i = document.querySelector(selector); "
+                               "return i && i.complete && i.naturalWidth === 1280; }", arg=picture)
+        errors = page.locator("#episode .panel-calls .call-error").all_text_contents()
+        assert errors.count("sent back: the reply contains no JSON object") == 2
+        assert errors.count("gave up: the request got no usable answer") == 1
+        page.locator(picture).scroll_into_view_if_needed()
+        page.locator("#episode .panel-calls").screenshot(path=str(artifacts(tmp_path) / "viewer-llm-calls.png"))
