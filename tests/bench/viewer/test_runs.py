@@ -78,7 +78,7 @@ def test_a_finished_run_is_browsed_filtered_and_stepped_through_with_the_keyboar
         assert page.locator(".card[data-status=running]").count() == 0
         page.wait_for_function("() => [...document.querySelectorAll('.card img')].every("
                                "i => i.complete && i.naturalWidth > 0)")
-        page.screenshot(path=str(shots / "viewer-run.png"))
+        page.screenshot(path=str(shots / "viewer-sim-run.png"))
 
         domains = page.eval_on_selector_all(".card", "cards => cards.map(c => c.dataset.domain)")
         page.select_option("#f-domain", domains[0])
@@ -105,7 +105,7 @@ def test_a_finished_run_is_browsed_filtered_and_stepped_through_with_the_keyboar
         assert page.locator("#episode .thumb.current .n").text_content() == "2"
         page.wait_for_function("() => document.querySelector('#episode .stage svg').childElementCount > 0")
         assert len(page.locator("#episode .tl-tick").all()) > 2  # a readable time axis
-        page.screenshot(path=str(shots / "viewer-episode.png"))
+        page.screenshot(path=str(shots / "viewer-sim-episode.png"))
         page.keyboard.press("ArrowLeft")
         page.keyboard.press("ArrowLeft")  # stays at the first step
         assert page.text_content("#episode-step") == f"step 1 of {counts[-1]}"
@@ -265,3 +265,5 @@ def test_the_calls_panel_shows_the_picture_the_agent_was_shown_and_the_replies_s
         errors = page.locator("#episode .panel-calls .call-error").all_text_contents()
         assert errors.count("sent back: the reply contains no JSON object") == 2
         assert errors.count("gave up: the request got no usable answer") == 1
+        page.locator(picture).scroll_into_view_if_needed()
+        page.locator("#episode .panel-calls").screenshot(path=str(artifacts(tmp_path) / "viewer-llm-calls.png"))

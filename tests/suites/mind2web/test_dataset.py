@@ -11,7 +11,7 @@ import pytest
 from actors.backends.replay import ReplayError
 from actors.errors import ConfigError
 from bench.suites.base import UnknownTask
-from bench.suites.mind2web.dataset import DatasetError, _read_cached
+from bench.suites.mind2web.dataset import DatasetError, _read_cached, read_source
 from bench.suites.mind2web.recordings import Recordings
 from bench.suites.mind2web.suite import Mind2WebSuite
 from protocols import Click, Fail, TypeText, Viewport
@@ -68,6 +68,8 @@ def test_the_multimodal_release_reads_into_the_same_steps(tmp_path):
     release = Recordings(write_release(tmp_path / "release"))
     multimodal = Recordings(write_multimodal(tmp_path / "multimodal"))
     assert multimodal.tasks.keys() == release.tasks.keys()
+    indexed = [r for source in set(multimodal.sources.values()) for r in read_source(source, pages=False)]
+    assert indexed and not any(r.screenshots or any(a.cleaned_html for a in r.task.actions) for r in indexed)
     for task_id, task in release.tasks.items():
         assert multimodal.tasks[task_id].evaluation_spec == task.evaluation_spec
         ours, theirs = multimodal.steps(multimodal.tasks[task_id]), release.steps(task)
