@@ -247,18 +247,42 @@ function hoverBox(stage, box) {
 }
 
 // The model calls of step `s` (agent and summarizer): each request's messages (images named by
-// the screenshot that holds them, shown small), the reply, tokens, cost, latency, retries.
+// the screenshot that holds them, shown small), the reply, tokens, cost, latency, retries. At the
+// last step of an episode that ended on the agent's or the model service's error, the calls of the
+// decision that failed after it too (`s` null: the episode failed before its first step).
 function callsPanel(c, s) {
   const d = panel("calls", "model calls", panelState.calls);
   const body = textEl("div", "calls-body", "loading…");
   d.append(body);
-  stepFile(c, "calls", s.step).then(answer => {
-    if (answer.error) { body.textContent = answer.error; return; }
-    if (!answer.calls.length) { body.textContent = "no model calls recorded for this step (a scripted agent makes none)"; return; }
-    d.querySelector("summary").textContent = `model calls (${answer.calls.length})`;
-    body.replaceChildren(...answer.calls.map(call => callView(c, call)));
+  const failed = failedDecision(c, s);
+  const steps = [...(s ? [s.step] : []), ...(failed ? [failed] : [])];
+  Promise.all(steps.map(step => stepFile(c, "calls", step))).then(answers => {
+    const broken = answers.find(answer => answer.error);
+    if (broken) { body.textContent = broken.error; return; }
+    const shown = [];
+    answers.forEach((answer, i) => {
+      if (steps[i] === failed && answer.calls.length) {
+        shown.push(textEl("div", "call-error", `step ${failed}: the decision that failed (no action was taken)`));
+      }
+      shown.push(...answer.calls.map(call => callView(c, call)));
+    });
+    const count = answers.reduce((n, answer) => n + answer.calls.length, 0);
+    if (!count) { body.textContent = "no model calls recorded for this step (a scripted agent makes none)"; return; }
+    d.querySelector("summary").textContent = `model calls (${count})`;
+    body.replaceChildren(...shown);
   });
   return d;
+}
+
+// The step after the last one, where a decision that ended the episode would have been (the
+// agent's own error, or its model service's), when `s` is the episode's last step (or there is
+// none); else 0. Its calls, if any, are those of that decision.
+function failedDecision(c, s) {
+  const kind = (c.result || {}).error_kind;
+  if (kind !== "agent" && kind !== "model_service") return 0;
+  const last = c.steps[c.steps.length - 1];
+  if (s !== (last || null)) return 0;
+  return last ? last.step + 1 : 1;
 }
 
 function callView(c, call) {
