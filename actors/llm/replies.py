@@ -67,11 +67,11 @@ async def ask(
             completion = await client.complete(conversation)
         except LLMError as exc:
             failed = [] if exc.call is None else [msgspec.structs.replace(exc.call, role=role, step=step)]
-            given_up = given_up([*calls, *failed])
+            tried = given_up([*calls, *failed])
             if isinstance(exc, ModelServiceError):
-                exc.calls = given_up
+                exc.calls = tried
                 raise
-            raise NoAnswer(f"LLM call failed: {exc}", given_up) from exc
+            raise NoAnswer(f"LLM call failed: {exc}", tried) from exc
         usage = add_usage(usage, completion.usage)
         calls.append(msgspec.structs.replace(completion.call, role=role, step=step))
         try:
