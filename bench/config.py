@@ -115,6 +115,10 @@ class RunConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
         "per-step change summarizer: a name or none (default: the suite's)")] | None = None
     analysis: Annotated[Literal["signals", "llm"], option(
         "episode error analysis: deterministic signals only, or refined by the LLM classifier")] = "signals"
+    repeats: Annotated[int, option(
+        "run each task N times, each repeat an episode of its own with a seed of its own where the suite "
+        "has seeds (miniwob, sim); the summary then gives pass@k and pass^k and an interval that counts "
+        "tasks, not episodes, as independent", ge=1)] = 1
     concurrency: Annotated[int, option(
         "episodes run at once, one VM each (default: what this machine fits: its cores over the CPU one of "
         "the suite's VMs takes, and its memory, at most 8)", ge=1)] | None = None

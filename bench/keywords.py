@@ -22,6 +22,7 @@ class RunKeywords(TypedDict, total=False):
     """Every setting of a run that is not the suite's own; see `bench.config` for what each does."""
 
     analysis: Literal["signals", "llm"]
+    repeats: int
     concurrency: int
     slots_per_browser: int
     llm_slots: int

@@ -31,11 +31,12 @@ from pathlib import Path
 from protocols import to_json
 
 from actors.run_folder import (
-    CALLS, ResultLine, ResultsError, episode_dir, read_calls, read_episodes, read_results, read_screenshot, read_task,
+    CALLS, ResultLine, ResultsError, episode_label, read_calls, read_episodes, read_results, read_screenshot,
+    read_task, result_dir,
     screenshot_path,
 )
 from actors.whole_writes import write_whole
-from bench.summary import left_out, success_cell
+from bench.summary import interval_name, left_out, pass_lines, success_cell
 from bench.viewer.state import status_of
 
 REPORT = "report.html"
@@ -76,26 +77,28 @@ def render(run_dir: Path, summary: dict, lines: list[ResultLine], *, inline: boo
     e = html.escape
     overall = summary.get("overall", {})
     episodes, unreadable = read_episodes(run_dir, lines)
-    recorded = {episode.line.result.task_id: episode.steps for episode in episodes}
+    recorded = {episode_label(episode.line.result.task_id, episode.line.result.repeat): episode.steps
+                for episode in episodes}
     base = Path(os.path.relpath(run_dir, links_from or run_dir))
     steps = {}
     rows = []
     for line in lines:
         r = line.result
-        folder = episode_dir(run_dir, r.task_id, r.attempt)
-        records = recorded.get(r.task_id, [])
+        name = episode_label(r.task_id, r.repeat)  # a row per episode: ~R for repeat R >= 2
+        folder = result_dir(run_dir, r)
+        records = recorded.get(name, [])
         relative = (base / folder.relative_to(run_dir)).as_posix()
         if records:
-            steps[r.task_id] = {"steps": records, "folder": relative, "calls": _calls(folder),
-                                "shots": _embedded(folder, records[-1].step) if inline else None}
-        links = [f'<a href="#steps" class="pick" data-task="{e(r.task_id)}">steps</a>'] if records else []
-        if r.task_id in unreadable:
-            links.append(f'<span class="unreadable">unreadable: {e(unreadable[r.task_id])}</span>')
+            steps[name] = {"steps": records, "folder": relative, "calls": _calls(folder),
+                           "shots": _embedded(folder, records[-1].step) if inline else None}
+        links = [f'<a href="#steps" class="pick" data-task="{e(name)}">steps</a>'] if records else []
+        if name in unreadable:
+            links.append(f'<span class="unreadable">unreadable: {e(unreadable[name])}</span>')
         if records and not inline and screenshot_path(folder, records[-1].step).exists():
             links.append(f'<a href="{e(relative)}/step-{records[-1].step:03d}.png">screenshot</a>')
         instruction = _instruction(folder)
         rows.append(
-            f"<tr class=\"{e(status_of(r).replace(' ', '-'))}\"><td>{e(r.task_id)}"
+            f"<tr class=\"{e(status_of(r).replace(' ', '-'))}\"><td>{e(name)}"
             f"{f'<div class=instruction>{e(instruction)}</div>' if instruction else ''}</td><td>{e(r.domain)}</td>"
             f"<td>{r.attempt}</td><td>{e(status_of(r))}</td><td>{r.score:.2f}</td><td>{r.steps}</td>"
             f"<td>{r.timings.total:.1f}</td><td>{r.input_tokens + r.output_tokens}</td><td>{r.cost:.4f}</td>"
@@ -106,14 +109,15 @@ def render(run_dir: Path, summary: dict, lines: list[ResultLine], *, inline: boo
     options = "".join(f'<option value="{e(task)}">{e(task)}</option>' for task in steps)
     return _PAGE.format(
         title=e(f"troupe run {run_dir.name}"),
-        overall=e(f"episodes succeeded: {success_cell(overall)} (95% Wilson interval); "
+        overall=e(f"episodes succeeded: {success_cell(overall)} ({interval_name(summary)}); "
                   f"{overall.get('mean_steps', 0):.1f} ± {overall.get('sd_steps', 0):.1f} steps, "
                   f"{overall.get('mean_seconds', 0):.1f} ± {overall.get('sd_seconds', 0):.1f} s per episode (± sd), "
                   f"{overall.get('seconds_per_step', 0):.3f} s per step, "
                   f"failures: {overall.get('agent_errors', 0)} agent, "
                   f"{overall.get('environment_errors', 0)} environment, "
                   f"{overall.get('model_service_errors', 0)} model service, "
-                  f"{overall.get('evaluation_errors', 0)} evaluation (harness)"),
+                  f"{overall.get('evaluation_errors', 0)} evaluation (harness)"
+                  + "".join(f"; {line}" for line in pass_lines(summary))),
         domains=_bars({d: f.get("success_rate", 0.0) for d, f in summary.get("domains", {}).items()},
                       percent=True, texts={d: success_cell(f) for d, f in summary.get("domains", {}).items()}),
         taxonomy=_bars(taxonomy_counts(summary, lines), percent=False) or "<p>no failure categories</p>",

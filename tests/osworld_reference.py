@@ -165,3 +165,24 @@ def thunderbird() -> types.ModuleType:
 def docs() -> types.ModuleType:
     """metrics/docs.py; its OCR and colour-science libraries, which compare_docx_files never calls, stood in."""
     return load(METRICS / "docs.py", {"easyocr": (), "skimage": (), "skimage.color": ("deltaE_ciede2000", "rgb2lab")})
+
+
+def _offline_tldextract() -> types.ModuleType:
+    """tldextract whose `extract` reads the public suffix list the package ships (the default one
+    fetches the list from the web first)."""
+    import tldextract
+
+    module = types.ModuleType("tldextract")
+    module.extract = tldextract.TLDExtract(suffix_list_urls=())
+    return module
+
+
+def chrome() -> types.ModuleType:
+    """metrics/chrome.py with its utils.py (compare_urls, are_lists_equal), tldextract kept offline; its PDF
+    and image libraries, which the compared functions never call, stood in."""
+    utils = load(METRICS / "utils.py", {}, {"tldextract": _offline_tldextract()})
+    packages = {name: types.ModuleType(name) for name in ("desktop_env", "desktop_env.evaluators",
+                                                          "desktop_env.evaluators.metrics")}
+    return load(METRICS / "chrome.py", {"fitz": (), "PIL": ("Image",), "borb": (), "borb.pdf": ("Document", "PDF"),
+                                        "imagehash": ()},
+                {**packages, "desktop_env.evaluators.metrics.utils": utils})

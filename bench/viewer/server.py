@@ -139,8 +139,9 @@ class ViewerServer:
         self._viewers += 1
         try:
             with self.updates.subscribe(self.queue) as updates:
+                late = self._ended  # joined between the run's end and the server's: no update will come
                 await ws.send(to_json(self.state.snapshot()))
-                if self._ended:  # joined in the moment between the run's end and the server's
+                if late:
                     await ws.send(to_json(self.state.ended()))
                 else:
                     async with anyio.create_task_group() as tg:
@@ -180,7 +181,7 @@ class ViewerServer:
             return observation_json(card.seen[wanted.step])
         if self.run_dir is None:
             return b""
-        folder = episode_dir(self.run_dir, card.task_id, card.attempt)
+        folder = episode_dir(self.run_dir, card.task_id, card.attempt, card.repeat)
         return await anyio.to_thread.run_sync(read, folder, wanted.kind, wanted.step)
 
 

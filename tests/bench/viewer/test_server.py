@@ -12,7 +12,7 @@ from actors.runner import EpisodeRunner
 from actors.backends.sim.node import build
 from bench.suites.sim.suite import sim_tasks
 from bench.viewer.server import ViewerServer
-from actors.run_folder import CALLS, episode_dir
+from actors.run_folder import CALLS, episode_dir, picture_path
 from protocols import (
     ChangeSummary, Click, EpisodeFinished, EpisodeResult, EpisodeStarted, ModelCall, Observation, StepRecord,
     StepSummarized, StepTaken, Target, Task, UIElement, Viewport, to_json,
@@ -141,6 +141,8 @@ async def test_a_steps_observation_and_model_calls_come_from_memory_and_the_run_
         assert "screenshot" not in observation  # its pixels are the step's PNG, fetched as such
         status, body = await http_get(port, "/calls/forms%2Ft1%231/1")
         assert status == 200 and json.loads(body)["calls"] == [json.loads(to_json(call))]
+        picture_path(folder, "agent", 1).write_bytes(b"\x89PNG marked")  # what the agent was shown for step 1
+        assert await http_get(port, "/seen/forms%2Ft1%231/1") == (200, b"\x89PNG marked")
         status, body = await http_get(port, "/obs/forms%2Ft1%231/7")
         assert status == 200 and json.loads(body) == {
             "error": "no observation recorded for step 7 (observation-007.json is missing)"}
