@@ -293,7 +293,7 @@ function callView(c, call) {
     + ((call.retries || []).length ? ` · retried: ${call.retries.join("; ")}` : "")));
   for (const m of call.messages || []) {
     const parts = typeof m.content === "string" ? [{type: "text", text: m.content}] : (m.content || []);
-    const shown = parts.map(part => part.type === "text" ? textEl("pre", "", part.text)
+    const shown = parts.map(part => part.type === "text" ? textPart(part.text)
       : part.type === "image" ? imagePart(c, part) : textEl("pre", "", JSON.stringify(part)));
     let message;
     if (m.role === "system") {  // the same long instructions at every call: folded
@@ -316,6 +316,11 @@ function callView(c, call) {
 }
 
 // A screenshot (step-NNN.png) or a picture the agent was shown (agent-NNN.png: set-of-marks, scaled).
+// A message's text: a block when it has lines, inline when it is a label ("Before:") beside an image.
+function textPart(text) {
+  return text.includes("\n") || text.length > 80 ? textEl("pre", "", text) : textEl("span", "label-part", text + " ");
+}
+
 function imagePart(c, part) {
   const file = part.file && /^(step|agent)-(\d+)\.png$/.exec(part.file);
   if (!file) return textEl("span", "image-ref", `[image ${part.sha256 ? part.sha256.slice(0, 12) : ""}, ${part.bytes || "?"} bytes]`);
@@ -368,7 +373,9 @@ div.tree-node { margin-left: 28px; }
 .call pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 2px 0 4px; font-size: 11px; background: #f7f7f9;
             padding: 3px 5px; }
 .call .who { color: #666; }
-.call .image-ref { max-width: 160px; max-height: 100px; border: 1px solid #ccc; display: block; margin: 2px 0; }
+.call .image-ref { max-width: 160px; max-height: 100px; border: 1px solid #ccc; display: inline-block;
+                   vertical-align: top; margin: 2px 12px 2px 0; }
+.call .label-part { font-size: 11px; vertical-align: top; }
 .call-error, .step-error, .episode-error { color: #b3261e; margin: 3px 0; }
 .panel .traceback { max-height: 16em; overflow: auto; font-size: 11px; white-space: pre-wrap; background: #fbf3f2;
                     padding: 4px 6px; }
