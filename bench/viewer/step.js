@@ -247,18 +247,42 @@ function hoverBox(stage, box) {
 }
 
 // The model calls of step `s` (agent and summarizer): each request's messages (images named by
-// the screenshot that holds them, shown small), the reply, tokens, cost, latency, retries.
+// the screenshot that holds them, shown small), the reply, tokens, cost, latency, retries. At the
+// last step of an episode that ended on the agent's or the model service's error, the calls of the
+// decision that failed after it too (`s` null: the episode failed before its first step).
 function callsPanel(c, s) {
   const d = panel("calls", "model calls", panelState.calls);
   const body = textEl("div", "calls-body", "loading…");
   d.append(body);
-  stepFile(c, "calls", s.step).then(answer => {
-    if (answer.error) { body.textContent = answer.error; return; }
-    if (!answer.calls.length) { body.textContent = "no model calls recorded for this step (a scripted agent makes none)"; return; }
-    d.querySelector("summary").textContent = `model calls (${answer.calls.length})`;
-    body.replaceChildren(...answer.calls.map(call => callView(c, call)));
+  const failed = failedDecision(c, s);
+  const steps = [...(s ? [s.step] : []), ...(failed ? [failed] : [])];
+  Promise.all(steps.map(step => stepFile(c, "calls", step))).then(answers => {
+    const broken = answers.find(answer => answer.error);
+    if (broken) { body.textContent = broken.error; return; }
+    const shown = [];
+    answers.forEach((answer, i) => {
+      if (steps[i] === failed && answer.calls.length) {
+        shown.push(textEl("div", "call-error", `step ${failed}: the decision that failed (no action was taken)`));
+      }
+      shown.push(...answer.calls.map(call => callView(c, call)));
+    });
+    const count = answers.reduce((n, answer) => n + answer.calls.length, 0);
+    if (!count) { body.textContent = "no model calls recorded for this step (a scripted agent makes none)"; return; }
+    d.querySelector("summary").textContent = `model calls (${count})`;
+    body.replaceChildren(...shown);
   });
   return d;
+}
+
+// The step after the last one, where a decision that ended the episode would have been (the
+// agent's own error, or its model service's), when `s` is the episode's last step (or there is
+// none); else 0. Its calls, if any, are those of that decision.
+function failedDecision(c, s) {
+  const kind = (c.result || {}).error_kind;
+  if (kind !== "agent" && kind !== "model_service") return 0;
+  const last = c.steps[c.steps.length - 1];
+  if (s !== (last || null)) return 0;
+  return last ? last.step + 1 : 1;
 }
 
 function callView(c, call) {
@@ -269,7 +293,7 @@ function callView(c, call) {
     + ((call.retries || []).length ? ` · retried: ${call.retries.join("; ")}` : "")));
   for (const m of call.messages || []) {
     const parts = typeof m.content === "string" ? [{type: "text", text: m.content}] : (m.content || []);
-    const shown = parts.map(part => part.type === "text" ? textEl("pre", "", part.text)
+    const shown = parts.map(part => part.type === "text" ? textPart(part.text)
       : part.type === "image" ? imagePart(c, part) : textEl("pre", "", JSON.stringify(part)));
     let message;
     if (m.role === "system") {  // the same long instructions at every call: folded
@@ -286,16 +310,24 @@ function callView(c, call) {
   }
   if (call.error) box.append(textEl("div", "call-error", "no answer: " + call.error));
   else box.append(textEl("div", "who", "reply:"), textEl("pre", "reply", call.reply));
+  if (call.rejected) box.append(textEl("div", "call-error", "sent back: " + call.rejected));
+  if (call.gave_up) box.append(textEl("div", "call-error", "gave up: the request got no usable answer"));
   return box;
 }
 
+// A screenshot (step-NNN.png) or a picture the agent was shown (agent-NNN.png: set-of-marks, scaled).
+// A message's text: a block when it has lines, inline when it is a label ("Before:") beside an image.
+function textPart(text) {
+  return text.includes("\n") || text.length > 80 ? textEl("pre", "", text) : textEl("span", "label-part", text + " ");
+}
+
 function imagePart(c, part) {
-  const step = part.file && /^step-(\d+)\.png$/.exec(part.file);
-  if (!step) return textEl("span", "image-ref", `[image ${part.sha256 ? part.sha256.slice(0, 12) : ""}, ${part.bytes || "?"} bytes]`);
+  const file = part.file && /^(step|agent)-(\d+)\.png$/.exec(part.file);
+  if (!file) return textEl("span", "image-ref", `[image ${part.sha256 ? part.sha256.slice(0, 12) : ""}, ${part.bytes || "?"} bytes]`);
   const img = document.createElement("img");
   img.className = "image-ref";
   img.alt = img.title = part.file;
-  img.src = `${c.files.shot}/${parseInt(step[1], 10)}${query}`;
+  img.src = `${file[1] === "step" ? c.files.shot : c.files.seen}/${parseInt(file[2], 10)}${query}`;
   return img;
 }
 
@@ -341,7 +373,9 @@ div.tree-node { margin-left: 28px; }
 .call pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 2px 0 4px; font-size: 11px; background: #f7f7f9;
             padding: 3px 5px; }
 .call .who { color: #666; }
-.call .image-ref { max-width: 160px; max-height: 100px; border: 1px solid #ccc; display: block; margin: 2px 0; }
+.call .image-ref { max-width: 160px; max-height: 100px; border: 1px solid #ccc; display: inline-block;
+                   vertical-align: top; margin: 2px 12px 2px 0; }
+.call .label-part { font-size: 11px; vertical-align: top; }
 .call-error, .step-error, .episode-error { color: #b3261e; margin: 3px 0; }
 .panel .traceback { max-height: 16em; overflow: auto; font-size: 11px; white-space: pre-wrap; background: #fbf3f2;
                     padding: 4px 6px; }

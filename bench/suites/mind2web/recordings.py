@@ -39,7 +39,7 @@ class Recordings:
         self.tasks: dict[str, Task] = {}
         self.sources: dict[str, Source] = {}
         for source in sources:
-            for recorded in read_source(source):
+            for recorded in read_source(source, pages=False):
                 self._add(recorded, source)
 
     def _add(self, recorded: Recorded, source: Source) -> None:

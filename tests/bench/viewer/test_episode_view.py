@@ -1,8 +1,10 @@
 """The episode view as a researcher debugs with it, in a real headless Chromium over the real
 `python -m bench.viewer`: a real MiniWoB++ run (its scripted agent names its targets by node id
 only) and a real sim run whose agent names a node by id and name, has its steps judged by an LLM
-summarizer (a local chat-completions server) and fails with a traceback. The target is drawn from
-the step's tree, MiniWoB's cards differ, and the tree, model-call and error panels open."""
+summarizer shown the screenshots (a local chat-completions server) and fails with a traceback. The target is drawn from
+the step's tree, MiniWoB's cards differ, and the tree, model-call and error panels open. With
+$TROUPE_ARTIFACTS set, the screenshots README shows are kept there (docs/viewer-run.png,
+viewer-episode.png, viewer-panels.png)."""
 
 import hashlib
 import json
@@ -44,7 +46,7 @@ def supervisor(*args: str, env: dict | None = None) -> None:
 
 @pytest.fixture(scope="module")
 def miniwob_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("miniwob") / "run"
+    out = tmp_path_factory.mktemp("runs") / "miniwob"
     supervisor("--suite", "miniwob", "--miniwob-tasks", ",".join(MINIWOB_TASKS), "--miniwob-seeds", "1",
                "--concurrency", "2", "--out", str(out))
     return out
@@ -52,11 +54,12 @@ def miniwob_run(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def stumbling_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("sim") / "run"
+    out = tmp_path_factory.mktemp("runs") / "sim"
     with FakeLLM(by_role(agent=lambda body: "unused", summarizer=lambda body: SUMMARY), api_key="k3y") as server:
         supervisor("--suite", "sim", "--episodes", "2", "--scale", "0.02", "--agent", f"{__name__}:Stumbler",
                    "--summarizer", "llm", "--llm-base-url", server.url, "--llm-model", "fake-model",
-                   "--llm-api-key-env", "TEST_LLM_KEY", "--out", str(out), env={"TEST_LLM_KEY": "k3y"})
+                   "--llm-api-key-env", "TEST_LLM_KEY", "--llm-observation", "both", "--out", str(out),
+                   env={"TEST_LLM_KEY": "k3y"})
     return out
 
 
@@ -84,7 +87,8 @@ def test_miniwob_cards_differ_and_a_node_id_target_is_drawn_from_the_tree(miniwo
         pictures = {hashlib.sha256(urllib.request.urlopen(src, timeout=10).read()).hexdigest()
                     for src in sources.values()}
         assert len(pictures) == len(MINIWOB_TASKS), sources
-        page.screenshot(path=str(shots / "viewer-miniwob-run.png"))
+        height = page.eval_on_selector("#cards", "e => e.getBoundingClientRect().bottom") + 12
+        page.screenshot(path=str(shots / "viewer-run.png"), clip={"x": 0, "y": 0, "width": 1200, "height": height})
 
         task = next(t for t in page.eval_on_selector_all(".card", "cs => cs.map(c => c.dataset.task)")
                     if t.startswith("enter-text"))
@@ -113,7 +117,7 @@ def test_miniwob_cards_differ_and_a_node_id_target_is_drawn_from_the_tree(miniwo
         assert page.locator("#episode .panel-tree .tree-line.match").all_text_contents() == [
             next(f"[{n['node_id']}] button \"Submit\"" for n in walk(observation["tree"]) if n.get("name") == "Submit")]
         assert page.text_content("#episode .panel-tree .tree-found").startswith("1 of ")
-        page.screenshot(path=str(shots / "viewer-miniwob-episode.png"))
+        page.screenshot(path=str(shots / "viewer-episode.png"))
 
 
 def test_the_tree_model_calls_and_error_of_a_step_are_in_its_panels(stumbling_run, tmp_path):
@@ -138,8 +142,12 @@ def test_the_tree_model_calls_and_error_of_a_step_are_in_its_panels(stumbling_ru
         assert call.locator(".call-head").text_content().startswith("summarizer · ")
         assert json.loads(SUMMARY)["changes"] in call.locator(".reply").text_content()
         assert page.text_content("#episode .panel-calls > summary") == "model calls (1)"
-        page.locator("#episode .stepinfo").scroll_into_view_if_needed()
-        page.screenshot(path=str(shots / "viewer-episode-panels.png"))
+        images = call.locator("img.image-ref")  # the screens before and after, as the summarizer saw them
+        page.wait_for_function("() => [...document.querySelectorAll('#episode .call img.image-ref')]"
+                               ".every(i => i.complete && i.naturalWidth > 0)")
+        assert [images.nth(i).get_attribute("alt") for i in range(images.count())] == ["step-000.png", "step-001.png"]
+        page.eval_on_selector("#episode .stepinfo", "e => e.scrollIntoView({block: 'start'})")
+        page.screenshot(path=str(shots / "viewer-panels.png"))
 
         page.click("#episode .panel-tree > summary")
         page.wait_for_selector("#episode .panel-tree .tree-line.target")
