@@ -6,10 +6,11 @@ A viewer subscribes and takes the snapshot with no await in between, so the
 updates it receives are exactly the ones after its snapshot.
 
 Cards are keyed by task: a retry on a fresh VM replaces the card of the
-attempt that died. Screenshots stay out of the JSON (a URL points at them)
-and only the latest few per card are kept in memory (the run folder has the
-rest, though a step's PNG may be written a moment after the next step was
-taken, so memory answers for those); finished cards beyond
+attempt that died. Screenshots and the observations the steps were decided
+on stay out of the JSON (URLs point at them, `bench.viewer.files`) and only
+the latest few per card are kept in memory (the run folder has the rest,
+though a step's files may be written a moment after the next step was taken,
+so memory answers for those); finished cards beyond
 `keep_finished` are forgotten, oldest first, so a long run's viewer stays small.
 
 A resumed run's episodes that finished before it started have no events; the
