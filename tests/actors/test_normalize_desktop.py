@@ -101,3 +101,33 @@ def test_walk_caps_width_and_depth_and_stops_at_its_deadline():
     walk.cancelled.set()
     with pytest.raises(WalkStopped, match="cancelled"):
         walk.run(endless, slow, lambda n: n["kids"])
+
+
+def level_reader(read):
+    """A `Walk.run_levels` reader over nested dicts whose children are under "kids"."""
+    return lambda nodes: [(read(node), node["kids"]) for node in nodes]
+
+
+def test_a_walk_by_levels_gives_the_depth_first_walks_tree_under_the_same_caps():
+    tree = {"id": 0, "kids": [{"id": i, "kids": [{"id": 10 * i + j, "kids": []} for j in range(3)]}
+                              for i in range(1, 6)]}
+    ids = level_reader(lambda n: {"id": n["id"]})
+    for limits in (WalkLimits(), WalkLimits(max_children=2), WalkLimits(max_depth=1)):
+        assert Walk(limits).run_levels(tree, ids) == Walk(limits).run(tree, lambda n: {"id": n["id"]},
+                                                                      lambda n: n["kids"])
+    capped = Walk(WalkLimits(max_nodes=4)).run_levels(tree, ids)  # the upper levels first
+    assert [child["id"] for child in capped["children"]] == [1, 2, 3] and capped["truncated"]
+    assert all(child["children"] == [] for child in capped["children"])
+
+    def slow(node):
+        time.sleep(0.01)
+        return {}
+
+    endless = {"kids": []}
+    endless["kids"] = [endless, endless]
+    with pytest.raises(WalkStopped, match="ran past 0.1 s"):
+        Walk(WalkLimits(seconds=0.1, max_nodes=10**9, max_children=1)).run_levels(endless, level_reader(slow))
+    walk = Walk()
+    walk.cancelled.set()
+    with pytest.raises(WalkStopped, match="cancelled"):
+        walk.run_levels(endless, level_reader(slow))
