@@ -7,6 +7,8 @@ import io
 
 import docx
 from openpyxl import Workbook
+from pptx import Presentation
+from pptx.dml.color import RGBColor
 
 
 def document(*paragraphs: str) -> bytes:
@@ -26,4 +28,18 @@ def xlsx(rows: list[list[object]]) -> bytes:
         workbook.active.append(row)
     out = io.BytesIO()
     workbook.save(out)
+    return out.getvalue()
+
+
+def slides(*titles: str, background: str | None = None) -> bytes:
+    """A .pptx of one title slide per text; the first slide's background a solid `background` (RRGGBB)."""
+    deck = Presentation()
+    for title in titles:
+        deck.slides.add_slide(deck.slide_layouts[0]).shapes.title.text = title
+    if background is not None:
+        fill = deck.slides[0].background.fill
+        fill.solid()
+        fill.fore_color.rgb = RGBColor.from_string(background)
+    out = io.BytesIO()
+    deck.save(out)
     return out.getvalue()

@@ -32,6 +32,7 @@ import base64
 import binascii
 import functools
 import json
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -115,8 +116,14 @@ def find_sources(root: Path) -> list[Source]:
 def read_source(source: Source, *, pages: bool = True) -> list[Recorded]:
     """The tasks of one file, checked (DatasetError naming the file and field); cached, as whole
     files are large and an episode needs only its own task from one. `pages` False may leave out
-    what only an episode needs (the multimodal release's screenshots and cleaned_html), for the index."""
-    return _read_cached(source, pages or source.kind == "json")
+    what only an episode needs (the multimodal release's screenshots and cleaned_html), for the index.
+    One file is read at a time: episodes starting together on tasks of one file wait for one read
+    of it, rather than each holding a copy of it while they read."""
+    with _READING:
+        return _read_cached(source, pages or source.kind == "json")
+
+
+_READING = threading.Lock()
 
 
 @functools.lru_cache(maxsize=2)

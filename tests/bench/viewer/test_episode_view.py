@@ -1,7 +1,7 @@
 """The episode view as a researcher debugs with it, in a real headless Chromium over the real
 `python -m bench.viewer`: a real MiniWoB++ run (its scripted agent names its targets by node id
 only) and a real sim run whose agent names a node by id and name, has its steps judged by an LLM
-summarizer (a local chat-completions server) and fails with a traceback. The target is drawn from
+summarizer shown the screenshots (a local chat-completions server) and fails with a traceback. The target is drawn from
 the step's tree, MiniWoB's cards differ, and the tree, model-call and error panels open. With
 $TROUPE_ARTIFACTS set, the screenshots README shows are kept there (docs/viewer-run.png,
 viewer-episode.png, viewer-panels.png)."""
@@ -58,7 +58,8 @@ def stumbling_run(tmp_path_factory):
     with FakeLLM(by_role(agent=lambda body: "unused", summarizer=lambda body: SUMMARY), api_key="k3y") as server:
         supervisor("--suite", "sim", "--episodes", "2", "--scale", "0.02", "--agent", f"{__name__}:Stumbler",
                    "--summarizer", "llm", "--llm-base-url", server.url, "--llm-model", "fake-model",
-                   "--llm-api-key-env", "TEST_LLM_KEY", "--out", str(out), env={"TEST_LLM_KEY": "k3y"})
+                   "--llm-api-key-env", "TEST_LLM_KEY", "--llm-observation", "both", "--out", str(out),
+                   env={"TEST_LLM_KEY": "k3y"})
     return out
 
 
@@ -141,6 +142,10 @@ def test_the_tree_model_calls_and_error_of_a_step_are_in_its_panels(stumbling_ru
         assert call.locator(".call-head").text_content().startswith("summarizer · ")
         assert json.loads(SUMMARY)["changes"] in call.locator(".reply").text_content()
         assert page.text_content("#episode .panel-calls > summary") == "model calls (1)"
+        images = call.locator("img.image-ref")  # the screens before and after, as the summarizer saw them
+        page.wait_for_function("() => [...document.querySelectorAll('#episode .call img.image-ref')]"
+                               ".every(i => i.complete && i.naturalWidth > 0)")
+        assert [images.nth(i).get_attribute("alt") for i in range(images.count())] == ["step-000.png", "step-001.png"]
         page.eval_on_selector("#episode .stepinfo", "e => e.scrollIntoView({block: 'start'})")
         page.screenshot(path=str(shots / "viewer-panels.png"))
 

@@ -250,7 +250,7 @@ def test_an_episode_whose_policy_failed_shows_the_policys_traceback(runs, tmp_pa
         assert page.text_content("#episode .traceback") == failed["result"]["traceback"]
 
 
-def test_the_calls_panel_shows_the_picture_the_agent_was_shown_and_the_replies_sent_back(tmp_path):
+def test_the_calls_panel_shows_the_picture_shown_the_replies_sent_back_and_the_decision_that_failed(tmp_path):
     run = stumbling_llm_run(tmp_path / "llm").folder
     with viewer(run) as url, chromium_page() as page:
         page.goto(url)
@@ -258,12 +258,14 @@ def test_the_calls_panel_shows_the_picture_the_agent_was_shown_and_the_replies_s
         page.wait_for_selector("#episode:not([hidden])")
         page.click("#episode .panel-calls > summary")
         page.wait_for_selector("#episode .panel-calls .call")
-        assert page.locator("#episode .panel-calls .call").count() == 3  # step 1: the agent's, two summary tries
+        assert page.locator("#episode .panel-calls .call").count() == 5  # the agent's, two summary tries, step 2's two
         picture = "#episode .panel-calls img[alt='agent-001.png']"  # the marked screen, not a screenshot
         page.wait_for_function("selector => { const i = document.querySelector(selector); "
                                "return i && i.complete && i.naturalWidth === 1280; }", arg=picture)
         errors = page.locator("#episode .panel-calls .call-error").all_text_contents()
-        assert errors.count("sent back: the reply contains no JSON object") == 2
-        assert errors.count("gave up: the request got no usable answer") == 1
+        assert errors.count("sent back: the reply contains no JSON object") == 4  # two summary tries, two of step 2
+        assert errors.count("gave up: the request got no usable answer") == 2
+        assert "step 2: the decision that failed (no action was taken)" in errors  # after the last step
+        assert page.text_content("#episode .panel-calls > summary") == "model calls (5)"
         page.locator(picture).scroll_into_view_if_needed()
         page.locator("#episode .panel-calls").screenshot(path=str(artifacts(tmp_path) / "viewer-llm-calls.png"))

@@ -4,6 +4,7 @@ file and field for every malformed input."""
 import copy
 import json
 import subprocess
+import threading
 import sys
 
 import pytest
@@ -213,3 +214,25 @@ def test_the_cli_says_what_is_wrong_in_one_error_line_and_writes_nothing(tmp_pat
     missing = subprocess.run([sys.executable, "-m", "bench.supervisor", "--suite", "mind2web"], cwd=ROOT,
                              capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "mind2web needs the data folder: --mind2web-data DIR" in missing.stderr
+
+
+def test_episodes_starting_together_on_one_file_read_it_once(tmp_path):
+    root = write_release(tmp_path)
+    path = root / "data" / "test_task" / "test_task_0.json"
+    tasks = json.loads(path.read_text())
+    tasks[1]["actions"][0]["raw_html"] = "<p>" + "x" * 20_000_000 + "</p>"  # a file that takes a while to read
+    path.write_text(json.dumps(tasks))
+    recordings = Recordings(root)
+    _read_cached.cache_clear()
+    start = threading.Barrier(8)
+
+    def episode():
+        start.wait()
+        recordings.pages(recordings.tasks["ann-flight"])
+
+    threads = [threading.Thread(target=episode) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert _read_cached.cache_info().misses == 1

@@ -21,7 +21,7 @@ from bench.suites.osworld.needs import cache_name, getter_specs, steps
 from protocols import ErrorKind, Task
 
 from tests.osworld_servers import run_on_local_desktops
-from tests.office_files import document, xlsx
+from tests.office_files import document, slides, xlsx
 from tests.paths import ROOT
 
 OSWORLD = ROOT.parent / "shared" / "osworld" / "evaluation_examples"
@@ -55,6 +55,8 @@ def essay(mark: str, *added: str) -> bytes:
 
 FILL_BLANKS = "libreoffice_calc/01b269ae-2111-4a07-81fd-3fcd711993b0"
 ADD_REFERENCE = "libreoffice_writer/adf5e2c3-64c7-4644-b7b6-d2f0167927e7"
+GREEN_SLIDE = "libreoffice_impress/9cf05d24-6bd9-4dae-8967-f67d88f5d38a"
+TALK = ("Forests of the north", "Where they grow", "What lives there")
 
 
 class Made:
@@ -71,6 +73,8 @@ MADE: dict[str, Made] = {
     ADD_REFERENCE: Made(start={"Essay_Writing_English_for_uni.docx": essay("<add here>")},
                         gold={"Essay_Writing_English_for_uni_Gold.docx": essay("[2]", f"[2] {REFERENCE}")},
                         solved=essay("[2]", f"[2] {REFERENCE}")),
+    GREEN_SLIDE: Made(start={"214_9.pptx": slides(*TALK)}, gold={"214_9_Gold.pptx": slides(*TALK, background="00A933")},
+                      solved=slides(*TALK, background="00A933")),
 }
 
 
@@ -134,3 +138,8 @@ async def test_a_calc_task_downloads_from_the_cache_opens_in_calc_and_compare_ta
 async def test_a_writer_task_downloads_from_the_cache_opens_in_writer_and_compare_docx_files_scores_it(
         tasks, cache, anyio_backend):
     await check(tasks[ADD_REFERENCE], cache, anyio_backend)
+
+
+async def test_an_impress_task_downloads_from_the_cache_opens_in_impress_and_compare_pptx_files_scores_it(
+        tasks, cache, anyio_backend):
+    await check(tasks[GREEN_SLIDE], cache, anyio_backend)
