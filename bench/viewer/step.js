@@ -1,8 +1,8 @@
 // One step of an episode, as the viewer page shows it: the action drawn on the screen it was
 // taken on, and panels for the accessibility tree the agent saw, the step's model calls and
 // its errors. Inlined into page.html. Observations and calls are fetched when first needed
-// (`stepFiles`); a step's target is found in its tree when the action names a node but
-// carries no box (a node id, or a role and name).
+// (`stepFile`); a step's target is found in its tree when the action names a node but
+// carries no box (a node id, or a role and name). It uses the page's `el` and `query`.
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -132,36 +132,29 @@ function panel(name, title, open) {
   return d;
 }
 
-function textEl(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
 // The accessibility tree the agent saw before step `s`: collapsible, searchable, the action's
 // target marked and shown (its ancestors open). Hovering a node draws its box on `stage`.
 function treePanel(c, s, stage) {
   const d = panel("tree", "accessibility tree", panelState.tree);
-  const body = textEl("div", "tree-body", "loading…");
+  const body = el("div", "tree-body", "loading…");
   d.append(body);
   stepFile(c, "obs", s.step).then(answer => {
     if (answer.error) { body.textContent = answer.error; return; }
     const o = answer.observation;
     if (!o.tree) { body.textContent = "no tree in this observation" + (o.partial ? ` (missing: ${o.partial.join(", ")})` : ""); return; }
     const target = targetBox(s.action, o.tree);
-    const head = textEl("div", "tree-head");
+    const head = el("div", "tree-head");
     const search = document.createElement("input");
     search.type = "search";
     search.placeholder = "search role, name, text or id";
     search.value = panelState.search;
-    const found = textEl("span", "tree-found");
+    const found = el("span", "tree-found");
     head.append(search, found);
     for (const [label, value] of [["url", o.url], ["window", o.window_title], ["app", o.app_name],
                                   ["focused", o.focused_element]]) {
-      if (value) head.append(textEl("span", "tree-field", `${label}: ${value}`));
+      if (value) head.append(el("span", "tree-field", `${label}: ${value}`));
     }
-    const root = treeNode(o.tree, 0, target ? target.node : null, stage, c);
+    const root = treeNode(o.tree, 0, target ? target.node : null, stage);
     markReference(root, s.reference, o.tree);
     body.replaceChildren(head, root);
     const filter = () => {
@@ -190,8 +183,8 @@ function nodeLine(n) {
   return `[${n.node_id}] ${n.role}` + (n.name ? ` "${n.name}"` : "") + (n.text && n.text !== n.name ? ` = ${n.text}` : "");
 }
 
-function treeNode(n, depth, targetId, stage, c) {
-  const line = textEl("span", "tree-line" + (n.node_id === targetId ? " target" : ""), nodeLine(n));
+function treeNode(n, depth, targetId, stage) {
+  const line = el("span", "tree-line" + (n.node_id === targetId ? " target" : ""), nodeLine(n));
   line.dataset.node = n.node_id;
   if (n.bbox) {
     line.addEventListener("mouseenter", () => hoverBox(stage, boxOf(n.bbox)));
@@ -199,7 +192,7 @@ function treeNode(n, depth, targetId, stage, c) {
   }
   const children = n.children || [];
   if (!children.length) {
-    const leaf = textEl("div", "tree-node");
+    const leaf = el("div", "tree-node");
     leaf.append(line);
     return leaf;
   }
@@ -208,7 +201,7 @@ function treeNode(n, depth, targetId, stage, c) {
   d.open = depth < 2;
   const s = document.createElement("summary");
   s.append(line);
-  d.append(s, ...children.map(child => treeNode(child, depth + 1, targetId, stage, c)));
+  d.append(s, ...children.map(child => treeNode(child, depth + 1, targetId, stage)));
   if (targetId && d.querySelector(`.tree-line.target`)) d.open = true;
   return d;
 }
@@ -252,7 +245,7 @@ function hoverBox(stage, box) {
 // decision that failed after it too (`s` null: the episode failed before its first step).
 function callsPanel(c, s) {
   const d = panel("calls", "model calls", panelState.calls);
-  const body = textEl("div", "calls-body", "loading…");
+  const body = el("div", "calls-body", "loading…");
   d.append(body);
   const failed = failedDecision(c, s);
   const steps = [...(s ? [s.step] : []), ...(failed ? [failed] : [])];
@@ -262,7 +255,7 @@ function callsPanel(c, s) {
     const shown = [];
     answers.forEach((answer, i) => {
       if (steps[i] === failed && answer.calls.length) {
-        shown.push(textEl("div", "call-error", `step ${failed}: the decision that failed (no action was taken)`));
+        shown.push(el("div", "call-error", `step ${failed}: the decision that failed (no action was taken)`));
       }
       shown.push(...answer.calls.map(call => callView(c, call)));
     });
@@ -286,44 +279,44 @@ function failedDecision(c, s) {
 }
 
 function callView(c, call) {
-  const box = textEl("div", "call");
+  const box = el("div", "call");
   const cost = call.cost ? ` · $${call.cost.toFixed(4)}` : "";
-  box.append(textEl("div", "call-head", `${call.role || "model"} · ${(call.latency || 0).toFixed(2)} s · `
+  box.append(el("div", "call-head", `${call.role || "model"} · ${(call.latency || 0).toFixed(2)} s · `
     + `${call.input_tokens || 0} in / ${call.output_tokens || 0} out tokens${cost}`
     + ((call.retries || []).length ? ` · retried: ${call.retries.join("; ")}` : "")));
   for (const m of call.messages || []) {
     const parts = typeof m.content === "string" ? [{type: "text", text: m.content}] : (m.content || []);
     const shown = parts.map(part => part.type === "text" ? textPart(part.text)
-      : part.type === "image" ? imagePart(c, part) : textEl("pre", "", JSON.stringify(part)));
+      : part.type === "image" ? imagePart(c, part) : el("pre", "", JSON.stringify(part)));
     let message;
     if (m.role === "system") {  // the same long instructions at every call: folded
       message = document.createElement("details");
       message.className = "message";
       const head = document.createElement("summary");
-      head.append(textEl("span", "who", `system prompt (${parts.map(p => p.text || "").join("").length} characters)`));
+      head.append(el("span", "who", `system prompt (${parts.map(p => p.text || "").join("").length} characters)`));
       message.append(head, ...shown);
     } else {
-      message = textEl("div", "message");
-      message.append(textEl("span", "who", (m.role || "?") + ": "), ...shown);
+      message = el("div", "message");
+      message.append(el("span", "who", (m.role || "?") + ": "), ...shown);
     }
     box.append(message);
   }
-  if (call.error) box.append(textEl("div", "call-error", "no answer: " + call.error));
-  else box.append(textEl("div", "who", "reply:"), textEl("pre", "reply", call.reply));
-  if (call.rejected) box.append(textEl("div", "call-error", "sent back: " + call.rejected));
-  if (call.gave_up) box.append(textEl("div", "call-error", "gave up: the request got no usable answer"));
+  if (call.error) box.append(el("div", "call-error", "no answer: " + call.error));
+  else box.append(el("div", "who", "reply:"), el("pre", "reply", call.reply));
+  if (call.rejected) box.append(el("div", "call-error", "sent back: " + call.rejected));
+  if (call.gave_up) box.append(el("div", "call-error", "gave up: the request got no usable answer"));
   return box;
 }
 
 // A screenshot (step-NNN.png) or a picture the agent was shown (agent-NNN.png: set-of-marks, scaled).
 // A message's text: a block when it has lines, inline when it is a label ("Before:") beside an image.
 function textPart(text) {
-  return text.includes("\n") || text.length > 80 ? textEl("pre", "", text) : textEl("span", "label-part", text + " ");
+  return text.includes("\n") || text.length > 80 ? el("pre", "", text) : el("span", "label-part", text + " ");
 }
 
 function imagePart(c, part) {
   const file = part.file && /^(step|agent)-(\d+)\.png$/.exec(part.file);
-  if (!file) return textEl("span", "image-ref", `[image ${part.sha256 ? part.sha256.slice(0, 12) : ""}, ${part.bytes || "?"} bytes]`);
+  if (!file) return el("span", "image-ref", `[image ${part.sha256 ? part.sha256.slice(0, 12) : ""}, ${part.bytes || "?"} bytes]`);
   const img = document.createElement("img");
   img.className = "image-ref";
   img.alt = img.title = part.file;
@@ -338,10 +331,10 @@ function errorPanel(c, s) {
   const episodeError = r.traceback || (r.error_kind && r.error_kind !== "none");
   const has = !!(s && s.error) || !!episodeError;
   const d = panel("error", has ? "error" : "error (none)", panelState.error === null ? has : panelState.error);
-  if (s && s.error) d.append(textEl("div", "step-error", `step ${s.step}: ${s.error}`));
-  if (episodeError) d.append(textEl("div", "episode-error", `episode ended (${r.error_kind} error): ${r.reason || ""}`));
-  if (r.traceback) d.append(textEl("pre", "traceback", r.traceback));
-  if (!has) d.append(textEl("div", "", "no error at this step"));
+  if (s && s.error) d.append(el("div", "step-error", `step ${s.step}: ${s.error}`));
+  if (episodeError) d.append(el("div", "episode-error", `episode ended (${r.error_kind} error): ${r.reason || ""}`));
+  if (r.traceback) d.append(el("pre", "traceback", r.traceback));
+  if (!has) d.append(el("div", "", "no error at this step"));
   return d;
 }
 

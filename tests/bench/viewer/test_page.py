@@ -135,6 +135,7 @@ def test_the_live_page_tells_how_far_the_run_is_and_shows_the_finished_run_when_
             assert process.wait(timeout=120) == 0
             page.wait_for_function("() => document.querySelector('#status').textContent === 'finished: the run ended'")
             assert page.text_content("#counts") == "run ended: 5 of 5 finished"
+            assert page.text_content("#hint") == f"browse it again: python -m bench.viewer {tmp_path / 'run'}"
             assert page.locator(".card[data-status=succeeded]").count() == 5
             for card in page.locator(".card").all():  # each ended on done: no earlier step's change told as its own
                 assert card.locator(".action").text_content() == "last action: done"

@@ -114,6 +114,7 @@ async def test_the_end_of_the_run_is_told_to_every_viewer_and_its_stream_closes_
         assert [(await receive_json(ws))["msg"] for _ in range(2)] == ["episode_started", "episode_finished"]
         ended = await receive_json(ws)
         assert (ended["msg"], ended["total"], ended["finished"]) == ("run_ended", 2, 1)
+        assert "folder" not in ended  # this server has no run folder to name
         with pytest.raises(ConnectionClosed) as closed:
             await receive_json(ws)
         assert (closed.value.code, closed.value.reason) == (1000, "the run ended")
