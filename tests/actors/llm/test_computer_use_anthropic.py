@@ -11,7 +11,8 @@ from PIL import Image
 from actors.errors import ModelServiceError
 from actors.llm.client import LLMAccessError, LLMUnavailable
 from actors.llm.computer_use.anthropic import AnthropicComputerUse, action_of, tool_input
-from actors.llm.replies import NoAnswer, ReplyError
+from actors.errors import NoAnswer
+from actors.llm.replies import ReplyError
 from actors.llm.screen import ModelScreen
 from bench.suites.sim.suite import sim_tasks
 from protocols import (

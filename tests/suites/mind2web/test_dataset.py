@@ -162,7 +162,7 @@ def test_a_malformed_parquet_file_is_one_line_naming_the_file_and_field(tmp_path
     ('[{"before": {"screenshot": ""}}]', "$[0].action_uid: missing"),
     ('[{"action_uid": "m-0", "before": {}}]', "$[0].before.screenshot: missing"),
     ('[{"action_uid": "m-0", "before": {"screenshot": "%%%"}}]', "$[0].before.screenshot: not base64"),
-    ('[{"action_uid": "m-0", "before": {"screenshot": "aGVsbG8="}}]', "not an image"),
+    ('[{"action_uid": "m-0", "before": {"screenshot": "aGVsbG8="}}]', "action_uid 'm-0': before.screenshot: not an image"),
 ])
 def test_a_malformed_screenshot_file_fails_that_episode_naming_the_file_and_field(tmp_path, shots, message):
     """The raw dump is read when its task runs (it is large): a bad file is that episode's error."""
@@ -236,3 +236,17 @@ def test_episodes_starting_together_on_one_file_read_it_once(tmp_path):
     for thread in threads:
         thread.join()
     assert _read_cached.cache_info().misses == 1
+
+
+def test_a_multimodal_screenshot_that_is_no_image_fails_that_episode_naming_the_row(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (tmp_path / "data").mkdir()
+    path = tmp_path / "data" / "test_domain-00000-of-00001.parquet"
+    rows = multimodal_rows(["movie"])
+    rows[1]["screenshot"] = {"bytes": b"no image", "path": None}
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    recordings = Recordings(tmp_path)
+    with pytest.raises(ReplayError, match=rf"^mind2web: {path}: action_uid 'm-1': screenshot: not an image"):
+        recordings.steps(recordings.tasks["ann-movie"])
