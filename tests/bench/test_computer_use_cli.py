@@ -26,10 +26,15 @@ def run_cli(*args: str, key: str = KEY):
                                                        "COLUMNS": "200"})
 
 
+def agent_run(server, out: Path, agent: str, backend: str, *extra: str, key: str = KEY, model: str = "claude-test"):
+    """The CLI with `agent` on `server`; `extra` flags choose the suite and come last."""
+    return run_cli("--agent", agent, "--summarizer", "none", "--llm-base-url", server.url, "--llm-model", model,
+                   "--llm-retries", "0", "--backend", backend, "--out", str(out), *extra, key=key)
+
+
 def cu_run(server, out: Path, agent: str, backend: str, *extra: str, key: str = KEY, model: str = "claude-test"):
-    return run_cli("--suite", "sim", "--agent", agent, "--summarizer", "none", "--llm-base-url", server.url,
-                   "--llm-model", model, "--llm-retries", "0", "--episodes", "2", "--max-steps", "15",
-                   "--scale", "0.001", "--backend", backend, "--out", str(out), *extra, key=key)
+    return agent_run(server, out, agent, backend, "--suite", "sim", "--episodes", "2", "--max-steps", "15",
+                     "--scale", "0.001", *extra, key=key, model=model)
 
 
 AGENTS = {  # agent: (its fake server, the model it is run with)
