@@ -20,7 +20,7 @@ APT_PACKAGES=(chromium chromium-headless-shell)
 APT_PACKAGES+=(xvfb xdotool openbox dbus at-spi2-core mousepad galculator xterm git)
 # OSWorld's tasks with no VM: the tools their setup commands call (jq edits Chrome's Preferences).
 APT_PACKAGES+=(jq)
-# OSWorld's no-download tasks' applications (about 130 s and 570 MB on a fresh machine): VLC, GIMP, Impress, sar.
+# OSWorld's applications with no VM (about 170 s on a fresh machine): VLC, GIMP, LibreOffice, Thunderbird, sar.
 if $osworld_apps; then
     APT_PACKAGES+=(vlc gimp libreoffice-impress sysstat)
     APT_PACKAGES+=(libreoffice-gtk3)  # LibreOffice's tree over AT-SPI, as OSWorld reads it (2 MB, ~2 s)

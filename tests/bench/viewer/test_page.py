@@ -130,7 +130,7 @@ def test_the_live_page_tells_how_far_the_run_is_and_shows_the_finished_run_when_
             page.wait_for_function("() => /^resetting: waiting for its VM to set up the task, then for the agent's "
                                    "first step \\(\\d+ s\\)$/.test(document.querySelector('.card .action')?.textContent)",
                                    timeout=30000)
-            page.wait_for_function("() => /^[1-4] of 5 finished, 1 running · about \\d+ s left$/"
+            page.wait_for_function("() => /^[1-4] of 5 finished, 1 running · about \\d+ (s|min) left$/"
                                    ".test(document.querySelector('#counts').textContent)", timeout=30000)
             assert process.wait(timeout=120) == 0
             page.wait_for_function("() => document.querySelector('#status').textContent === 'finished: the run ended'")
