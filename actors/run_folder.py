@@ -12,8 +12,11 @@ and a browser read it too:
   episodes/<task>/<attempt>/observation-NNN.json what the agent saw before step NNN, without pixels
   episodes/<task>/<attempt>/calls.jsonl          every model call (agent, summarizer, classifier), one
                                                  `ModelCall` a line: the request (its images named by
-                                                 the step-NNN.png that holds them), reply, tokens, cost,
+                                                 the file that holds them), reply, tokens, cost,
                                                  latency, retries and why (`actors.transcript`)
+  episodes/<task>/<attempt>/agent-NNN.png        a picture the agent was shown for step NNN that is no
+                                                 step's screenshot (set-of-marks, scaled); likewise
+                                                 summarizer-NNN.png, classifier-000.png
   episodes/<task>/repeat-<R>/<attempt>/...       the same, for repeat R >= 2 of a run that repeats its
                                                  tasks (`--repeats`); repeat 1 is the folder above
 
@@ -109,6 +112,11 @@ def episode_label(task_id: str, repeat: int) -> str:
 
 def screenshot_path(folder: Path, step: int) -> Path:
     return folder / f"step-{step:03d}.png"
+
+
+def picture_path(folder: Path, role: str, step: int, suffix: str = ".png") -> Path:
+    """A picture the `role` was shown for `step` that no step-NNN.png holds (`actors.transcript`)."""
+    return folder / f"{role}-{step:03d}{suffix}"
 
 
 def observation_path(folder: Path, step: int) -> Path:

@@ -23,6 +23,7 @@ from actors.llm.client import LLMClient
 from actors.errors import ConfigError, ModelServiceError
 from actors.llm.computer_use.anthropic import AnthropicComputerUse
 from actors.llm.computer_use.loop import ComputerUsePolicy
+from actors.llm.computer_use.openai import OpenAIComputerUse
 from actors.llm.config import ANTHROPIC, DEFAULT_BASE_URL, OPENAI, LLMConfig, load_config
 from actors.llm.preflight import confirm, preflight
 from actors.llm.screen import ModelScreen
@@ -109,6 +110,12 @@ class LLMRoles:
                                     history=options.history, summaries=options.summaries,
                                     max_bad_replies=options.max_bad_replies)
 
+    def openai_computer_use(self) -> OpenAIComputerUse:
+        """`--agent openai-cu`: OpenAI's Responses API with its computer tool."""
+        options = self.options
+        return OpenAIComputerUse(self.client, screen=self.screen, history=options.history,
+                                 summaries=options.summaries, max_bad_replies=options.max_bad_replies)
+
     def judge(self) -> LLMJudge:
         return LLMJudge(self.client, observation=self.options.observation, threshold=self.options.diff_threshold,
                         tree_tokens=self.options.tree_tokens)
@@ -120,5 +127,6 @@ class LLMRoles:
 
 COMPUTER_USE: dict[str, Callable[[LLMRoles], ComputerUsePolicy]] = {
     "anthropic-cu": LLMRoles.anthropic_computer_use,
+    "openai-cu": LLMRoles.openai_computer_use,
 }
 """The computer-use agents by name (`bench.config.COMPUTER_USE_AGENTS`)."""

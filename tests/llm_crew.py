@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import bench
 from actors.agent import Agent
 from actors.episode import Crew, Outlets
 from actors.evaluator import Evaluator
@@ -18,6 +19,7 @@ from actors.backends.sim.vm import SimVM
 from actors.summarizer import Summarizer
 from actors.vm_controller import VMController
 from runtime.actor import spawn
+from tests.fake_llm import FakeLLM, by_role, form_filler
 
 SUMMARY = json.dumps({"changes": "the field shows the text", "correct": True, "reason": "as asked"})
 CLASSIFICATION = json.dumps({"categories": {"navigation_planning": 0.9, "reasoning": 0.2},
@@ -54,3 +56,15 @@ async def llm_crew(tg, server, *, summarizer: bool = True, analyst: bool = False
         evaluator=await spawn(tg, Evaluator(SimChecker(), analyst=LLMAnalyst(client) if analyst else None)),
         outlets=Outlets(bus=bus),
     )
+
+
+def stumbling_llm_run(out):
+    """A one-episode sim run by an LLM agent on set-of-marks (local server): step 1 right, then replies
+    that are no action (an agent error); every change summary a reply that is no JSON (none made)."""
+    def acts_once(body):
+        return form_filler(body) if "This is step 1 " in body["messages"][1]["content"][0]["text"] else "no idea"
+
+    with FakeLLM(by_role(agent=acts_once, summarizer=lambda body: "no idea")) as server:
+        return bench.run_sync("sim", agent="llm", summarizer="llm", options={"episodes": 1, "scale": 0.001},
+                              llm_base_url=server.url, llm_model="fake", llm_observation="som", llm_retries=0,
+                              llm_max_bad_replies=2, analysis="signals", out=out)

@@ -6,10 +6,11 @@ A viewer subscribes and takes the snapshot with no await in between, so the
 updates it receives are exactly the ones after its snapshot.
 
 Cards are keyed by task: a retry on a fresh VM replaces the card of the
-attempt that died. Screenshots stay out of the JSON (a URL points at them)
-and only the latest few per card are kept in memory (the run folder has the
-rest, though a step's PNG may be written a moment after the next step was
-taken, so memory answers for those); finished cards beyond
+attempt that died. Screenshots and the observations the steps were decided
+on stay out of the JSON (URLs point at them, `bench.viewer.files`) and only
+the latest few per card are kept in memory (the run folder has the rest,
+though a step's files may be written a moment after the next step was taken,
+so memory answers for those); finished cards beyond
 `keep_finished` are forgotten, oldest first, so a long run's viewer stays small.
 
 A resumed run's episodes that finished before it started have no events; the
@@ -76,6 +77,9 @@ class Card:
     """The error analysis's one-line summary of a finished episode."""
     last_screen_shows_work: bool = True
     """Whether the screen after the last action is the thumbnail of a finished episode (`thumbnail_step`)."""
+    began: float = 0.0
+    """The viewer's clock when the episode started: a page that joins later still says how long a
+    card has waited (the run's own clock, `started_at`, is the event loop's, which trio offsets)."""
 
     def thumbnail(self) -> str | None:
         step = thumbnail_step(self.recent, self.steps.values(), finished=self.status != RUNNING,
@@ -97,10 +101,10 @@ class Card:
         each repeat of a task has a card of its own; the page names cards by it."""
         return episode_label(self.task_id, self.repeat)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, now: float) -> dict[str, Any]:
         return {
             "task_id": self.key, "repeat": self.repeat, "episode_id": self.episode_id, "attempt": self.attempt,
-            "started_at": self.started_at, "domain": self.domain, "instruction": self.instruction,
+            "started_at": self.started_at, "age": now - self.began, "domain": self.domain, "instruction": self.instruction,
             "status": self.status, "steps": [self.steps[n] for n in sorted(self.steps)],
             "shot": self.thumbnail(), "run": 0, "files": episode_bases(self.episode_id), "viewport": self.viewport,
             "result": self.result, "categories": self.categories, "analysis": self.analysis,
@@ -135,7 +139,7 @@ class ViewerState:
 
     def snapshot(self) -> dict[str, Any]:
         return {"msg": "snapshot", "summarizing": self.summarizing, "earlier": self.earlier, **self.progress(),
-                "episodes": [card.to_json() for card in self.cards.values()]}
+                "episodes": [card.to_json(self.clock()) for card in self.cards.values()]}
 
     def progress(self) -> dict[str, Any]:
         return {"total": self.total, "finished": len(self.finished), "elapsed": self.clock() - self.began}
@@ -155,12 +159,12 @@ class ViewerState:
                                 repeat=repeat):
                 card = Card(task_id=task_id, episode_id=episode_id, attempt=attempt, started_at=at, repeat=repeat,
                             domain=task.domain if task else "", instruction=task.instruction if task else "",
-                            last_screen_shows_work=self.last_screen_shows_work)
+                            last_screen_shows_work=self.last_screen_shows_work, began=self.clock())
                 self.cards.pop(card.key, None)
                 self.finished.discard(card.key)
                 self.cards[card.key] = card
                 self.by_episode[episode_id] = card.key
-                return {"msg": "episode_started", "card": card.to_json()}
+                return {"msg": "episode_started", "card": card.to_json(card.began)}
             case TaskAdopted(episode_id=episode_id, task=task):
                 card = self.card(episode_id)
                 if card is None:

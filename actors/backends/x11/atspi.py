@@ -3,7 +3,10 @@
 pyatspi needs PyGObject and the system's GObject introspection, which a
 virtualenv does not see; AT-SPI itself is a plain D-Bus protocol, so a few
 method calls per node are all it takes. The calls are blocking and run in a
-worker thread under `actors.backends.treewalk.Walk`'s caps and deadline.
+worker thread under `actors.backends.treewalk.Walk`'s caps and deadline, a
+level of the tree at a time: every call of a level is sent before the
+replies are read, so a level costs a few round trips to the applications
+rather than a few per node.
 
 The raw node is a dict: role (AT-SPI's role name), name, description,
 states (names), extents [x, y, w, h] in screen pixels or absent when the
@@ -42,29 +45,32 @@ def a11y_bus_address(session_bus: str) -> str:
 
 
 class AtspiReader:
-    """The two callbacks a Walk needs, over one connection to the accessibility bus."""
+    """The level reader a Walk needs (`Walk.run_levels`), over one connection to the accessibility bus."""
 
     def __init__(self, connection: DBusConnection, timeout: float = 5.0, states: dict[int, str] = STATES) -> None:
         self.conn = connection
         self.timeout = timeout
         self.states = states
         self.role_names: dict[int, str] = {}
-        self.hidden: set[tuple[str, str]] = set()
 
     def _message(self, ref: tuple[str, str], interface: str, method: str, signature: str | None = None,
                  body: tuple = ()) -> Message:
         return new_method_call(DBusAddress(ref[1], bus_name=ref[0], interface=interface), method, signature, body)
 
-    def _property(self, ref: tuple[str, str], name: str) -> Message:
-        return Properties(DBusAddress(ref[1], bus_name=ref[0], interface=ACCESSIBLE)).get(name)
+    @staticmethod
+    def _accessible(ref: tuple[str, str]) -> Properties:
+        """The Accessible interface's properties (Name, Description, ChildCount, ...) of `ref`."""
+        return Properties(DBusAddress(ref[1], bus_name=ref[0], interface=ACCESSIBLE))
 
     def _batch(self, *messages: Message) -> list[Any]:
-        """Send every call at once, then collect the replies: one round trip's latency, not n."""
+        """Send every call at once (one write), then collect the replies: one round trip's latency, not n."""
         serials = {}
+        data = []
         for index, message in enumerate(messages):
             serial = next(self.conn.outgoing_serial)
-            self.conn.send(message, serial=serial)
+            data.append(message.serialise(serial=serial))
             serials[serial] = index
+        self.conn.sock.sendall(b"".join(data))
         replies: list[Any] = [None] * len(messages)
         deadline = time.monotonic() + self.timeout
         while serials:
@@ -74,42 +80,66 @@ class AtspiReader:
                 replies[index] = unwrap_msg(reply)
         return replies
 
-    def children(self, ref: tuple[str, str]) -> list[tuple[str, str]]:
-        if ref in self.hidden:
-            return []  # what is not showing cannot be acted on; most of a GTK tree is closed menus
-        (children,) = self._batch(self._message(ref, ACCESSIBLE, "GetChildren"))[0]
-        return [tuple(child) for child in children]
-
-    def read(self, ref: tuple[str, str]) -> dict[str, Any]:
-        (role,), name, description, (words,), (interfaces,), count = self._batch(
-            self._message(ref, ACCESSIBLE, "GetRole"), self._property(ref, "Name"),
-            self._property(ref, "Description"), self._message(ref, ACCESSIBLE, "GetState"),
-            self._message(ref, ACCESSIBLE, "GetInterfaces"), self._property(ref, "ChildCount"),
-        )
-        if role not in self.role_names:
-            (self.role_names[role],) = self._batch(self._message(ref, ACCESSIBLE, "GetRoleName"))[0]
-        node: dict[str, Any] = {"role": self.role_names[role], "name": name[0][1]}
-        if description[0][1]:
-            node["description"] = description[0][1]
-        bits = sum(word << (32 * index) for index, word in enumerate(words))
-        node["states"] = [state for bit, state in self.states.items() if bits >> bit & 1]
-        node["child_count"] = count[0][1]
-        if "showing" not in node["states"] and node["role"] not in ("application", "desktop frame"):
-            self.hidden.add(ref)
-            return node
-        calls = []
-        if COMPONENT in interfaces:
-            calls.append(self._message(ref, COMPONENT, "GetExtents", "u", (_SCREEN_COORDS,)))
-        if TEXT in interfaces:
-            calls.append(self._message(ref, TEXT, "GetText", "ii", (0, MAX_TEXT)))
+    def _basics(self, refs: list[tuple[str, str]]) -> tuple[list[int], list[tuple]]:
+        """Each node's role number and (properties, state words, interfaces, children), in one round trip."""
+        calls = [self._message(ref, ACCESSIBLE, "GetRole") for ref in refs]
+        calls += [message for ref in refs for message in (
+            self._accessible(ref).get_all(), self._message(ref, ACCESSIBLE, "GetState"),
+            self._message(ref, ACCESSIBLE, "GetInterfaces"), self._message(ref, ACCESSIBLE, "GetChildren"))]
         replies = self._batch(*calls)
-        if COMPONENT in interfaces:
-            x, y, w, h = replies.pop(0)[0]
+        roles, rest = [reply[0] for reply in replies[:len(refs)]], replies[len(refs):]
+        basics = [tuple(reply[0] if reply else {} for reply in rest[4 * i:4 * i + 4]) for i in range(len(refs))]
+        bare = [index for index, (properties, *_) in enumerate(basics) if not properties]
+        if bare:  # at-spi's registry answers GetAll with nothing: its properties one by one
+            names = ("Name", "Description", "ChildCount")
+            named = self._batch(*(self._accessible(refs[index]).get(name) for index in bare for name in names))
+            for place, index in enumerate(bare):
+                properties = dict(zip(names, (reply[0] for reply in named[3 * place:3 * place + 3])))
+                basics[index] = (properties, *basics[index][1:])
+        return roles, basics
+
+    def _learn_roles(self, refs: list[tuple[str, str]], roles: list[int]) -> None:
+        unseen = list(dict.fromkeys(role for role in roles if role not in self.role_names))
+        if unseen:
+            first = {role: refs[roles.index(role)] for role in unseen}
+            names = self._batch(*(self._message(first[role], ACCESSIBLE, "GetRoleName") for role in unseen))
+            self.role_names.update((role, name[0]) for role, name in zip(unseen, names))
+
+    def _place(self, wanted: list[tuple[dict[str, Any], str, Message]]) -> None:
+        """The extents and text `wanted` (node, field, call), in one round trip."""
+        for (node, field, _), reply in zip(wanted, self._batch(*(message for _, _, message in wanted))):
+            if field == "text":
+                node["text"] = reply[0]
+                continue
+            x, y, w, h = reply[0]
             if x != _OFF_SCREEN and w >= 0 and h >= 0:
                 node["extents"] = [x, y, w, h]
-        if TEXT in interfaces:
-            node["text"] = replies.pop(0)[0]
-        return node
+
+    def read_level(self, refs: list[tuple[str, str]]) -> list[tuple[dict[str, Any], list[tuple[str, str]]]]:
+        """Each node's properties and children, for a level of the tree in a few round trips: its
+        properties and children, then the names of roles not seen yet, then the position and text of
+        the nodes showing. What is not showing is not walked further (most of a GTK tree is closed menus)."""
+        roles, basics = self._basics(refs)
+        self._learn_roles(refs, roles)
+        level: list[tuple[dict[str, Any], list[tuple[str, str]]]] = []
+        wanted: list[tuple[dict[str, Any], str, Message]] = []
+        for ref, role, (properties, words, interfaces, children) in zip(refs, roles, basics):
+            node: dict[str, Any] = {"role": self.role_names[role], "name": properties.get("Name", ("s", ""))[1]}
+            if properties.get("Description", ("s", ""))[1]:
+                node["description"] = properties["Description"][1]
+            bits = sum(word << (32 * place) for place, word in enumerate(words))
+            node["states"] = [state for bit, state in self.states.items() if bits >> bit & 1]
+            node["child_count"] = properties.get("ChildCount", ("i", len(children)))[1]
+            if "showing" not in node["states"] and node["role"] not in ("application", "desktop frame"):
+                level.append((node, []))
+                continue
+            level.append((node, [tuple(child) for child in children]))
+            if COMPONENT in interfaces:
+                wanted.append((node, "extents", self._message(ref, COMPONENT, "GetExtents", "u", (_SCREEN_COORDS,))))
+            if TEXT in interfaces:
+                wanted.append((node, "text", self._message(ref, TEXT, "GetText", "ii", (0, MAX_TEXT))))
+        self._place(wanted)
+        return level
 
 
 def capture(session_bus: str, walk: Walk, states: dict[int, str] = STATES) -> dict[str, Any]:
@@ -117,4 +147,4 @@ def capture(session_bus: str, walk: Walk, states: dict[int, str] = STATES) -> di
     AtspiStateType bits kept, by name."""
     with open_dbus_connection(bus=a11y_bus_address(session_bus)) as connection:
         reader = AtspiReader(connection, states=states)
-        return walk.run(REGISTRY_ROOT, reader.read, reader.children)
+        return walk.run_levels(REGISTRY_ROOT, reader.read_level)

@@ -28,7 +28,9 @@ from protocols import (
 
 from actors.llm.client import LLMBadResponse, LLMClient
 from actors.llm.computer_use.keys import key_action, key_names
-from actors.llm.computer_use.loop import FINISHING, ComputerUsePolicy, Turn, final_action, model_action, outcome
+from actors.llm.computer_use.loop import (
+    FINISHING, ComputerUsePolicy, Turn, final_action, model_action, outcome, read_action,
+)
 from actors.llm.preflight import PREFLIGHT_PROMPT
 from actors.llm.replies import ReplyError
 from actors.llm.screen import ModelScreen, Scale, screen_size
@@ -165,18 +167,7 @@ def action_of(tool_input: Any) -> Action | None:
     """The action a `computer` tool input asks for, in the model's frame; None for a screenshot."""
     if not isinstance(tool_input, dict):
         raise ReplyError("the computer tool's input must be an object")
-    kind = tool_input.get("action")
-    if kind == "screenshot":
-        return None
-    if kind in _UNSUPPORTED:
-        raise ReplyError(f"the action {kind!r} cannot be carried out here: {_UNSUPPORTED[kind]}")
-    if kind not in _KINDS:
-        raise ReplyError(f"the computer tool has no action {kind!r}")
-    try:
-        return _action(kind, tool_input)
-    except (KeyError, TypeError, ValueError) as exc:
-        detail = f"`{exc.args[0]}` is missing" if isinstance(exc, KeyError) else str(exc)
-        raise ReplyError(f"the {kind!r} action is malformed: {detail}") from None
+    return read_action(tool_input.get("action"), tool_input, _action, _KINDS, _UNSUPPORTED)
 
 
 def _action(kind: Any, given: dict[str, Any]) -> Action:

@@ -15,19 +15,20 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import msgspec
 
 from protocols import Action, Answer, Decide, Decision, Done, Fail, ModelCall, Observation, StepRecord, Usage
 
-from actors.errors import ModelServiceError
+from actors.errors import ModelServiceError, NoAnswer
 from actors.llm.client import Exchange, LLMClient, LLMError, add_usage
-from actors.llm.replies import NoAnswer, ReplyError
+from actors.llm.replies import ReplyError
 from actors.llm.screen import ModelScreen, Scale
 from actors.llm.transcript import without_images
 
-__all__ = ["FINISHING", "ComputerUsePolicy", "Turn", "final_action", "model_action", "outcome"]
+__all__ = ["FINISHING", "ComputerUsePolicy", "Turn", "final_action", "model_action", "outcome", "read_action"]
 
 FINISHING = """\
 When the task is complete, stop using the tool and reply with a last message whose final line is \
@@ -36,10 +37,12 @@ DONE, or ANSWER: <the answer> when the task asks a question, or FAIL: <why> when
 
 @dataclass(frozen=True)
 class Turn:
-    """What one reply asks for: an `action` in the model's frame, or None to see the screen."""
+    """What one reply asks for: an `action` in the model's frame, or None to see the screen;
+    `then` the actions it asked for after that one (a batch), in order."""
 
     action: Action | None
     reasoning: str
+    then: tuple[Action, ...] = ()
 
 
 class ComputerUsePolicy:
@@ -64,6 +67,10 @@ class ComputerUsePolicy:
         if not request.observation.screenshot:
             raise NoAnswer("a computer-use agent needs a screenshot, and this observation has none", ())
         scale = self.scale(request.observation)
+        queued = self.queued(request)
+        if queued is not None:
+            action = queued.action if scale is None else scale.to_screen(queued.action)
+            return Decision(action=action, reasoning=queued.reasoning)
         seen = request.observation if scale is None else scale.observation(
             msgspec.structs.replace(request.observation, tree=None))
         conversation = self.opening(request, seen, scale)
@@ -80,14 +87,16 @@ class ComputerUsePolicy:
                         raise ReplyError(f"asked to see the screen {looks} times in a row; it has not changed")
             except ReplyError as exc:
                 bad += 1
+                calls[-1] = msgspec.structs.replace(calls[-1], rejected=str(exc))
                 if bad >= self.max_bad_replies:
                     raise NoAnswer(f"{bad} replies in a row named no action troupe can carry out; last: {exc}",
-                                   tuple(calls)) from None
+                                   _given_up(calls)) from None
                 conversation = self.refused(conversation, payload, str(exc), seen)
                 continue
             if turn.action is None:
                 conversation = self.looked(conversation, payload, seen)
                 continue
+            self.decided(request, turn, payload)
             action = turn.action if scale is None else scale.to_screen(turn.action)
             return Decision(action=action, reasoning=turn.reasoning, usage=usage, calls=tuple(calls))
 
@@ -107,18 +116,18 @@ class ComputerUsePolicy:
         """The size the provider wants this screen shown at; None: as it is."""
         return None
 
-    async def _call(self, conversation: list[Any], seen: Observation, step: int,
+    async def _call(self, conversation: Any, seen: Observation, step: int,
                     calls: list[ModelCall]) -> tuple[Any, ModelCall, Usage]:
         transcript = self.transcript(conversation)
         try:
             exchange = await self.client.exchange(self.endpoint(), self.body(conversation, seen),
                                                   headers=self.headers(), transcript=transcript)
         except LLMError as exc:
-            failed = () if exc.call is None else (msgspec.structs.replace(exc.call, role=self.role, step=step),)
+            failed = [] if exc.call is None else [msgspec.structs.replace(exc.call, role=self.role, step=step)]
             if isinstance(exc, ModelServiceError):
-                exc.calls = (*calls, *failed)
+                exc.calls = _given_up([*calls, *failed])
                 raise
-            raise NoAnswer(f"LLM call failed: {exc}", (*calls, *failed)) from exc
+            raise NoAnswer(f"LLM call failed: {exc}", _given_up([*calls, *failed])) from exc
         used = self._usage(exchange)
         return exchange.payload, self._record(exchange, transcript, step, used), used
 
@@ -127,7 +136,7 @@ class ComputerUsePolicy:
         return Usage(input_tokens=input_tokens, output_tokens=output_tokens,
                      cost=self.client.config.cost(input_tokens, output_tokens), latency=exchange.latency)
 
-    def _record(self, exchange: Exchange, transcript: list[Any], step: int, used: Usage) -> ModelCall:
+    def _record(self, exchange: Exchange, transcript: Any, step: int, used: Usage) -> ModelCall:
         images: dict[str, bytes] = {}
         return ModelCall(role=self.role, step=step, messages=without_images(transcript, images),
                          reply=json.dumps(self.reply(exchange.payload)), input_tokens=used.input_tokens,
@@ -136,23 +145,30 @@ class ComputerUsePolicy:
 
     # --- the dialect ------------------------------------------------------------------
 
+    def queued(self, request: Decide) -> Turn | None:
+        """An action the model already chose for this step (a batch's next), in the model's frame."""
+        return None
+
+    def decided(self, request: Decide, turn: Turn, payload: Any) -> None:
+        """`turn`, read from `payload`, is this step's decision."""
+
     def endpoint(self) -> str:
         raise NotImplementedError
 
     def headers(self) -> dict[str, str]:
         raise NotImplementedError
 
-    def body(self, conversation: list[Any], seen: Observation) -> dict[str, Any]:
+    def body(self, conversation: Any, seen: Observation) -> dict[str, Any]:
         raise NotImplementedError
 
     def preflight_body(self) -> dict[str, Any]:
         raise NotImplementedError
 
-    def transcript(self, conversation: list[Any]) -> list[Any]:
+    def transcript(self, conversation: Any) -> Any:
         """The request's messages as the episode's transcript keeps them (images referenced)."""
         raise NotImplementedError
 
-    def opening(self, request: Decide, seen: Observation, scale: Scale | None) -> list[Any]:
+    def opening(self, request: Decide, seen: Observation, scale: Scale | None) -> Any:
         raise NotImplementedError
 
     def read(self, payload: Any) -> Turn:
@@ -165,10 +181,10 @@ class ComputerUsePolicy:
     def usage(self, payload: Any) -> tuple[int, int]:
         raise NotImplementedError
 
-    def looked(self, conversation: list[Any], payload: Any, seen: Observation) -> list[Any]:
+    def looked(self, conversation: Any, payload: Any, seen: Observation) -> Any:
         raise NotImplementedError
 
-    def refused(self, conversation: list[Any], payload: Any, error: str, seen: Observation) -> list[Any]:
+    def refused(self, conversation: Any, payload: Any, error: str, seen: Observation) -> Any:
         raise NotImplementedError
 
 
@@ -198,5 +214,28 @@ def outcome(record: StepRecord, summaries: bool) -> str:
     return text
 
 
+def read_action(kind: Any, given: dict[str, Any], build: Callable[[Any, dict[str, Any]], Action],
+                known: Collection[str], unsupported: Mapping[str, str] | None = None) -> Action | None:
+    """The action a tool action of `kind` with its fields `given` asks for (`build` makes it; the tool
+    has the `known` kinds, and troupe cannot take the `unsupported` ones, for the reason given),
+    None for a screenshot; a ReplyError naming what is wrong with it otherwise."""
+    if kind == "screenshot":
+        return None
+    if unsupported and kind in unsupported:
+        raise ReplyError(f"the action {kind!r} cannot be carried out here: {unsupported[kind]}")
+    if kind not in known:
+        raise ReplyError(f"the computer tool has no action {kind!r}")
+    try:
+        return build(kind, given)
+    except (KeyError, TypeError, ValueError) as exc:
+        detail = f"`{exc.args[0]}` is missing" if isinstance(exc, KeyError) else str(exc)
+        raise ReplyError(f"the {kind!r} action is malformed: {detail}") from None
+
+
 def model_action(action: Action, scale: Scale | None) -> Action:
     return action if scale is None else scale.to_model(action)
+
+
+def _given_up(calls: list[ModelCall]) -> tuple[ModelCall, ...]:
+    """`calls`, the last one marked as the end of a decision that got no usable answer."""
+    return (*calls[:-1], msgspec.structs.replace(calls[-1], gave_up=True)) if calls else ()
