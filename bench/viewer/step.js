@@ -274,7 +274,7 @@ function failedDecision(c, s) {
   const kind = (c.result || {}).error_kind;
   if (kind !== "agent" && kind !== "model_service") return 0;
   const last = c.steps[c.steps.length - 1];
-  if (s !== (last || null)) return 0;
+  if ((s || null) !== (last || null)) return 0;
   return last ? last.step + 1 : 1;
 }
 
