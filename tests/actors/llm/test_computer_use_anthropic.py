@@ -131,7 +131,9 @@ async def test_overloaded_answers_are_retried_and_recorded_then_a_service_that_s
 
 
 @pytest.mark.anyio
-async def test_a_final_message_without_the_tool_ends_the_episode(anyio_backend):
+async def test_a_final_message_without_the_tool_ends_the_episode_and_the_call_is_priced(anyio_backend):
     with FakeAnthropic(lambda body: "The form is complete.\n**DONE**", api_key=KEY) as server:
-        decision = await policy(server).decide(decide(screen(1280, 800)))
+        agent = AnthropicComputerUse(llm_client(server, api_key=KEY, model="claude-sonnet-4-5-20250929"))
+        decision = await agent.decide(decide(screen(1280, 800)))
     assert decision.action == Done() and decision.reasoning == "The form is complete.\n**DONE**"
+    assert decision.usage.cost == pytest.approx((100 * 3.00 + 20 * 15.00) / 1e6) == decision.calls[0].cost
