@@ -333,6 +333,7 @@ def _conclude(plan: RunPlan, started: datetime.datetime, placed: dict[str, Any] 
     episodes, unreadable = read_episodes(out, lines)
     summary = summarize([line.result for line in lines], lines)
     summary["metrics"] = run_metrics(episodes)
+    summary["suite"] = plan.suite.name
     own = plan.suite.figures(episodes)
     if own:
         summary[plan.suite.name] = own

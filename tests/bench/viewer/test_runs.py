@@ -254,7 +254,7 @@ def test_the_calls_panel_shows_the_picture_shown_the_replies_sent_back_and_the_d
     run = stumbling_llm_run(tmp_path / "llm").folder
     with viewer(run) as url, chromium_page() as page:
         page.goto(url)
-        page.locator(".card").first.click()
+        page.locator(".card[data-task='sim-0-0000']").click()
         page.wait_for_selector("#episode:not([hidden])")
         page.click("#episode .panel-calls > summary")
         page.wait_for_selector("#episode .panel-calls .call")
@@ -269,3 +269,8 @@ def test_the_calls_panel_shows_the_picture_shown_the_replies_sent_back_and_the_d
         assert page.text_content("#episode .panel-calls > summary") == "model calls (5)"
         page.locator(picture).scroll_into_view_if_needed()
         page.locator("#episode .panel-calls").screenshot(path=str(artifacts(tmp_path) / "viewer-llm-calls.png"))
+        page.keyboard.press("Escape")
+        page.locator(".card[data-task='sim-0-0001']").click()  # its agent failed before any step
+        page.wait_for_selector("#episode .panel-calls .call")
+        assert page.locator("#episode .panel-calls .call").count() == 2
+        assert "step 1: the decision that failed (no action was taken)" in page.text_content("#episode .panel-calls")
