@@ -283,9 +283,8 @@ function callView(c, call) {
     + `${call.input_tokens || 0} in / ${call.output_tokens || 0} out tokens${cost}`
     + ((call.retries || []).length ? ` · retried: ${call.retries.join("; ")}` : "")));
   for (const m of call.messages || []) {
-    const parts = typeof m.content === "string" ? [{type: "text", text: m.content}] : (m.content || []);
-    const shown = parts.map(part => part.type === "text" ? textPart(part.text)
-      : part.type === "image" ? imagePart(c, part) : el("pre", "", JSON.stringify(part)));
+    const parts = m.content === undefined ? [m] : contentParts(m.content);  // a Responses API item is its own part
+    const shown = parts.map(part => partView(c, part));
     let message;
     if (m.role === "system") {  // the same long instructions at every call: folded
       message = document.createElement("details");
@@ -295,7 +294,7 @@ function callView(c, call) {
       message.append(head, ...shown);
     } else {
       message = el("div", "message");
-      message.append(el("span", "who", (m.role || "?") + ": "), ...shown);
+      message.append(el("span", "who", (m.role || m.type || "?") + ": "), ...shown);
     }
     box.append(message);
   }
@@ -304,6 +303,24 @@ function callView(c, call) {
   if (call.rejected) box.append(el("div", "call-error", "sent back: " + call.rejected));
   if (call.gave_up) box.append(el("div", "call-error", "gave up: the request got no usable answer"));
   return box;
+}
+
+function contentParts(content) {
+  return typeof content === "string" ? [{type: "text", text: content}] : (content || []);
+}
+
+// One part of a message in any API's shape: text, a picture, a computer-use tool's result
+// (Anthropic's tool_result, OpenAI's computer_call_output) with the picture it carried, else its JSON.
+function partView(c, part) {
+  if (part.type === "text" || part.type === "input_text") return textPart(part.text);
+  if (part.type === "image") return imagePart(c, part);
+  if (part.type === "tool_result" || part.type === "computer_call_output") {
+    const box = el("div", "tool-result");
+    const inner = part.type === "tool_result" ? contentParts(part.content) : [part.output || {}];
+    box.append(el("span", "who", `${part.is_error ? "tool error" : "tool result"}: `), ...inner.map(p => partView(c, p)));
+    return box;
+  }
+  return el("pre", "", JSON.stringify(part));
 }
 
 // A screenshot (step-NNN.png) or a picture the agent was shown (agent-NNN.png: set-of-marks, scaled).

@@ -37,6 +37,7 @@ def test_the_report_is_one_file_whose_links_resolve_and_whose_timeline_draws(run
         page.goto(report.as_uri())
         assert page.locator("#domains .bar-row").count() == 3  # forms, settings, signup
         assert page.locator("#episodes tbody tr").count() == 4
+        assert page.locator("#suite-figures").count() == 0  # sim has no figures of its own
         for href in page.eval_on_selector_all("#episodes a[href$='.jsonl'], #episodes a[href$='.png']",
                                               "links => links.map(a => a.getAttribute('href'))"):
             assert (run_dir / href).is_file(), href
