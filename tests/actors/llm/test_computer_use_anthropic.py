@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from actors.errors import ModelServiceError
-from actors.llm.client import LLMAccessError, LLMUnavailable
+from actors.llm.client import LLMAccessError, LLMBadResponse, LLMUnavailable
 from actors.llm.computer_use.anthropic import AnthropicComputerUse, action_of, tool_input
 from actors.errors import NoAnswer
 from actors.llm.replies import ReplyError
@@ -150,3 +150,12 @@ async def test_a_refusal_gives_the_task_up_and_an_answer_answers_it(anyio_backen
     with FakeAnthropic(lambda body: "The total is shown.\nANSWER: 42", api_key=KEY) as server:
         answered = await policy(server).decide(decide(screen(1280, 800)))
     assert refused.action == Fail(reason="the model refused") and answered.action == Answer(text="42")
+
+
+@pytest.mark.anyio
+async def test_an_answer_that_is_no_message_is_a_model_service_error_keeping_its_call(anyio_backend):
+    with FakeAnthropic(lambda body: Reply(raw=b'{"type": "message", "usage": {}}'), api_key=KEY) as server:
+        with pytest.raises(LLMBadResponse, match=r"/messages answered without a `content` list") as caught:
+            await policy(server).decide(decide(screen(1280, 800)))
+    (call,) = caught.value.calls
+    assert call.gave_up and call.role == "agent" and call.step == 1
