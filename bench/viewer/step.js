@@ -1,6 +1,6 @@
 // One step of an episode, as the viewer page shows it: the action drawn on the screen it was
 // taken on, and panels for the accessibility tree the agent saw, the step's model calls and
-// its errors. Inlined into page.html. Observations and calls are fetched when first needed
+// its errors, and the episode's own model calls. Inlined into page.html. Observations and calls are fetched when first needed
 // (`stepFile`); a step's target is found in its tree when the action names a node but
 // carries no box (a node id, or a role and name). It uses the page's `el` and `query`.
 
@@ -103,7 +103,8 @@ function typedPlace(box, width, fontSize, w, h) {
 const stepFileCache = new Map();
 
 // {observation} or {calls}, or {error}: what the server says about a step's file. A running
-// episode's answers are not kept when they are errors (the file may not be written yet).
+// episode's errors are not kept (the file may not be written yet), nor its calls (a step's
+// change summary, and the classifier's calls about the episode, come after it).
 function stepFile(c, kind, step) {
   const url = `${c.files[kind]}/${step}${query}`;
   if (!stepFileCache.has(url)) {
@@ -111,14 +112,14 @@ function stepFile(c, kind, step) {
                                                                     + `recorded for step ${step}`})
       .catch(e => ({error: String(e)}));
     stepFileCache.set(url, answer);
-    answer.then(a => { if (a.error && c.status === "running") stepFileCache.delete(url); });
+    answer.then(a => { if (c.status === "running" && (a.error || kind === "calls")) stepFileCache.delete(url); });
   }
   return stepFileCache.get(url);
 }
 
 // ---- panels -------------------------------------------------------------------------------
 
-const panelState = {tree: false, calls: false, error: null, search: ""};  // null: open when there is an error
+const panelState = {tree: false, calls: false, error: null, search: "", "episode-calls": false};  // null: open when there is an error
 
 function panel(name, title, open) {
   const d = document.createElement("details");
@@ -263,6 +264,23 @@ function callsPanel(c, s) {
     if (!count) { body.textContent = "no model calls recorded for this step (a scripted agent makes none)"; return; }
     d.querySelector("summary").textContent = `model calls (${count})`;
     body.replaceChildren(...shown);
+  });
+  return d;
+}
+
+// The model calls about the episode as a whole, tied to no step (recorded as step 0): the error
+// classifier's judgement of how it failed. Shown beside the verdict they explain, once there are any.
+function episodeCallsPanel(c) {
+  const d = panel("episode-calls", "model calls about the episode", panelState["episode-calls"]);
+  d.hidden = true;
+  const body = el("div", "calls-body");
+  d.append(body);
+  stepFile(c, "calls", 0).then(answer => {
+    if (answer.error) body.textContent = answer.error;
+    else if (answer.calls.length) body.replaceChildren(...answer.calls.map(call => callView(c, call)));
+    else return;
+    d.querySelector("summary").textContent = `model calls about the episode (${answer.error ? "unreadable" : answer.calls.length})`;
+    d.hidden = false;
   });
   return d;
 }
