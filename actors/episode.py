@@ -132,6 +132,7 @@ class _Episode:
         started = self.now()
         await self.crew.outlets.emit(EpisodeStarted(
             episode_id=self.episode_id, task_id=self.task.task_id, attempt=self.attempt, at=started, task=self.task,
+            repeat=self.task.repeat,
         ))
         await self._vm(self.crew.vm, Reset(task=self.task, episode_id=self.episode_id, attempt=self.attempt))
         observation = await self._observe(0)
@@ -177,6 +178,7 @@ class _Episode:
             task_id=self.task.task_id,
             domain=self.task.domain,
             attempt=self.attempt,
+            repeat=self.task.repeat,
             success=verdict.success,
             score=verdict.score,
             steps=len(records),

@@ -10,8 +10,8 @@ cannot keep up.
 results.jsonl is only ever appended to, one whole line at a time (or nothing:
 `actors.whole_writes`), fsynced. A full disk ends the sink with FolderFull,
 naming the file it could not write; what is already written stays whole.
-The sink knows which tasks already have a line (from the file, at start) and
-never writes a second one, so a resumed or doubly-reported run cannot
+The sink knows which episodes (task and repeat) already have a line (from the
+file, at start) and never writes a second one, so a resumed or doubly-reported run cannot
 duplicate a result; the one exception is a re-run of an episode whose line
 says an error nobody's verdict on the agent (`RERUN_KINDS`), whose line then
 replaces it. An episode folder left by an attempt that never finished
@@ -38,8 +38,8 @@ from runtime.actor import Actor
 from runtime.errors import Refused
 
 from actors.run_folder import (
-    RERUN_KINDS, RESULTS, STEPS, TASK, ResultLine, ResultsError, count_results, episode_dir, observation_path,
-    read_results, screenshot_path,
+    RERUN_KINDS, RESULTS, STEPS, TASK, ResultLine, ResultsError, count_results, episode_dir, episode_label,
+    observation_path, read_results, screenshot_path,
 )
 from actors.transcript import ScreenshotFiles, write_calls
 from actors.whole_writes import append_whole, write_whole, writing
@@ -56,21 +56,23 @@ class ResultSink(Actor):
     def __init__(self, run_dir: Path, name: str = NAME) -> None:
         super().__init__(name)
         self.run_dir = Path(run_dir)
-        self.attempts: dict[str, tuple[str, int]] = {}
-        self.finished: set[str] = set()
+        self.attempts: dict[str, Path] = {}
+        """Each episode id's folder, from its EpisodeStarted."""
+        self.finished: set[tuple[str, int]] = set()
+        """The (task, repeat) pairs with a line that stays."""
         self.screenshots = ScreenshotFiles()
 
     async def on_start(self) -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         await anyio.to_thread.run_sync(_end_torn_line, self.run_dir / RESULTS)
         lines = await anyio.to_thread.run_sync(read_results, self.run_dir)
-        self.finished = {line.result.task_id for line in count_results(lines).lines
+        self.finished = {(line.result.task_id, line.result.repeat) for line in count_results(lines).lines
                          if line.result.error_kind not in RERUN_KINDS}
 
     async def handle(self, message: Any) -> Any:
         match message:
-            case EpisodeStarted(episode_id=episode_id, task_id=task_id, attempt=attempt, task=task):
-                self.attempts[episode_id] = (task_id, attempt)
+            case EpisodeStarted(episode_id=episode_id, task_id=task_id, attempt=attempt, task=task, repeat=repeat):
+                self.attempts[episode_id] = episode_dir(self.run_dir, task_id, attempt, repeat)
                 await anyio.to_thread.run_sync(_start_folder, self._folder(episode_id), task)
             case TaskAdopted(episode_id=episode_id, task=task):
                 await anyio.to_thread.run_sync(_write_task, self._folder(episode_id), task)
@@ -91,8 +93,10 @@ class ResultSink(Actor):
                     await anyio.to_thread.run_sync(write_calls, folder, analysis.calls, self.screenshots)
                 self.screenshots.forget(folder)
                 self.attempts.pop(result.episode_id, None)
-                if result.task_id in self.finished:
-                    logger.warning("task %s already has a result; not writing %s", result.task_id, result.episode_id)
+                key = result.task_id, result.repeat
+                if key in self.finished:
+                    logger.warning("task %s already has a result; not writing %s", episode_label(*key),
+                                   result.episode_id)
                     return None
                 line = ResultLine(
                     result=result,
@@ -102,7 +106,7 @@ class ResultSink(Actor):
                     signals=analysis.signals if analysis else (),
                 )
                 await anyio.to_thread.run_sync(append_whole, self.run_dir / RESULTS, to_json(line) + b"\n", True)
-                self.finished.add(result.task_id)
+                self.finished.add(key)
             case Flush():
                 return Ack()
             case _:
@@ -110,8 +114,7 @@ class ResultSink(Actor):
         return None
 
     def _folder(self, episode_id: str) -> Path:
-        task_id, attempt = self.attempts.get(episode_id, (episode_id, 1))
-        return episode_dir(self.run_dir, task_id, attempt)
+        return self.attempts.get(episode_id) or episode_dir(self.run_dir, episode_id, 1)
 
 
 def _start_folder(folder: Path, task: Task | None) -> None:

@@ -12,8 +12,13 @@ and a browser read it too:
   episodes/<task>/<attempt>/observation-NNN.json what the agent saw before step NNN, without pixels
   episodes/<task>/<attempt>/calls.jsonl          every model call (agent, summarizer, classifier), one
                                                  `ModelCall` a line: the request (its images named by
-                                                 the step-NNN.png that holds them), reply, tokens, cost,
+                                                 the file that holds them), reply, tokens, cost,
                                                  latency, retries and why (`actors.transcript`)
+  episodes/<task>/<attempt>/agent-NNN.png        a picture the agent was shown for step NNN that is no
+                                                 step's screenshot (set-of-marks, scaled); likewise
+                                                 summarizer-NNN.png, classifier-000.png
+  episodes/<task>/repeat-<R>/<attempt>/...       the same, for repeat R >= 2 of a run that repeats its
+                                                 tasks (`--repeats`); repeat 1 is the folder above
 
 A line cut short by a crash mid-write is skipped (it is a prefix of a line
 that never finished), and so is a line holding NUL bytes (what a file that
@@ -22,8 +27,10 @@ holds a raw NUL), and so is such a prefix with a whole line glued after it
 (the whole line is read); any other malformed line is someone else's file or a bug,
 and reading stops with an error naming the file, the line and the fault.
 
-A summary counts one line per task, the first, and only tasks of the run's
-selection (`count_results`); the rest is named, not counted. The one later
+A summary counts one line per episode, that is per task and repeat (a run
+without repeats has repeat 1 only), the first, and only tasks of the run's
+selection and repeats up to the run's (`count_results`); the rest is named,
+not counted. The one later
 line that counts is a re-run's: an episode that ended on an error that is no
 verdict on the agent (`RERUN_KINDS`: model service, environment) is run again
 when its run is resumed, and the re-run's line replaces it. An episode whose
@@ -79,13 +86,37 @@ class StepLine(msgspec.Struct, frozen=True, omit_defaults=True):
     summary: ChangeSummary | None = None
 
 
-def episode_dir(run_dir: Path, task_id: str, attempt: int) -> Path:
+def episode_dir(run_dir: Path, task_id: str, attempt: int, repeat: int = 1) -> Path:
+    """The folder of one attempt of one repeat of a task (repeat 1 keeps the layout of a run
+    without repeats, so such a run's folders read the same)."""
     safe = "/".join(part for part in task_id.split("/") if part not in ("", ".", ".."))
-    return Path(run_dir) / "episodes" / safe / str(attempt)
+    repeated = f"repeat-{repeat}/" if repeat > 1 else ""
+    return Path(run_dir) / "episodes" / safe / f"{repeated}{attempt}"
+
+
+def result_dir(run_dir: Path, result: EpisodeResult) -> Path:
+    """The episode folder of a result."""
+    return episode_dir(run_dir, result.task_id, result.attempt, result.repeat)
+
+
+def episode_name(task_id: str, repeat: int, attempt: int) -> str:
+    """An episode's id: `<task>#<attempt>`, `<task>~<repeat>#<attempt>` for repeat 2 and later."""
+    return f"{task_id}~{repeat}#{attempt}" if repeat > 1 else f"{task_id}#{attempt}"
+
+
+def episode_label(task_id: str, repeat: int) -> str:
+    """A task and repeat as messages and summary.json name them: the task id, and `~<repeat>`
+    for repeat 2 and later."""
+    return f"{task_id}~{repeat}" if repeat > 1 else task_id
 
 
 def screenshot_path(folder: Path, step: int) -> Path:
     return folder / f"step-{step:03d}.png"
+
+
+def picture_path(folder: Path, role: str, step: int, suffix: str = ".png") -> Path:
+    """A picture the `role` was shown for `step` that no step-NNN.png holds (`actors.transcript`)."""
+    return folder / f"{role}-{step:03d}{suffix}"
 
 
 def observation_path(folder: Path, step: int) -> Path:
@@ -155,14 +186,14 @@ def read_results(run_dir: Path) -> list[ResultLine]:
 
 @dataclass(frozen=True)
 class CountedResults:
-    """The results.jsonl lines a run counts, and the task ids of the lines it ignored."""
+    """The results.jsonl lines a run counts, and the episodes (`episode_label`) of the lines it ignored."""
 
     lines: list[ResultLine]
     duplicates: tuple[str, ...] = ()
-    """Tasks with a second line that is no re-run (the sink never writes one: a hand edit, a concatenated
-    file or an older harness)."""
+    """Episodes with a second line that is no re-run (the sink never writes one: a hand edit, a
+    concatenated file or an older harness)."""
     foreign: tuple[str, ...] = ()
-    """Tasks outside the run's selection (a line copied in from another run)."""
+    """Tasks outside the run's selection (a line copied in from another run), or repeats past the run's."""
 
     @property
     def ignored(self) -> dict[str, list[str]]:
@@ -171,25 +202,26 @@ class CountedResults:
         return found if self.duplicates or self.foreign else {}
 
 
-def count_results(lines: list[ResultLine], selection: Collection[str] | None = None) -> CountedResults:
-    """The first line of each task, or the re-run's that replaced it (`RERUN_KINDS`), of the tasks
-    in `selection` when the run's selection is known, so a summary never counts a task twice or a
-    task the run was not asked to run."""
-    seen: set[str] = set()
-    position: dict[str, int] = {}
+def count_results(lines: list[ResultLine], selection: Collection[str] | None = None,
+                  repeats: int | None = None) -> CountedResults:
+    """The first line of each episode (task and repeat), or the re-run's that replaced it
+    (`RERUN_KINDS`), of the tasks in `selection` and the repeats up to `repeats` when the run's are
+    known, so a summary never counts an episode twice or one the run was not asked to run."""
+    seen: set[tuple[str, int]] = set()
+    position: dict[tuple[str, int], int] = {}
     counted, duplicates, foreign = [], [], []
     for line in lines:
-        task_id = line.result.task_id
-        if task_id in position and counted[position[task_id]].result.error_kind in RERUN_KINDS:
-            counted[position[task_id]] = line
-        elif task_id in seen:
-            duplicates.append(task_id)
-        elif selection is not None and task_id not in selection:
-            foreign.append(task_id)
+        key = line.result.task_id, line.result.repeat
+        if key in position and counted[position[key]].result.error_kind in RERUN_KINDS:
+            counted[position[key]] = line
+        elif key in seen:
+            duplicates.append(episode_label(*key))
+        elif (selection is not None and key[0] not in selection) or (repeats is not None and key[1] > repeats):
+            foreign.append(episode_label(*key))
         else:
-            position[task_id] = len(counted)
+            position[key] = len(counted)
             counted.append(line)
-        seen.add(task_id)
+        seen.add(key)
     return CountedResults(counted, tuple(duplicates), tuple(foreign))
 
 
@@ -220,18 +252,19 @@ class Episode:
 
 
 def read_episodes(run_dir: Path, lines: list[ResultLine]) -> tuple[list[Episode], dict[str, str]]:
-    """The episode folder of each line, read back, and the episodes that could not be: task id ->
-    the error naming the garbled file. One broken episode never hides the rest of a run; the
-    caller says which were left out (`bench.api.execute` in one line each, the report above its table)."""
+    """The episode folder of each line, read back, and the episodes that could not be: the episode
+    (`episode_label`: task and repeat) -> the error naming the garbled file. One broken episode never
+    hides the rest of a run; the caller says which were left out (`bench.api.execute` in one line
+    each, the report above its table)."""
     episodes: list[Episode] = []
     unreadable: dict[str, str] = {}
     for line in lines:
-        folder = episode_dir(run_dir, line.result.task_id, line.result.attempt)
+        folder = result_dir(run_dir, line.result)
         try:
             steps = read_steps(folder)
             viewports = {r.step: read_viewport(folder, r.step) for r in steps if r.reference is not None}
         except ResultsError as exc:
-            unreadable[line.result.task_id] = str(exc)
+            unreadable[episode_label(line.result.task_id, line.result.repeat)] = str(exc)
             continue
         episodes.append(Episode(line, folder, steps, viewports))
     return episodes, unreadable

@@ -32,6 +32,7 @@ from runtime.supervisor import ChildSpec, Intensity, RestartIntensityExceeded, S
 from actors import agent, evaluator, observer, summarizer, vm_controller
 from actors.episode import Crew, EnvironmentFailure, EpisodeOutcome, Outlets, StepReference, run_episode
 from actors.errors import ConfigError
+from actors.run_folder import episode_name
 
 logger = logging.getLogger(__name__)
 
@@ -96,9 +97,10 @@ class EpisodeRunner:
     outlets: Outlets = Outlets()
     results: list[EpisodeResult] = field(default_factory=list)
     on_result: Callable[[EpisodeResult], None] | None = None
-    earlier_attempts: Mapping[str, int] = field(default_factory=dict)
-    """Attempts a task already had in the run folder (an episode run again on resume): its attempts
-    go on from there, so the earlier attempt's episode folder is kept, not overwritten."""
+    earlier_attempts: Mapping[tuple[str, int], int] = field(default_factory=dict)
+    """Attempts an episode (task id, repeat) already had in the run folder (an episode run again on
+    resume): its attempts go on from there, so the earlier attempt's episode folder is kept, not
+    overwritten."""
 
     async def run(self, tasks: Sequence[Task]) -> list[EpisodeResult]:
         slots = self.vm_slot if isinstance(self.vm_slot, Sequence) else [self.vm_slot] * self.concurrency
@@ -228,7 +230,7 @@ class _Worker:
                 task = queue.receive_nowait()
             except (anyio.EndOfStream, anyio.WouldBlock):
                 return
-            self._give_up(task, self.runner.earlier_attempts.get(task.task_id, 0) + 1, reason)
+            self._give_up(task, self.runner.earlier_attempts.get((task.task_id, task.repeat), 0) + 1, reason)
 
     async def _serve_slot(self, queue, slot: Supervisor) -> None:
         async for task in queue:
@@ -238,7 +240,7 @@ class _Worker:
 
     async def _attempts(self, task: Task, slot: Supervisor) -> None:
         reason = ""
-        before = self.runner.earlier_attempts.get(task.task_id, 0)
+        before = self.runner.earlier_attempts.get((task.task_id, task.repeat), 0)
         for attempt in range(before + 1, before + self.runner.max_attempts + 1):
             self.attempt = attempt
             host = await _from_slot(slot.handle(VM_SLOT))
@@ -248,7 +250,7 @@ class _Worker:
                 summarizer=self.refs.get(summarizer.NAME), outlets=self.runner.outlets,
                 reference=self.runner.crew.reference,
             )
-            episode_id = f"{task.task_id}#{attempt}"
+            episode_id = episode_name(task.task_id, task.repeat, attempt)
             try:
                 outcome = await run_episode(task, crew, self.runner.limits, episode_id=episode_id, attempt=attempt)
             except EnvironmentFailure as exc:
@@ -262,8 +264,8 @@ class _Worker:
 
     def _give_up(self, task: Task, attempts: int, reason: str) -> None:
         result = EpisodeResult(
-            episode_id=f"{task.task_id}#{attempts}", task_id=task.task_id, domain=task.domain,
-            attempt=attempts, error_kind=ErrorKind.ENVIRONMENT, reason=reason,
+            episode_id=episode_name(task.task_id, task.repeat, attempts), task_id=task.task_id, domain=task.domain,
+            attempt=attempts, repeat=task.repeat, error_kind=ErrorKind.ENVIRONMENT, reason=reason,
         )
         self.in_flight = None
         self.finishing.start_soon(self._finish, task, EpisodeOutcome(result=result, steps=(), final=None))

@@ -22,7 +22,7 @@ import msgspec
 
 from protocols import ModelCall, to_json
 
-from actors.run_folder import CALLS
+from actors.run_folder import CALLS, picture_path
 from actors.whole_writes import append_whole, write_whole
 
 __all__ = ["ScreenshotFiles", "write_calls"]
@@ -48,14 +48,15 @@ class ScreenshotFiles:
                     names.setdefault(hashlib.sha256(path.read_bytes()).hexdigest(), path.name)
         return names.get(sha256)
 
-    def keep(self, folder: Path, sha256: str, image: bytes, stem: str) -> None:
-        """Write `image` as `stem`.png (or .jpg), unless a file of the folder already holds it."""
+    def keep(self, folder: Path, sha256: str, image: bytes, role: str, step: int) -> None:
+        """Write `image` as the picture `role` was shown for `step`, unless a file of the folder already
+        holds it."""
         if self.name(folder, sha256) is not None:
             return
         suffix = ".jpg" if image.startswith(b"\xff\xd8") else ".png"
-        path = folder / f"{stem}{suffix}"
+        path = picture_path(folder, role, step, suffix)
         if path.exists():  # another picture shown by the same role for the same step
-            path = folder / f"{stem}-{sha256[:12]}{suffix}"
+            path = path.with_stem(f"{path.stem}-{sha256[:12]}")
         write_whole(path, image)
         self._hashed.setdefault(folder, set()).add(path.name)
         self._names.setdefault(folder, {})[sha256] = path.name
@@ -77,19 +78,17 @@ def write_calls(folder: Path, calls: tuple[ModelCall, ...], files: ScreenshotFil
 
 def _recorded(call: ModelCall, folder: Path, files: ScreenshotFiles) -> ModelCall:
     for sha256, image in call.images.items():
-        files.keep(folder, sha256, image, f"{call.role or 'model'}-{call.step:03d}")
+        files.keep(folder, sha256, image, call.role or "model", call.step)
     return msgspec.structs.replace(call, messages=[_named(m, folder, files) for m in call.messages], images={})
 
 
-def _named(message: Any, folder: Path, files: ScreenshotFiles) -> Any:
-    content = message.get("content") if isinstance(message, dict) else None
-    if not isinstance(content, list):
-        return message
-    return {**message, "content": [_named_part(part, folder, files) for part in content]}
-
-
-def _named_part(part: Any, folder: Path, files: ScreenshotFiles) -> Any:
-    if not (isinstance(part, dict) and part.get("type") == "image" and "sha256" in part):
-        return part
-    name = files.name(folder, part["sha256"])
-    return {**part, "file": name} if name else part
+def _named(value: Any, folder: Path, files: ScreenshotFiles) -> Any:
+    """`value` with every image reference in it, however deeply nested, named by its file."""
+    if isinstance(value, list):
+        return [_named(item, folder, files) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if value.get("type") == "image" and "sha256" in value:
+        name = files.name(folder, value["sha256"])
+        return {**value, "file": name} if name else value
+    return {key: _named(item, folder, files) for key, item in value.items()}

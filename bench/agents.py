@@ -10,7 +10,7 @@ from typing import Callable
 
 from actors.agent import Policy
 from actors.summarizer import Judge
-from bench.llm import LLMRoles
+from bench.llm import COMPUTER_USE, LLMRoles
 from bench.suites.sim.agent import SimJudge, SimPolicy
 
 __all__ = ["AGENTS", "SUMMARIZERS"]
@@ -37,6 +37,7 @@ def _mind2web_scripted(llm: LLMRoles) -> Policy:
 AGENTS: dict[str, Callable[[LLMRoles], Policy]] = {
     "sim": lambda llm: SimPolicy(),
     "llm": LLMRoles.policy,
+    **COMPUTER_USE,
     "desktop-scripted": _desktop_scripted,
     "scripted": _miniwob_scripted,
     "mind2web-scripted": _mind2web_scripted,

@@ -48,7 +48,8 @@ from actors.errors import ConfigError
 from actors.evaluator import Evaluator
 from actors.result_sink import ResultSink
 from actors.run_folder import (
-    RERUN_KINDS, RESULTS, ResultLine, ResultsError, count_results, read_episodes, read_results,
+    RERUN_KINDS, RESULTS, CountedResults, ResultLine, ResultsError, count_results, episode_label, read_episodes,
+    read_results,
 )
 from actors.run_lock import check_unlocked, hold_run_folder
 from actors.runner import CrewFactory, EpisodeRunner
@@ -118,14 +119,15 @@ class RunPlan:
     config: RunConfig
     suite: Suite
     tasks: list[Task]
-    done: set[str]
-    """The tasks of the selection that already have a result in `out` (a resumed run)."""
+    """The suite's selection; the run runs each `config.repeats` times (`episodes`)."""
+    done: set[tuple[str, int]]
+    """The episodes (task id, repeat) of the run that already have a result in `out` (a resumed run)."""
     out: Path
     agent: Callable[[], Policy]
     summarizer: Callable[[], Judge] | None
     llm: LLMRoles
-    rerun: dict[str, int] = field(default_factory=dict)
-    """The tasks of the selection run again because their result in `out` is an error that is no
+    rerun: dict[tuple[str, int], int] = field(default_factory=dict)
+    """The episodes (task id, repeat) run again because their result in `out` is an error that is no
     verdict on the agent (`retry_errors`), with the attempts they had."""
     entry: dict[str, Any] = field(default_factory=dict)
     """How the run was started (run.json): the command line, or the Python call."""
@@ -135,12 +137,23 @@ class RunPlan:
     """The `--connect` nodes and their seats, as they answered."""
 
     @property
+    def episodes(self) -> list[Task]:
+        """Every episode of the run: each task of the selection as each repeat, repeat 1 of every
+        task first (a run stopped early has its repeats spread over all tasks, not all on a few)."""
+        return [self.suite.repeated(task, repeat) for repeat in range(1, self.config.repeats + 1)
+                for task in self.tasks]
+
+    @property
     def pending(self) -> list[Task]:
-        return [task for task in self.tasks if task.task_id not in self.done]
+        return [task for task in self.episodes if (task.task_id, task.repeat) not in self.done]
 
     @property
     def selection(self) -> set[str]:
         return {task.task_id for task in self.tasks}
+
+    def counted(self) -> CountedResults:
+        """The results.jsonl lines of `out` this run counts: its tasks, its repeats."""
+        return count_results(read_results(self.out), self.selection, self.config.repeats)
 
 
 async def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | None = None, *, agent: Any = None,
@@ -158,9 +171,9 @@ async def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | No
     tasks = loaded.selection()
     if not tasks:
         raise ConfigError(f"the {loaded.name} suite's options select no task: nothing to run")
-    llm = LLMRoles(config.llm, Capacity("llm", config.llm_slots))
-    agent_factory, agent_label = plugins.agent_factory(
-        agent if agent is not None else config.agent or loaded.default_agent, llm)
+    agent_spec = agent if agent is not None else config.agent or loaded.default_agent
+    llm = LLMRoles(config.llm, Capacity("llm", config.llm_slots), agent=agent_spec if isinstance(agent_spec, str) else None)
+    agent_factory, agent_label = plugins.agent_factory(agent_spec, llm)
     summarizer_factory, summarizer_label = plugins.summarizer_factory(
         summarizer if summarizer is not None else config.summarizer or loaded.default_summarizer, llm)
     config = msgspec.structs.replace(config, agent=agent_label, summarizer=summarizer_label)
@@ -177,24 +190,24 @@ async def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | No
     _check_writable(out, name_of("out"))
     check_unlocked(out)
     try:
-        counted = count_results(read_results(out), {task.task_id for task in tasks}).lines
+        counted = count_results(read_results(out), {task.task_id for task in tasks}, config.repeats).lines
     except ResultsError as exc:
         raise ConfigError(str(exc)) from None
-    rerun = {line.result.task_id: line.result.attempt for line in counted
+    rerun = {(line.result.task_id, line.result.repeat): line.result.attempt for line in counted
              if config.retry_errors and line.result.error_kind in RERUN_KINDS}
-    done = {line.result.task_id for line in counted} - rerun.keys()
+    done = {(line.result.task_id, line.result.repeat) for line in counted} - rerun.keys()
     config = msgspec.structs.replace(config, out=str(out), vm=_vm_host(loaded, config))
     nodes = await _greet_connected(config) if config.connect else ()
     if config.uses_llm():
-        await llm.preflight(name_of("llm_preflight"))
-    pending = sum(task.task_id not in done for task in tasks)
+        await llm.preflight(name_of("llm_preflight"), chat=config.uses_chat())
+    pending = len(tasks) * config.repeats - len(done)
     concurrency, why = _concurrency(loaded, config, nodes, pending, name_of)
     slots, slots_why = _slots_per_browser(loaded, config, concurrency, name_of)
     config = msgspec.structs.replace(config, concurrency=concurrency, slots_per_browser=slots)
     chosen = ((f"concurrency {concurrency}: {why}",) if why else ()) + (
         (f"{slots} VM slot(s) per browser: {slots_why}",) if slots_why else ()) + (
         (f"re-running {len(rerun)} episode(s) that ended on a model-service or environment error "
-         f"({name_of('retry_errors')}): {', '.join(sorted(rerun))}",) if rerun else ())
+         f"({name_of('retry_errors')}): {', '.join(episode_label(*key) for key in sorted(rerun))}",) if rerun else ())
     return RunPlan(config=config, suite=loaded, tasks=tasks, done=done, rerun=rerun, out=out, agent=agent_factory,
                    summarizer=summarizer_factory, llm=llm, entry=entry or {}, chosen=chosen, nodes=nodes)
 
@@ -307,11 +320,12 @@ def _conclude(plan: RunPlan, started: datetime.datetime, placed: dict[str, Any] 
               say: Callable[[str], None]) -> Run:
     """The run's summary, report and final run.json, from what its folder holds."""
     out = plan.out
-    counted = count_results(read_results(out), plan.selection)
+    counted = plan.counted()
     lines = counted.lines
     episodes, unreadable = read_episodes(out, lines)
     summary = summarize([line.result for line in lines], lines)
     summary["metrics"] = run_metrics(episodes)
+    summary["suite"] = plan.suite.name
     own = plan.suite.figures(episodes)
     if own:
         summary[plan.suite.name] = own
@@ -356,9 +370,9 @@ def _full(plan: RunPlan, full: FolderFull, started: datetime.datetime, placed: d
     except FolderFull as also:
         concluded = f"no room for {SUMMARY}" if also.path.name == SUMMARY else (
             f"{SUMMARY} written, no room for {_within(plan.out, also.path)}")
-    kept = len(count_results(read_results(plan.out), plan.selection).lines)
+    kept = len(plan.counted().lines)
     return FolderFull(full.path, full.reason, f"run folder {plan.out}: {full.reason}: could not write "
-                      f"{_within(plan.out, full.path)}; kept {kept} of {len(plan.tasks)} results whole in {RESULTS}, "
+                      f"{_within(plan.out, full.path)}; kept {kept} of {len(plan.episodes)} results whole in {RESULTS}, "
                       f"{concluded}; free space and run the same command to resume")
 
 
@@ -572,11 +586,11 @@ async def _start_viewer(tg, bus: EventBus, plan: RunPlan, say: Callable[[str], N
     config = plan.config
     host, port = config.viewer_address()
     token = config.viewer_token or os.environ.get("TROUPE_VIEWER_TOKEN")
-    earlier = {line.result.task_id: status_of(line.result)  # a resumed run's finished episodes
-               for line in count_results(read_results(plan.out), plan.selection).lines
-               if line.result.task_id in plan.done}
+    # a resumed run's finished episodes, named as the viewer's cards are
+    earlier = {episode_label(line.result.task_id, line.result.repeat): status_of(line.result)
+               for line in plan.counted().lines if (line.result.task_id, line.result.repeat) in plan.done}
     viewer = ViewerServer(bus, token=token, run_dir=plan.out, summarizing=config.summarizer != "none",
-                          earlier=earlier, total=len(plan.tasks),
+                          earlier=earlier, total=len(plan.episodes),
                           last_screen_shows_work=plan.suite.last_screen_shows_work)
     serve = functools.partial(viewer.run, host, port)
     try:

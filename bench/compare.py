@@ -5,7 +5,15 @@ the first (the baseline) with its difference; then, in words, whether each
 later run differs from the first on the tasks both ran: the difference in
 success with its 95% interval (a seeded paired bootstrap over tasks) and an
 exact McNemar test on the per-task verdicts, per domain and overall; then the
-tasks whose verdict changed. Two runs of different suites or task sets are
+tasks whose verdict changed.
+
+Runs with repeats (`--repeats`) are paired by task and repeat (repeat R of a
+task has the same seed in both runs), and the task stays the unit of the
+analysis: each task's difference is the mean over its paired repeats, the
+interval a paired bootstrap over tasks of those means, and the test a paired
+sign-flip test over tasks (`bench.stats.sign_flip`), McNemar's by simulation;
+the success intervals in the domain table count tasks as clusters
+(`bench.stats.clustered_wilson`), as the run's summary does. Two runs of different suites or task sets are
 refused unless `--allow-different-tasks` is given, since a difference in
 tasks would pass for a difference in agents. `compare` does the arithmetic on
 results already read, with no I/O and no printing, so a viewer or a report
@@ -28,8 +36,9 @@ from rich.table import Table
 from actors.run_folder import ResultLine, ResultsError
 from bench import terminal
 from bench.frame import read_run
-from bench.stats import RESAMPLES, mcnemar, paired_bootstrap, wilson
-from bench.summary import rate_with_interval
+from actors.run_folder import episode_label
+from bench.stats import RESAMPLES, clustered_wilson, mcnemar, paired_bootstrap, sign_flip, wilson
+from bench.summary import rate_cell
 from protocols import EpisodeResult, ErrorKind
 
 __all__ = ["ChangedTask", "Comparison", "DomainRow", "Figures", "Paired", "compare", "main", "method", "run_labels",
@@ -54,7 +63,9 @@ class Figures(msgspec.Struct, frozen=True):
     mean_seconds: float
     """Mean wall time of an episode, reset and evaluation included."""
     success_interval: tuple[float, float] = (0.0, 1.0)
-    """The success rate's 95% Wilson interval."""
+    """The success rate's 95% Wilson interval (over tasks as clusters when a task has repeats)."""
+    clustered: bool = False
+    """Whether some task has several episodes (repeats), so `success_interval` is clustered."""
 
     @property
     def success_rate(self) -> float:
@@ -77,43 +88,56 @@ class DomainRow(msgspec.Struct, frozen=True):
 
 
 class ChangedTask(msgspec.Struct, frozen=True):
-    """A task that did not get the same verdict in every run that ran it."""
+    """A task (a repeat of one, in runs with repeats) that did not get the same verdict in every
+    run that ran it."""
 
     task_id: str
     domain: str
     verdicts: tuple[str | None, ...]
     """One per run (see `verdict`); None where the run has no result for the task."""
+    repeat: int = 1
 
 
 class Paired(msgspec.Struct, frozen=True):
     """A later run against the first over the tasks both judged, in one domain (or ALL).
 
-    Only tasks with a success or an agent failure in both runs are paired: a harness error
-    (environment, model service, evaluation) says nothing about the agent."""
+    Only episodes with a success or an agent failure in both runs are paired, by task and repeat:
+    a harness error (environment, model service, evaluation) says nothing about the agent. A task
+    is paired when one of its repeats is."""
 
     domain: str
     tasks: int
     """Tasks paired."""
     only_first: int
-    """Tasks the first run solved and this one did not."""
+    """Episodes (a task's repeat) the first run solved and this one did not."""
     only_this: int
-    """Tasks this run solved and the first did not."""
+    """Episodes this run solved and the first did not."""
     difference: float
-    """This run's success rate minus the first's, over the paired tasks."""
+    """This run's success rate minus the first's: the mean over paired tasks of each task's mean
+    difference over its paired repeats (over paired tasks, without repeats)."""
     low: float
     high: float
     """The difference's 95% percentile interval from a paired bootstrap over the tasks."""
     p_value: float
-    """Exact two-sided McNemar test on `only_first` and `only_this`."""
+    """Exact two-sided McNemar test on `only_first` and `only_this`; with repeats, a paired sign-flip
+    test over the tasks' mean differences (`test`)."""
+    episodes: int = 0
+    """Episodes paired: `tasks` without repeats."""
+    test: str = "mcnemar"
+    """"mcnemar", or "sign-flip" when some task has more than one paired repeat."""
 
     def words(self, first: str, this: str) -> str:
-        """"b solves 6 more tasks than a (of 75 paired: 7 only b, 1 only a), +8 pp [+2, +14], p = 0.03"."""
+        """"b solves 6 more tasks than a (of 75 paired: 7 only b, 1 only a), +8 pp [+2, +14], p = 0.03";
+        with repeats, episodes: "b solves 9 more episodes than a (of 75 tasks x 3 repeats paired: ...)"."""
         more = self.only_this - self.only_first
-        tasks = "task" if abs(more) == 1 else "tasks"
-        solves = (f"{more} more {tasks} than" if more > 0 else f"{-more} fewer {tasks} than" if more < 0
-                  else "as many tasks as")
+        unit = "episode" if self.test == "sign-flip" else "task"
+        units = unit if abs(more) == 1 else unit + "s"
+        solves = (f"{more} more {units} than" if more > 0 else f"{-more} fewer {units} than" if more < 0
+                  else f"as many {unit}s as")
+        paired = (f"{self.episodes} episodes of {self.tasks} tasks paired" if self.test == "sign-flip"
+                  else f"{self.tasks} paired")
         p = "p < 0.001" if self.p_value < 0.001 else f"p = {self.p_value:.2g}"
-        return (f"{this} solves {solves} {first} (of {self.tasks} paired: {self.only_this} only {this}, "
+        return (f"{this} solves {solves} {first} (of {paired}: {self.only_this} only {this}, "
                 f"{self.only_first} only {first}), {self.difference * 100:+.0f} pp "
                 f"[{self.low * 100:+.0f}, {self.high * 100:+.0f}], {p}")
 
@@ -140,53 +164,67 @@ def verdict(result: EpisodeResult) -> str:
     return "success" if result.success else _VERDICTS[result.error_kind]
 
 
+Episode = tuple[str, int]
+"""An episode of a run: (task id, repeat)."""
+
+
 def compare(runs: Sequence[tuple[str, Iterable[ResultLine]]], *, resamples: int = RESAMPLES,
             seed: int = 0) -> Comparison:
     """Compare (label, results.jsonl lines) pairs, the first being the baseline.
-    A task with several lines in a run counts by its last."""
-    results = [_last_per_task(lines) for _, lines in runs]
+    An episode (task and repeat) with several lines in a run counts by its last."""
+    results = [_last_per_episode(lines) for _, lines in runs]
     domains = sorted({r.domain or "-" for run in results for r in run.values()})
     rows = [DomainRow(d, tuple(_figures([r for r in run.values() if (r.domain or "-") == d]) for run in results))
             for d in domains]
     rows.append(DomainRow(ALL, tuple(_figures(list(run.values())) for run in results)))
     changed, partial = [], 0
-    for task_id in sorted(set().union(*results)):
-        found = [run.get(task_id) for run in results]
+    for task_id, repeat in sorted(set().union(*results)):
+        found = [run.get((task_id, repeat)) for run in results]
         partial += None in found
         verdicts = tuple(None if r is None else verdict(r) for r in found)
         if len(set(verdicts) - {None}) > 1:
             domain = next(r.domain for r in found if r is not None) or "-"
-            changed.append(ChangedTask(task_id, domain, verdicts))
+            changed.append(ChangedTask(task_id, domain, verdicts, repeat))
     paired = tuple(_paired(results[0], other, resamples, seed) for other in results[1:])
     return Comparison(tuple(label for label, _ in runs), tuple(rows), tuple(changed), partial, paired,
                       resamples, seed)
 
 
-def _last_per_task(lines: Iterable[ResultLine]) -> dict[str, EpisodeResult]:
-    return {line.result.task_id: line.result for line in lines}
+def _last_per_episode(lines: Iterable[ResultLine]) -> dict[Episode, EpisodeResult]:
+    return {(line.result.task_id, line.result.repeat): line.result for line in lines}
 
 
 def _judged(result: EpisodeResult | None) -> bool:
     return result is not None and verdict(result) in ("success", "failure")
 
 
-def _paired(first: dict[str, EpisodeResult], this: dict[str, EpisodeResult], resamples: int,
+def _paired(first: dict[Episode, EpisodeResult], this: dict[Episode, EpisodeResult], resamples: int,
             seed: int) -> tuple[Paired, ...]:
-    tasks = sorted(task for task in first if _judged(first[task]) and _judged(this.get(task)))
-    by_domain: dict[str, list[str]] = defaultdict(list)
-    for task in tasks:
-        by_domain[first[task].domain or "-"].append(task)
-    groups = [*sorted(by_domain.items()), (ALL, tasks)] if tasks else []
-    return tuple(_paired_figures(domain, [first[t].success for t in group], [this[t].success for t in group],
-                                 resamples, seed) for domain, group in groups)
+    by_task: dict[str, list[Episode]] = defaultdict(list)
+    for episode in sorted(first):
+        if _judged(first[episode]) and _judged(this.get(episode)):
+            by_task[episode[0]].append(episode)
+    by_domain: dict[str, list[list[Episode]]] = defaultdict(list)
+    for episodes in by_task.values():
+        by_domain[first[episodes[0]].domain or "-"].append(episodes)
+    groups = [*sorted(by_domain.items()), (ALL, list(by_task.values()))] if by_task else []
+    return tuple(_paired_figures(domain, [[(first[e].success, this[e].success) for e in task] for task in tasks],
+                                 resamples, seed) for domain, tasks in groups)
 
 
-def _paired_figures(domain: str, first: list[bool], this: list[bool], resamples: int, seed: int) -> Paired:
-    only_first = sum(a and not b for a, b in zip(first, this))
-    only_this = sum(b and not a for a, b in zip(first, this))
-    difference, low, high = paired_bootstrap([float(a) for a in first], [float(b) for b in this],
-                                             resamples=resamples, seed=seed)
-    return Paired(domain, len(first), only_first, only_this, difference, low, high, mcnemar(only_first, only_this))
+def _paired_figures(domain: str, tasks: list[list[tuple[bool, bool]]], resamples: int, seed: int) -> Paired:
+    """The figures of a domain's tasks, each a list of (first, this) verdicts: one per paired repeat."""
+    pairs = [pair for task in tasks for pair in task]
+    only_first = sum(a and not b for a, b in pairs)
+    only_this = sum(b and not a for a, b in pairs)
+    first = [mean(a for a, _ in task) for task in tasks]
+    this = [mean(b for _, b in task) for task in tasks]
+    difference, low, high = paired_bootstrap(first, this, resamples=resamples, seed=seed)
+    repeated = len(pairs) > len(tasks)
+    p_value = (sign_flip([b - a for a, b in zip(first, this)], resamples=resamples, seed=seed) if repeated
+               else mcnemar(only_first, only_this))
+    return Paired(domain, len(tasks), only_first, only_this, difference, low, high, p_value, len(pairs),
+                  "sign-flip" if repeated else "mcnemar")
 
 
 def statements(comparison: Comparison) -> list[tuple[str, list[str]]]:
@@ -199,9 +237,15 @@ def statements(comparison: Comparison) -> list[tuple[str, list[str]]]:
 
 def method(comparison: Comparison) -> str:
     """How the paired figures were computed, said once under them."""
-    return (f"pp = percentage points; 95% interval: percentile paired bootstrap over tasks, "
-            f"{comparison.resamples} resamples, seed {comparison.seed}; p: exact two-sided McNemar on the tasks "
-            "one run solved and the other did not; tasks with a harness error in either run are not paired")
+    repeated = any(figures.test == "sign-flip" for paired in comparison.paired for figures in paired)
+    test = ("p: paired sign-flip test over the tasks' mean differences (McNemar's by simulation), "
+            f"{comparison.resamples} draws" if repeated else
+            "p: exact two-sided McNemar on the tasks one run solved and the other did not")
+    unit = ("repeats paired by task and repeat (same seed), a task's difference the mean over its repeats; "
+            if repeated else "")
+    return (f"pp = percentage points; {unit}95% interval: percentile paired bootstrap over tasks, "
+            f"{comparison.resamples} resamples, seed {comparison.seed}; {test}; "
+            f"{'episodes' if repeated else 'tasks'} with a harness error in either run are not paired")
 
 
 def task_set_difference(labels: Sequence[str], runs: Sequence[Iterable[ResultLine]],
@@ -212,7 +256,7 @@ def task_set_difference(labels: Sequence[str], runs: Sequence[Iterable[ResultLin
     if len(known) > 1:
         return "runs of different suites: " + ", ".join(
             f"{label} ran {suite}" for label, suite in zip(labels, suites) if suite is not None)
-    tasks = [set(_last_per_task(lines)) for lines in runs]
+    tasks = [_task_ids(lines) for lines in runs]
     for label, other in zip(labels[1:], tasks[1:]):
         if other != tasks[0]:
             return (f"runs of different task sets: {label} has {len(other - tasks[0])} tasks {labels[0]} has not "
@@ -220,16 +264,29 @@ def task_set_difference(labels: Sequence[str], runs: Sequence[Iterable[ResultLin
     return None
 
 
+def _task_ids(lines: Iterable[ResultLine]) -> set[str]:
+    return {line.result.task_id for line in lines}
+
+
 def _figures(results: list[EpisodeResult]) -> Figures | None:
     if not results:
         return None
     succeeded = sum(r.success for r in results)
-    return Figures(len(results), succeeded, mean(r.timings.total for r in results), wilson(succeeded, len(results)))
+    seconds = mean(r.timings.total for r in results)
+    by_task: dict[str, list[bool]] = defaultdict(list)
+    for result in results:
+        by_task[result.task_id].append(result.success)
+    if len(by_task) == len(results):
+        return Figures(len(results), succeeded, seconds, wilson(succeeded, len(results)))
+    low, high, _ = clustered_wilson([(sum(verdicts), len(verdicts)) for verdicts in by_task.values()])
+    return Figures(len(results), succeeded, seconds, (low, high), clustered=True)
 
 
 def domain_table(comparison: Comparison) -> Table:
     """Success and seconds per episode of each run, later runs with their difference from the first."""
-    table = Table(title="success [95% Wilson interval] and time per episode by domain")
+    clustered = any(f is not None and f.clustered for row in comparison.domains for f in row.figures)
+    interval = "95% interval, tasks as clusters" if clustered else "95% Wilson interval"
+    table = Table(title=f"success [{interval}] and time per episode by domain")
     table.add_column("domain")
     for label in comparison.runs:
         table.add_column(f"{label} success", justify="right")
@@ -240,7 +297,7 @@ def domain_table(comparison: Comparison) -> Table:
             if figures is None:
                 cells += ["-", "-"]
                 continue
-            success = rate_with_interval(figures.succeeded, figures.episodes)
+            success = rate_cell(figures.succeeded, figures.episodes, figures.success_interval)
             seconds = f"{figures.mean_seconds:.3f}"
             deltas = row.deltas(run) if run else None
             if deltas is not None:
@@ -259,7 +316,7 @@ def changed_table(comparison: Comparison) -> Table:
     for label in comparison.runs:
         table.add_column(label)
     for task in comparison.changed:
-        table.add_row(task.task_id, task.domain, *(v or "-" for v in task.verdicts))
+        table.add_row(episode_label(task.task_id, task.repeat), task.domain, *(v or "-" for v in task.verdicts))
     return table
 
 
@@ -318,7 +375,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m bench.compare") -
         print(f"error: {different}; --allow-different-tasks compares the tasks every run has", file=sys.stderr)
         return 2
     if different:
-        common = set.intersection(*(set(_last_per_task(run)) for run in lines))
+        common = set.intersection(*(_task_ids(run) for run in lines))
         lines = [[line for line in run if line.result.task_id in common] for run in lines]
         console.print(f"{different}; comparing the {len(common)} tasks every run has")
     comparison = compare(list(zip(labels, lines)), resamples=args.resamples, seed=args.seed)

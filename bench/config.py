@@ -56,6 +56,10 @@ class LimitsConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
                       call_seconds=self.call_timeout, tree_seconds=self.tree_timeout)
 
 
+COMPUTER_USE_AGENTS = ("anthropic-cu", "openai-cu")
+"""The agents that speak a provider's own computer-use API rather than chat completions."""
+
+
 class LLMOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """How the LLM roles (agent, change summarizer, classifier) reach their model.
     The API key is never an option: it comes from the environment variable
@@ -67,7 +71,9 @@ class LLMOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
         "TOML file with an [llm] table: base_url, model, api_key, timeout, max_retries, "
         "and [llm.prices.\"MODEL\"] input/output dollars per million tokens; refused when malformed, "
         "even with no LLM role chosen")] | None = None
-    api_key_env: Annotated[str, option("environment variable holding the key")] = "OPENAI_API_KEY"
+    api_key_env: Annotated[str, option(
+        "environment variable holding the key (default: OPENAI_API_KEY; ANTHROPIC_API_KEY with "
+        "--agent anthropic-cu)")] | None = None
     timeout: Annotated[float, option("seconds per HTTP attempt (default: config file, else 60)", gt=0)] | None = None
     retries: Annotated[int, option("retries on 429, 5xx and connection errors (default: config file, else 4)",
                                    ge=0)] | None = None
@@ -87,6 +93,9 @@ class LLMOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
                                            "agent error", ge=1)] = 3
     diff_threshold: Annotated[float, option("fraction of changed lines past which the summarizer sees the full "
                                             "screen, not a diff", ge=0, le=1)] = DIFF_THRESHOLD
+    computer_tool: Annotated[Literal["computer_20251124", "computer_20250124"], option(
+        "the computer-use tool version --agent anthropic-cu declares, with its beta header (computer_20250124 "
+        "for Claude Sonnet 4.5, Haiku 4.5, Opus 4.1 and older)")] = "computer_20251124"
     preflight: Annotated[bool, option(
         "one cheap call before any episode: a refused key, an unknown model or an unreachable service "
         "stops the run with one error")] = True
@@ -106,6 +115,10 @@ class RunConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
         "per-step change summarizer: a name or none (default: the suite's)")] | None = None
     analysis: Annotated[Literal["signals", "llm"], option(
         "episode error analysis: deterministic signals only, or refined by the LLM classifier")] = "signals"
+    repeats: Annotated[int, option(
+        "run each task N times, each repeat an episode of its own with a seed of its own where the suite "
+        "has seeds (miniwob, sim); the summary then gives pass@k and pass^k and an interval that counts "
+        "tasks, not episodes, as independent", ge=1)] = 1
     concurrency: Annotated[int, option(
         "episodes run at once, one VM each (default: what this machine fits: its cores over the CPU one of "
         "the suite's VMs takes, and its memory, at most 8)", ge=1)] | None = None
@@ -139,6 +152,10 @@ class RunConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     options: Any = None
 
     def uses_llm(self) -> bool:
+        return self.uses_chat() or self.agent in COMPUTER_USE_AGENTS
+
+    def uses_chat(self) -> bool:
+        """Whether a role speaks OpenAI-compatible chat completions (`llm`)."""
         return "llm" in (self.agent, self.summarizer, self.analysis)
 
     def viewer_address(self, name_of: Callable[[str], str] = str) -> tuple[str, int] | None:

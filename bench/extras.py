@@ -24,7 +24,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
                 *(("uiautomation", "pyautogui") if sys.platform == "win32" else ())),
     "waa": ("playwright", "numpy", "openpyxl", "pandas", "formulas", "docx", "odf", "py7zr", "cv2", "soundfile",
             "soxr", "fastdtw", "rapidfuzz", "pypdf", "LnkParse3"),
-    "osworld": (),
+    "osworld": ("playwright", "tldextract", "openpyxl", "pandas", "docx", "pptx", "rapidfuzz"),
     "mind2web": ("pyarrow",),
     "analysis": ("pandas",),
     "ray": ("ray",),

@@ -21,25 +21,28 @@ from bench.summary import summarize
 __all__ = ["COLUMNS", "DOMAIN_COLUMNS", "domains_frame", "episodes_frame", "read_run"]
 
 COLUMNS = (
-    "task_id", "episode_id", "domain", "attempt", "success", "score", "steps", "error_kind", "reason",
+    "task_id", "episode_id", "domain", "repeat", "attempt", "success", "score", "steps", "error_kind", "reason",
     "categories", "cost", "input_tokens", "output_tokens",
     "reset_seconds", "steps_seconds", "evaluate_seconds", "total_seconds",
 )
 """The frame's columns, in order. `categories` holds the error analysis's
-score per taxonomy category (a dict, empty without an analysis); the
+score per taxonomy category (a dict, empty without an analysis); `repeat` is
+which of the run's repeats of the task the row is (1 without `--repeats`); the
 `*_seconds` columns are the episode's reset, steps, evaluation and total time."""
 
 
 DOMAIN_COLUMNS = (
-    "domain", "episodes", "succeeded", "success_rate", "success_low", "success_high",
+    "domain", "episodes", "succeeded", "success_rate", "success_low", "success_high", "success_interval_method",
     "mean_steps", "sd_steps", "mean_seconds", "sd_seconds",
 )
-"""`domains_frame`'s columns: `success_low` and `success_high` bound the 95% Wilson interval of
-`success_rate`; `sd_*` are the sample standard deviations beside the means (`bench.summary`)."""
+"""`domains_frame`'s columns: `success_low` and `success_high` bound the 95% interval of
+`success_rate`, which `success_interval_method` names: "wilson", or "clustered_wilson" (tasks as
+clusters) for a run with repeats; `sd_*` are the sample standard deviations beside the means
+(`bench.summary`)."""
 
 
 def read_run(folder: str | os.PathLike) -> list[ResultLine]:
-    """The results.jsonl lines a run folder counts, one per task (`count_results`: an episode
+    """The results.jsonl lines a run folder counts, one per task and repeat (`count_results`: an episode
     re-run after a model-service or environment error counts as its re-run), refusing a folder
     that is not a run folder.
 
@@ -77,7 +80,7 @@ def domains_frame(folder: str | os.PathLike):
 def _domain_row(domain: str, figures: dict) -> tuple:
     low, high = figures["success_interval"]
     return (domain, figures["episodes"], figures["succeeded"], figures["success_rate"], low, high,
-            figures["mean_steps"], figures["sd_steps"], figures["mean_seconds"], figures["sd_seconds"])
+            figures["success_interval_method"], figures["mean_steps"], figures["sd_steps"], figures["mean_seconds"], figures["sd_seconds"])
 
 
 def _pandas(asking: str):
@@ -91,7 +94,7 @@ def _pandas(asking: str):
 def _row(line: ResultLine) -> tuple:
     result, timings = line.result, line.result.timings
     return (
-        result.task_id, result.episode_id, result.domain, result.attempt, result.success, result.score,
+        result.task_id, result.episode_id, result.domain, result.repeat, result.attempt, result.success, result.score,
         result.steps, result.error_kind.value, result.reason,
         dict(line.categories), result.cost, result.input_tokens, result.output_tokens,
         timings.reset, timings.steps, timings.evaluate, timings.total,

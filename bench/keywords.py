@@ -22,6 +22,7 @@ class RunKeywords(TypedDict, total=False):
     """Every setting of a run that is not the suite's own; see `bench.config` for what each does."""
 
     analysis: Literal["signals", "llm"]
+    repeats: int
     concurrency: int
     slots_per_browser: int
     llm_slots: int
@@ -51,4 +52,5 @@ class RunKeywords(TypedDict, total=False):
     llm_summaries: bool
     llm_max_bad_replies: int
     llm_diff_threshold: float
+    llm_computer_tool: Literal["computer_20251124", "computer_20250124"]
     llm_preflight: bool

@@ -1,8 +1,8 @@
 """report.html: one file a browser opens straight from the run folder.
 
 Success per domain as a bar chart drawn to scale, the failure taxonomy
-counts, the run metrics ("n/a" where one is undefined), a sortable table of
-episodes, and the steps of an episode chosen from a list: each step's action,
+counts, the run metrics ("n/a" where one is undefined), the suite's own
+figures (`bench.figure_tables`) when it has any, a sortable table of episodes, and the steps of an episode chosen from a list: each step's action,
 change summary and timings beside the screen it acted on, the screen after its
 last step, its per-step timeline, drawn by the same script the live viewer
 uses, and its model calls (role, step, reply, what went wrong, tokens, time,
@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import base64
 import html
-import json
 import os
 import sys
 from importlib import resources
@@ -31,11 +30,13 @@ from pathlib import Path
 from protocols import to_json
 
 from actors.run_folder import (
-    CALLS, ResultLine, ResultsError, episode_dir, read_calls, read_episodes, read_results, read_screenshot, read_task,
+    CALLS, ResultLine, ResultsError, episode_label, read_calls, read_episodes, read_results, read_screenshot,
+    read_task, result_dir,
     screenshot_path,
 )
 from actors.whole_writes import write_whole
-from bench.summary import left_out, success_cell
+from bench.figure_tables import figure_tables, figure_text
+from bench.summary import interval_name, left_out, pass_lines, success_cell
 from bench.viewer.state import status_of
 
 REPORT = "report.html"
@@ -76,26 +77,28 @@ def render(run_dir: Path, summary: dict, lines: list[ResultLine], *, inline: boo
     e = html.escape
     overall = summary.get("overall", {})
     episodes, unreadable = read_episodes(run_dir, lines)
-    recorded = {episode.line.result.task_id: episode.steps for episode in episodes}
+    recorded = {episode_label(episode.line.result.task_id, episode.line.result.repeat): episode.steps
+                for episode in episodes}
     base = Path(os.path.relpath(run_dir, links_from or run_dir))
     steps = {}
     rows = []
     for line in lines:
         r = line.result
-        folder = episode_dir(run_dir, r.task_id, r.attempt)
-        records = recorded.get(r.task_id, [])
+        name = episode_label(r.task_id, r.repeat)  # a row per episode: ~R for repeat R >= 2
+        folder = result_dir(run_dir, r)
+        records = recorded.get(name, [])
         relative = (base / folder.relative_to(run_dir)).as_posix()
         if records:
-            steps[r.task_id] = {"steps": records, "folder": relative, "calls": _calls(folder),
-                                "shots": _embedded(folder, records[-1].step) if inline else None}
-        links = [f'<a href="#steps" class="pick" data-task="{e(r.task_id)}">steps</a>'] if records else []
-        if r.task_id in unreadable:
-            links.append(f'<span class="unreadable">unreadable: {e(unreadable[r.task_id])}</span>')
+            steps[name] = {"steps": records, "folder": relative, "calls": _calls(folder),
+                           "shots": _embedded(folder, records[-1].step) if inline else None}
+        links = [f'<a href="#steps" class="pick" data-task="{e(name)}">steps</a>'] if records else []
+        if name in unreadable:
+            links.append(f'<span class="unreadable">unreadable: {e(unreadable[name])}</span>')
         if records and not inline and screenshot_path(folder, records[-1].step).exists():
             links.append(f'<a href="{e(relative)}/step-{records[-1].step:03d}.png">screenshot</a>')
         instruction = _instruction(folder)
         rows.append(
-            f"<tr class=\"{e(status_of(r).replace(' ', '-'))}\"><td>{e(r.task_id)}"
+            f"<tr class=\"{e(status_of(r).replace(' ', '-'))}\"><td>{e(name)}"
             f"{f'<div class=instruction>{e(instruction)}</div>' if instruction else ''}</td><td>{e(r.domain)}</td>"
             f"<td>{r.attempt}</td><td>{e(status_of(r))}</td><td>{r.score:.2f}</td><td>{r.steps}</td>"
             f"<td>{r.timings.total:.1f}</td><td>{r.input_tokens + r.output_tokens}</td><td>{r.cost:.4f}</td>"
@@ -106,18 +109,20 @@ def render(run_dir: Path, summary: dict, lines: list[ResultLine], *, inline: boo
     options = "".join(f'<option value="{e(task)}">{e(task)}</option>' for task in steps)
     return _PAGE.format(
         title=e(f"troupe run {run_dir.name}"),
-        overall=e(f"episodes succeeded: {success_cell(overall)} (95% Wilson interval); "
+        overall=e(f"episodes succeeded: {success_cell(overall)} ({interval_name(summary)}); "
                   f"{overall.get('mean_steps', 0):.1f} ± {overall.get('sd_steps', 0):.1f} steps, "
                   f"{overall.get('mean_seconds', 0):.1f} ± {overall.get('sd_seconds', 0):.1f} s per episode (± sd), "
                   f"{overall.get('seconds_per_step', 0):.3f} s per step, "
                   f"failures: {overall.get('agent_errors', 0)} agent, "
                   f"{overall.get('environment_errors', 0)} environment, "
                   f"{overall.get('model_service_errors', 0)} model service, "
-                  f"{overall.get('evaluation_errors', 0)} evaluation (harness)"),
+                  f"{overall.get('evaluation_errors', 0)} evaluation (harness)"
+                  + "".join(f"; {line}" for line in pass_lines(summary))),
         domains=_bars({d: f.get("success_rate", 0.0) for d, f in summary.get("domains", {}).items()},
                       percent=True, texts={d: success_cell(f) for d, f in summary.get("domains", {}).items()}),
         taxonomy=_bars(taxonomy_counts(summary, lines), percent=False) or "<p>no failure categories</p>",
         metrics=_metrics_table(summary.get("metrics", {})),
+        suite_figures=_suite_figures(summary),
         damage=_damage(summary),
         rows="\n".join(rows), options=options, data=data, script=script,
         screens=_SCREENS_INLINE if inline else _SCREENS_LINKED, calls_file=CALLS,
@@ -170,6 +175,14 @@ def _instruction(folder: Path) -> str:
         return ""
 
 
+def _suite_figures(summary: dict) -> str:
+    """The suite's own figures (summary.json under the name its "suite" gives), if it has any."""
+    suite = summary.get("suite")
+    if not isinstance(suite, str) or suite not in summary:
+        return ""
+    return f'<h2>Figures of {html.escape(suite)}</h2><div id="suite-figures">{figure_tables(suite, summary[suite])}</div>'
+
+
 def _damage(summary: dict) -> str:
     """What the figures leave out and why (`bench.summary.left_out`), above everything else."""
     items = "".join(f"<li>{html.escape(line)}</li>" for line in left_out(summary))
@@ -204,16 +217,9 @@ def _bar_width(value: float, top: float) -> float:
 def _metrics_table(metrics: dict) -> str:
     flat = {k: v for k, v in metrics.items() if not isinstance(v, dict)}
     flat.update({f"{actor} s/step": v for actor, v in metrics.get("actor_seconds_per_step", {}).items()})
-    cells = "".join(f"<tr><th>{html.escape(k.replace('_', ' '))}</th><td>{html.escape(_metric_text(v))}</td></tr>"
+    cells = "".join(f"<tr><th>{html.escape(k.replace('_', ' '))}</th><td>{html.escape(figure_text(v))}</td></tr>"
                     for k, v in flat.items())
     return f"<table class=\"metrics\">{cells}</table>"
-
-
-def _metric_text(value) -> str:
-    """A metric as shown: "n/a" where it is undefined (null: a rate over nothing), not 0."""
-    if value is None:
-        return "n/a"
-    return f"{value:.4g}" if isinstance(value, float) else json.dumps(value)
 
 
 _PAGE = """<!doctype html>
@@ -236,6 +242,7 @@ tr.succeeded td:nth-child(4) {{ color: #1b7a2e; }} tr.failed td:nth-child(4) {{ 
 #steps img, #final img {{ width: 320px; max-height: 220px; object-fit: contain; background: #f3f3f3; }}
 #screens {{ color: #555; font-size: 12px; }}
 #damage, .unreadable, #calls tr.gave-up td:nth-child(4) {{ color: #b02a2a; }}
+#suite-figures h3 {{ font-size: 14px; margin: 14px 0 4px; }}
 #calls td:nth-child(3) {{ max-width: 520px; white-space: pre-wrap; overflow-wrap: anywhere; }}
 </style></head><body>
 <h1>{title}</h1>
@@ -244,6 +251,7 @@ tr.succeeded td:nth-child(4) {{ color: #1b7a2e; }} tr.failed td:nth-child(4) {{ 
 <h2>Success per domain</h2><div id="domains">{domains}</div>
 <h2>Failure taxonomy</h2><div id="taxonomy">{taxonomy}</div>
 <h2>Metrics</h2>{metrics}
+{suite_figures}
 <h2>Episodes</h2>
 <table id="episodes"><thead><tr><th>task</th><th>domain</th><th>attempt</th><th>status</th><th>score</th>
 <th>steps</th><th>seconds</th><th>tokens</th><th>cost</th><th>reason</th><th>records</th></tr></thead>

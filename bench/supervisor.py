@@ -28,7 +28,7 @@ from rich.table import Table
 
 import bench
 from bench import plugins, terminal
-from actors.run_folder import ResultsError, read_results
+from actors.run_folder import ResultsError
 from bench.api import RunPlan, execute, plan
 from actors.errors import ConfigError
 from actors.whole_writes import FolderFull
@@ -37,7 +37,7 @@ from bench.extras import install_hint
 from bench.installation import DISTRIBUTION
 from bench.suites import BUILT_IN, SUITES
 from bench.suites.base import Suite
-from bench.summary import success_cell
+from bench.summary import interval_name, pass_lines, success_cell
 from bench.tuning import tune_gc
 from protocols import EpisodeResult, ErrorKind
 
@@ -189,7 +189,7 @@ def _listing(values: dict[str, Any], suite: type[Suite], spec: str) -> str:
 
 
 def _table(summary: dict) -> Table:
-    table = Table(title="episodes by domain")
+    table = Table(title="episodes by domain", caption=f"success: {interval_name(summary)}")
     for column in ("domain", "episodes", "success [95% CI]", "steps ± sd", "s/episode ± sd", "env errors",
                    "model errors", "s/step"):
         table.add_column(column, justify="left" if column == "domain" else "right")
@@ -241,7 +241,7 @@ async def _run(planning: Callable[[], Awaitable[RunPlan]], console: Console, pla
     checked = await planning()
     planned.append(checked)
     if checked.done:
-        console.print(f"resuming {checked.out}: {len(checked.done)} of {len(checked.tasks)} episodes already finished")
+        console.print(f"resuming {checked.out}: {len(checked.done)} of {len(checked.episodes)} episodes already finished")
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("ok {task.fields[ok]}  env-err {task.fields[env]}"), TimeElapsedColumn(),
                   console=console) as progress:
@@ -255,6 +255,8 @@ async def _run(planning: Callable[[], Awaitable[RunPlan]], console: Console, pla
 
         finished = await execute(checked, on_result=advance, say=console.print)
     console.print(_table(finished.summary))
+    for line in pass_lines(finished.summary):
+        console.print(line, highlight=False)
     console.print(f"run folder: {finished.folder} (report: {finished.folder / 'report.html'})")
     return 0 if finished.results else 1
 
@@ -265,10 +267,10 @@ def _interrupted(planned: list[RunPlan]) -> str:
         return "interrupted before any episode started; nothing was written"
     checked = planned[0]
     try:
-        finished = len({line.result.task_id for line in read_results(checked.out)} & checked.selection)
+        finished = len(checked.counted().lines)
     except ResultsError:
         finished = len(checked.done)
-    return (f"interrupted: {finished} of {len(checked.tasks)} episodes finished and kept in {checked.out}; "
+    return (f"interrupted: {finished} of {len(checked.episodes)} episodes finished and kept in {checked.out}; "
             f"to resume, run the same command with --out {checked.out} (finished episodes are not run again)")
 
 

@@ -219,6 +219,8 @@ class EpisodeStarted(_Message, frozen=True, kw_only=True, tag="episode_started")
     at: float
     task: Task | None = None
     """The whole task, so a run folder can be replayed as a static dataset."""
+    repeat: int = 1
+    """Which of the run's repeats of the task (`Task.repeat`)."""
 
 
 class TaskAdopted(_Message, frozen=True, kw_only=True, tag="task_adopted"):

@@ -125,12 +125,14 @@ class EpisodeTimings(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
 
 
 class EpisodeResult(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
-    """The benchmark's verdict on one attempt of one task."""
+    """The benchmark's verdict on one attempt of one repeat of one task."""
 
     episode_id: str
     task_id: str
     domain: str = ""
     attempt: int = 1
+    repeat: int = 1
+    """Which of the run's repeats of the task (`Task.repeat`)."""
     success: bool = False
     score: float = 0.0
     steps: int = 0

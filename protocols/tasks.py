@@ -20,7 +20,13 @@ class Task(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     domain: str = ""
     raw_config: dict[str, Any] = {}
     evaluation_spec: dict[str, Any] = {}
+    repeat: int = 1
+    """Which of the run's repeats of this task the episode is (1 unless the run repeats its tasks):
+    each repeat is its own episode with its own result, and a suite with seeds gives each repeat a
+    seed of its own in `raw_config`."""
 
     def __post_init__(self) -> None:
         if not self.task_id:
             raise ValueError("`task_id` must not be empty")
+        if self.repeat < 1:
+            raise ValueError(f"`repeat` counts from 1, got {self.repeat}")

@@ -27,16 +27,19 @@ from runtime.http_server import LoopbackHTTPServer, QuietHandler, send_reply
 
 @dataclass(frozen=True)
 class Reply:
-    """One scripted answer. `content` is the assistant's text; `raw` replaces
+    """One scripted answer. `content` is the assistant's text (what the API answers with: a
+    list of content blocks or output items for the computer-use fakes); `raw` replaces
     the whole body; `drop` closes the connection without answering."""
 
-    content: str = ""
+    content: Any = ""
     status: int = 200
     delay: float = 0.0
     retry_after: str | None = None
     drop: bool = False
     raw: bytes | None = None
     usage: tuple[int, int] = (100, 20)
+    headers: tuple[tuple[str, str], ...] = ()
+    """More response headers (rate-limit state, x-should-retry)."""
 
 
 Responder = Callable[[dict[str, Any]], "Reply | str"]
@@ -45,7 +48,10 @@ Responder = Callable[[dict[str, Any]], "Reply | str"]
 class FakeLLM:
     """`responder` maps a request body to a reply, or is a sequence of replies
     served in order (the last one repeats). With `api_key`, any other key gets 401; with
-    `models`, any other model gets 404 as OpenAI answers it (code `model_not_found`)."""
+    `models`, any other model gets 404 as OpenAI answers it (code `model_not_found`).
+    A subclass speaking another API changes `route`, `authorized`, `invalid`, `render` and `error`."""
+
+    route = "/chat/completions"
 
     def __init__(self, responder: Responder | Iterable[Reply | str], *, api_key: str | None = None,
                  models: Iterable[str] | None = None) -> None:
@@ -84,21 +90,53 @@ class FakeLLM:
             self.active += 1
             self.peak = max(self.peak, self.active)
         try:
-            if self.api_key is not None and handler.headers.get("Authorization") != f"Bearer {self.api_key}":
-                reply = Reply(status=401, raw=_error("Incorrect API key provided."))
+            if self.api_key is not None and not self.authorized(handler):
+                reply = Reply(status=401, raw=self.error("Incorrect API key provided.", 401))
             elif self.models is not None and body.get("model") not in self.models:
-                reply = Reply(status=404, raw=_error(f"The model `{body.get('model')}` does not exist."))
+                reply = Reply(status=404, raw=self.error(f"The model `{body.get('model')}` does not exist.", 404))
+            elif (problem := self.invalid(handler, body)) is not None:
+                reply = Reply(status=400, raw=self.error(problem, 400))
             else:
                 answer = self._respond(body)
-                reply = Reply(content=answer) if isinstance(answer, str) else answer
+                reply = answer if isinstance(answer, Reply) else Reply(content=answer)
             self._closing.wait(reply.delay)
             if reply.drop:
                 handler.close_connection = True
                 return
-            _send(handler, reply, body.get("model", ""))
+            self.send(handler, reply, body)
         finally:
             with self._lock:
                 self.active -= 1
+
+    def authorized(self, handler: BaseHTTPRequestHandler) -> bool:
+        return handler.headers.get("Authorization") == f"Bearer {self.api_key}"
+
+    def invalid(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> str | None:
+        """What the real API would refuse (400) about a request it accepted the key and model of."""
+        return None
+
+    def send(self, handler: BaseHTTPRequestHandler, reply: Reply, body: dict[str, Any]) -> None:
+        if reply.raw is not None:
+            data = reply.raw
+        elif reply.status != 200:
+            data = self.error(f"scripted HTTP {reply.status}", reply.status)
+        else:
+            data = json.dumps(self.render(reply, body)).encode()
+        retry_after = [] if reply.retry_after is None else [("Retry-After", reply.retry_after)]
+        send_reply(handler, reply.status, "application/json", data, [*retry_after, *reply.headers])
+
+    def render(self, reply: Reply, body: dict[str, Any]) -> Any:
+        """The body of a 200 answer carrying `reply` to the request `body`."""
+        return {
+            "id": "chatcmpl-fake", "object": "chat.completion", "model": body.get("model", ""),
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": reply.content}}],
+            "usage": {"prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],
+                      "total_tokens": sum(reply.usage)},
+        }
+
+    def error(self, message: str, status: int) -> bytes:
+        return _error(message)
 
 
 def _handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
@@ -106,29 +144,12 @@ def _handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
         protocol_version = "HTTP/1.1"
 
         def do_POST(self) -> None:
-            if not self.path.endswith("/chat/completions"):
-                _send(self, Reply(status=404, raw=_error(f"no route {self.path}")), "")
+            if not self.path.endswith(server.route):
+                server.send(self, Reply(status=404, raw=server.error(f"no route {self.path}", 404)), {})
                 return
             server._serve(self)
 
     return Handler
-
-
-def _send(handler: BaseHTTPRequestHandler, reply: Reply, model: str) -> None:
-    if reply.raw is not None:
-        data = reply.raw
-    elif reply.status != 200:
-        data = _error(f"scripted HTTP {reply.status}")
-    else:
-        data = json.dumps({
-            "id": "chatcmpl-fake", "object": "chat.completion", "model": model,
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": reply.content}}],
-            "usage": {"prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],
-                      "total_tokens": sum(reply.usage)},
-        }).encode()
-    retry_after = [] if reply.retry_after is None else [("Retry-After", reply.retry_after)]
-    send_reply(handler, reply.status, "application/json", data, retry_after)
 
 
 def _error(message: str) -> bytes:

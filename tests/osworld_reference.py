@@ -24,10 +24,10 @@ def _unused(*args: Any, **kwargs: Any) -> Any:
     raise AssertionError("a stood-in import was called: the parity test reaches code it does not compare")
 
 
-def load(path: Path, stubs: dict[str, tuple[str, ...]],
-         modules: dict[str, types.ModuleType] | None = None) -> types.ModuleType:
+def load(path: Path, stubs: dict[str, tuple[str, ...]], modules: dict[str, types.ModuleType] | None = None,
+         package: str | None = None) -> types.ModuleType:
     """The module in `path`, its `stubs` (and the real `modules` it imports by OSWorld's package
-    names) in sys.modules only while it is imported."""
+    names) in sys.modules only while it is imported; `package`: the package its relative imports name."""
     modules = modules or {}
     saved = {name: sys.modules.get(name) for name in [*stubs, *modules]}
     try:
@@ -37,7 +37,8 @@ def load(path: Path, stubs: dict[str, tuple[str, ...]],
                 setattr(module, attribute, _unused)
             sys.modules[name] = module
         sys.modules.update(modules)
-        spec = importlib.util.spec_from_file_location(f"osworld_reference_{path.stem}", path)
+        name = f"{package}.{path.stem}" if package else f"osworld_reference_{path.stem}"
+        spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         return module
@@ -140,10 +141,55 @@ def general() -> types.ModuleType:
                                                                                   "_match_value_to_rule")})
 
 
-def table() -> types.ModuleType:
-    """metrics/table.py with its utils.py (as `desktop_env.evaluators.metrics.utils`); tldextract, which
-    utils names for URL metrics compare_table never calls, stood in."""
+PACKAGE = "desktop_env.evaluators.metrics"
+
+
+def _with_utils(name: str) -> types.ModuleType:
+    """metrics/<name>.py with its utils.py (as `desktop_env.evaluators.metrics.utils`, which it imports by
+    that name or relatively); tldextract, which utils names for URL metrics these never call, stood in."""
     utils = load(METRICS / "utils.py", {"tldextract": ()})
+    packages = {name: types.ModuleType(name) for name in ("desktop_env", "desktop_env.evaluators", PACKAGE)}
+    return load(METRICS / f"{name}.py", {}, {**packages, f"{PACKAGE}.utils": utils}, package=PACKAGE)
+
+
+def table() -> types.ModuleType:
+    """metrics/table.py with its utils.py."""
+    return _with_utils("table")
+
+
+def thunderbird() -> types.ModuleType:
+    """metrics/thunderbird.py with its utils.py."""
+    return _with_utils("thunderbird")
+
+
+def docs() -> types.ModuleType:
+    """metrics/docs.py; its OCR and colour-science libraries, which compare_docx_files never calls, stood in."""
+    return load(METRICS / "docs.py", {"easyocr": (), "skimage": (), "skimage.color": ("deltaE_ciede2000", "rgb2lab")})
+
+
+def _offline_tldextract() -> types.ModuleType:
+    """tldextract whose `extract` reads the public suffix list the package ships (the default one
+    fetches the list from the web first)."""
+    import tldextract
+
+    module = types.ModuleType("tldextract")
+    module.extract = tldextract.TLDExtract(suffix_list_urls=())
+    return module
+
+
+def chrome() -> types.ModuleType:
+    """metrics/chrome.py with its utils.py (compare_urls, are_lists_equal), tldextract kept offline; its PDF
+    and image libraries, which the compared functions never call, stood in."""
+    utils = load(METRICS / "utils.py", {}, {"tldextract": _offline_tldextract()})
     packages = {name: types.ModuleType(name) for name in ("desktop_env", "desktop_env.evaluators",
                                                           "desktop_env.evaluators.metrics")}
-    return load(METRICS / "table.py", {}, {**packages, "desktop_env.evaluators.metrics.utils": utils})
+    return load(METRICS / "chrome.py", {"fitz": (), "PIL": ("Image",), "borb": (), "borb.pdf": ("Document", "PDF"),
+                                        "imagehash": ()},
+                {**packages, "desktop_env.evaluators.metrics.utils": utils})
+
+
+def chrome_getters() -> types.ModuleType:
+    """getters/chrome.py; pydrive (Google Drive, which the compared getters never call) stood in."""
+    return load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "chrome.py",
+                {"pydrive": (), "pydrive.auth": ("GoogleAuth",),
+                 "pydrive.drive": ("GoogleDrive", "GoogleDriveFileList", "GoogleDriveFile")})

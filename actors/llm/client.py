@@ -1,7 +1,8 @@
 """An async client for OpenAI-compatible chat completions, on httpx (asyncio and trio).
 
 Transient failures (429, 5xx, dropped or refused connections, timeouts) are
-retried with jittered exponential backoff, honouring a server's Retry-After;
+retried with jittered exponential backoff, or as long as the server asks
+(`actors.llm.rate_limits`: Retry-After, retry-after-ms, rate-limit resets, x-should-retry);
 a 4xx is raised at once with the server's own message. What the agent did
 not cause, a service that stays unreachable or failing, a refused key (401,
 403) or an unknown model (404), is a `ModelServiceError` (`LLMUnavailable`,
@@ -23,7 +24,6 @@ actors themselves hold none.
 from __future__ import annotations
 
 import base64
-import email.utils
 import logging
 import random
 import time
@@ -40,6 +40,7 @@ from runtime.capacity import Capacity
 
 from actors.errors import ModelServiceError
 from actors.llm.config import LLMConfig
+from actors.llm.rate_limits import should_retry, wait_asked
 from actors.llm.transcript import without_images
 
 logger = logging.getLogger(__name__)
@@ -85,6 +86,15 @@ class Completion:
         return len(self.call.retries) + 1
 
 
+@dataclass(frozen=True)
+class Exchange:
+    """A decoded answer, how long it took in all and why each attempt before it failed."""
+
+    payload: Any
+    latency: float
+    retries: tuple[str, ...]
+
+
 class _Transient(Exception):
     """One failed attempt worth retrying; `retry_after` is the server's wish, if any."""
 
@@ -120,7 +130,10 @@ class LLMClient:
 
     @cached_property
     def _tls(self) -> Any:
-        return httpx.create_ssl_context() if self.url.startswith("https://") else False
+        return httpx.create_ssl_context()
+
+    def _tls_for(self, url: str) -> Any:
+        return self._tls if url.startswith("https://") else False
 
     async def complete(
         self, messages: list[dict[str, Any]], *, max_tokens: int | None = None, temperature: float | None = 0.0,
@@ -132,51 +145,63 @@ class LLMClient:
         if temperature is not None:
             body["temperature"] = temperature
         headers = {"Authorization": f"Bearer {self.config.api_key}"} if self.config.api_key else {}
+        exchange = await self.exchange(self.url, body, headers=headers, transcript=messages)
+        return self._completion(exchange.payload, messages, exchange.latency, exchange.retries)
+
+    async def exchange(self, url: str, body: dict[str, Any], *, headers: dict[str, str],
+                       transcript: list[dict[str, Any]]) -> Exchange:
+        """POST `body` as JSON to `url` with `headers` and return the decoded answer, retrying
+        transient failures; `transcript` is the request as a failed call's record keeps it.
+        Every API a policy speaks (chat completions, a provider's own) goes through here, so
+        retries, backoff, capacity and the model-service classification are the same for all."""
         started = time.monotonic()
         retries: list[str] = []
         async with httpx.AsyncClient(
-            timeout=self.config.timeout, transport=self._transport, verify=self._tls, headers=headers,
+            timeout=self.config.timeout, transport=self._transport, verify=self._tls_for(url), headers=headers,
         ) as http:
             for attempt in range(1, self.config.max_retries + 2):
                 try:
-                    payload = self._check(await self._post(http, body))
-                    return self._completion(payload, messages, time.monotonic() - started, tuple(retries))
+                    payload = self._check(await self._post(http, url, body), url)
+                    return Exchange(payload, time.monotonic() - started, tuple(retries))
                 except _Transient as exc:
                     if attempt > self.config.max_retries:
-                        error = LLMUnavailable(f"{self.url}: gave up after {attempt} attempts; last: {exc}")
-                        raise _noting(error, messages, started, (*retries, str(exc))) from None
+                        error = LLMUnavailable(f"{url}: gave up after {attempt} attempts; last: {exc}")
+                        raise _noting(error, transcript, started, (*retries, str(exc))) from None
                     retries.append(str(exc))
                     delay = self._delay(attempt, exc.retry_after)
-                    logger.warning("LLM call to %s failed (%s); retry %d in %.2f s", self.url, exc, attempt, delay)
+                    logger.warning("LLM call to %s failed (%s); retry %d in %.2f s", url, exc, attempt, delay)
                     await anyio.sleep(delay)
                 except LLMError as exc:
-                    raise _noting(exc, messages, started, tuple(retries))
+                    raise _noting(exc, transcript, started, tuple(retries))
         raise AssertionError("unreachable")
 
-    async def _post(self, http: httpx.AsyncClient, body: dict[str, Any]) -> httpx.Response:
+    async def _post(self, http: httpx.AsyncClient, url: str, body: dict[str, Any]) -> httpx.Response:
         try:
             async with self.capacity.slot():
-                return await http.post(self.url, json=body)
+                return await http.post(url, json=body)
         except httpx.TimeoutException:
             raise _Transient(f"no answer within {self.config.timeout:g} s") from None
         except httpx.TransportError as exc:
             raise _Transient(f"connection error: {type(exc).__name__}: {exc}") from None
 
-    def _check(self, response: httpx.Response) -> Any:
-        if response.status_code == 429 or response.status_code >= 500:
-            raise _Transient(f"HTTP {response.status_code}", _retry_after(response))
-        if response.status_code >= 400:
-            status = response.status_code
+    def _check(self, response: httpx.Response, url: str) -> Any:
+        status, retry = response.status_code, should_retry(response.headers)
+        if status >= 400 and (retry or retry is None and (status == 429 or status >= 500)):
+            raise _Transient(f"HTTP {status}", wait_asked(response.headers))
+        if retry is False and (status == 429 or status >= 500):
+            raise LLMUnavailable(f"{url} answered HTTP {status} and asks not to be retried (x-should-retry: "
+                                 f"false): {_server_message(response)}")
+        if status >= 400:
             hint = _ACCESS_HINTS.get(status, "")
             if status in (401, 403) and not self.config.api_key:
                 hint = " (no API key is set)"
             error = LLMAccessError if hint else LLMRequestError
-            raise error(status, f"{self.url} refused the request with HTTP {status}{hint}: "
+            raise error(status, f"{url} refused the request with HTTP {status}{hint}: "
                                 f"{_server_message(response)}")
         try:
             return response.json()
         except ValueError:
-            raise LLMBadResponse(f"{self.url} answered with malformed JSON: {response.text[:200]!r}") from None
+            raise LLMBadResponse(f"{url} answered with malformed JSON: {response.text[:200]!r}") from None
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         """The server's Retry-After if it gave one, else exponential backoff with
@@ -218,21 +243,6 @@ def _noting(error: LLMError, messages: list[dict[str, Any]], started: float, ret
 _ACCESS_HINTS = {401: " (check the API key)", 403: " (check the API key)",
                  404: " (check the model name and base URL)"}
 """The refusals that mean the configuration is wrong rather than the request (`LLMAccessError`)."""
-
-
-def _retry_after(response: httpx.Response) -> float | None:
-    """Retry-After in seconds, from either of its forms (seconds, or an HTTP date)."""
-    value = response.headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
-    except (TypeError, ValueError):
-        return None
 
 
 def _server_message(response: httpx.Response) -> str:

@@ -1,8 +1,9 @@
 """Where the LLM endpoint, model and key come from, and what tokens cost.
 
 Precedence: explicit values (command-line flags) over a TOML config file over
-the usual environment variables (OPENAI_BASE_URL, OPENAI_API_KEY,
-OPENAI_MODEL). The key is read from the environment or the config file only,
+the usual environment variables of the provider whose API the agent speaks
+(OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL; for Anthropic's Messages API
+ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_MODEL). The key is read from the environment or the config file only,
 never from a flag: a flag would land in shell history and in the run
 folder's recorded command line. `LLMConfig.__repr__` hides it as well, so a
 config object that ends up in a log or an error message leaks nothing.
@@ -25,6 +26,21 @@ from actors.errors import ConfigError
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
+@dataclasses.dataclass(frozen=True)
+class Provider:
+    """Where a provider's API is unless told otherwise, and the environment variables its own
+    SDK reads for the endpoint, the key and the model."""
+
+    base_url: str
+    base_url_env: str
+    key_env: str
+    model_env: str
+
+
+OPENAI = Provider(DEFAULT_BASE_URL, "OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL")
+ANTHROPIC = Provider("https://api.anthropic.com/v1", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_MODEL")
+
+
 class Price(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """US dollars per million tokens."""
 
@@ -42,6 +58,11 @@ PRICES: dict[str, Price] = {
     "gpt-4.1-mini": Price(0.40, 1.60),
     "gpt-4.1": Price(2.00, 8.00),
     "o4-mini": Price(1.10, 4.40),
+    "computer-use-preview": Price(3.00, 12.00),
+    "claude-sonnet-4": Price(3.00, 15.00),
+    "claude-haiku-4-5": Price(1.00, 5.00),
+    "claude-opus-4-1": Price(15.00, 75.00),
+    "claude-opus-4-5": Price(5.00, 25.00),
 }
 """Built-in prices, matched by the longest model-name prefix; a config file's
 `[prices."model"]` tables extend and override them."""
@@ -100,19 +121,24 @@ def load_config(
     base_url: str | None = None,
     model: str | None = None,
     config_file: Path | None = None,
-    key_env: str = "OPENAI_API_KEY",
+    key_env: str | None = None,
     timeout: float | None = None,
     max_retries: int | None = None,
     environ: Mapping[str, str] | None = None,
+    provider: Provider = OPENAI,
 ) -> LLMConfig:
-    """Merge flags, the config file and the environment; raise ConfigError on anything malformed."""
+    """Merge flags, the config file and the environment (`provider`'s variables, the key from
+    `key_env` if given); raise ConfigError on anything malformed."""
     env = os.environ if environ is None else environ
     file = _read_file(config_file) if config_file is not None else _FileConfig()
     settings: dict[str, Any] = {
-        "base_url": base_url or file.base_url or env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
-        "model": model or file.model or env.get("OPENAI_MODEL") or "",
-        "api_key": file.api_key or env.get(key_env) or None,
+        "base_url": base_url or file.base_url or env.get(provider.base_url_env) or provider.base_url,
+        "model": model or file.model or env.get(provider.model_env) or "",
+        "api_key": file.api_key or env.get(key_env or provider.key_env) or None,
     }
+    if not settings["model"]:
+        raise ConfigError(f"no LLM model given: pass --llm-model, set {provider.model_env}, or `model` in the "
+                          "config file")
     for name, value in (("timeout", timeout if timeout is not None else file.timeout),
                         ("max_retries", max_retries if max_retries is not None else file.max_retries)):
         if value is not None:

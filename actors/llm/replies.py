@@ -67,11 +67,11 @@ async def ask(
             completion = await client.complete(conversation)
         except LLMError as exc:
             failed = [] if exc.call is None else [msgspec.structs.replace(exc.call, role=role, step=step)]
-            given_up = _given_up([*calls, *failed])
+            tried = given_up([*calls, *failed])
             if isinstance(exc, ModelServiceError):
-                exc.calls = given_up
+                exc.calls = tried
                 raise
-            raise NoAnswer(f"LLM call failed: {exc}", given_up) from exc
+            raise NoAnswer(f"LLM call failed: {exc}", tried) from exc
         usage = add_usage(usage, completion.usage)
         calls.append(msgspec.structs.replace(completion.call, role=role, step=step))
         try:
@@ -84,9 +84,10 @@ async def ask(
                 {"role": "user", "content": f"That reply is invalid: {exc}. "
                                             "Answer again with only the JSON object described above."},
             ]
-    raise NoAnswer(f"{attempts} invalid replies in a row; last: {last}", _given_up(calls))
+    raise NoAnswer(f"{attempts} invalid replies in a row; last: {last}", given_up(calls))
 
 
-def _given_up(calls: list[ModelCall]) -> tuple[ModelCall, ...]:
-    """`calls`, the last one marked as the end of a request that got no usable answer."""
+def given_up(calls: list[ModelCall]) -> tuple[ModelCall, ...]:
+    """`calls`, the last one marked as the end of a request that got no usable answer (for every
+    policy that asks a model, whatever API it speaks)."""
     return (*calls[:-1], msgspec.structs.replace(calls[-1], gave_up=True)) if calls else ()

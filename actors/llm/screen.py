@@ -22,7 +22,7 @@ from PIL import Image
 
 from protocols import Action, BBox, Observation, Point, Target, UIElement, Viewport
 
-__all__ = ["ModelScreen", "Scale"]
+__all__ = ["ModelScreen", "Scale", "screen_size"]
 
 _SIZE = re.compile(r"^([1-9][0-9]{1,4})x([1-9][0-9]{1,4})$")
 
@@ -42,13 +42,17 @@ class ModelScreen:
 
     def scale(self, observation: Observation) -> Scale | None:
         """The factors from `observation`'s screen to this size; None when it has no size to scale."""
-        if observation.viewport is not None:
-            width, height = observation.viewport.width, observation.viewport.height
-        elif observation.screenshot:
-            width, height = Image.open(io.BytesIO(observation.screenshot)).size
-        else:
-            return None
-        return Scale(width, height, self)
+        size = screen_size(observation)
+        return None if size is None else Scale(*size, self)
+
+
+def screen_size(observation: Observation) -> tuple[int, int] | None:
+    """The screen's width and height in pixels (the viewport's, else the screenshot's); None without either."""
+    if observation.viewport is not None:
+        return observation.viewport.width, observation.viewport.height
+    if observation.screenshot:
+        return Image.open(io.BytesIO(observation.screenshot)).size
+    return None
 
 
 @dataclass(frozen=True)

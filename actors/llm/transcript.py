@@ -27,24 +27,43 @@ def image_reference(image: bytes) -> dict[str, Any]:
 
 
 def without_images(messages: list[dict[str, Any]], images: dict[str, bytes] | None = None) -> list[dict[str, Any]]:
-    """`messages` with each data-URL image part replaced by its `image_reference`; each image's
-    bytes go into `images`, by sha256, when it is given."""
-    return [{**message, "content": [_part(part, images) for part in message["content"]]}
-            if isinstance(message.get("content"), list) else message for message in messages]
+    """`messages` with each inlined image replaced by its `image_reference`, wherever it is nested
+    (a chat-completions content part, an image block inside an Anthropic tool result, a Responses
+    API input image or computer-call screenshot); each image's bytes go into `images`, by sha256,
+    when it is given."""
+    return [_without(message, images) for message in messages]
 
 
-def _part(part: Any, images: dict[str, bytes] | None) -> Any:
-    if not isinstance(part, dict) or part.get("type") != "image_url":
-        return part
-    url = str((part.get("image_url") or {}).get("url", ""))
-    _, comma, data = url.partition(",")
-    if not url.startswith("data:") or not comma:
-        return part  # an image the server fetches by URL: the URL is the reference
+def _without(value: Any, images: dict[str, bytes] | None) -> Any:
+    if isinstance(value, list):
+        return [_without(item, images) for item in value]
+    if not isinstance(value, dict):
+        return value
+    data = _inlined(value)
+    if data is None:
+        return {key: _without(item, images) for key, item in value.items()}
     try:
         image = base64.b64decode(data, validate=True)
     except binascii.Error:
-        return {"type": "image", "unreadable": url[:64]}
+        return {"type": "image", "unreadable": data[:64]}
     reference = image_reference(image)
     if images is not None:
         images[reference["sha256"]] = image
     return reference
+
+
+def _inlined(part: dict[str, Any]) -> str | None:
+    """The base64 data of an image part, in any of the APIs' shapes; None for anything else (an
+    image the server fetches by URL: the URL is the reference)."""
+    kind = part.get("type")
+    if kind == "image" and isinstance(part.get("source"), dict) and part["source"].get("type") == "base64":
+        return str(part["source"].get("data", ""))
+    if kind == "image_url":
+        url = (part.get("image_url") or {}).get("url", "")
+    elif kind in ("input_image", "computer_screenshot"):
+        url = part.get("image_url", "")
+    else:
+        return None
+    url = str(url)
+    head, comma, data = url.partition(",")
+    return data if url.startswith("data:") and comma and head.endswith(";base64") else None

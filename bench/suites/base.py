@@ -26,6 +26,18 @@ from actors.run_folder import Episode
 from bench.config import RunConfig
 
 
+REPEAT_STRIDE = 1_000_000
+"""How far apart the seeds of a task's repeats are (`repeat_seed`)."""
+
+
+def repeat_seed(seed: int, repeat: int) -> int:
+    """The seed repeat `repeat` of a task with `seed` runs: `seed` itself for repeat 1 (a run
+    without repeats), then `seed + REPEAT_STRIDE * (repeat - 1)`, so no two repeats of the tasks
+    of a run with seeds below REPEAT_STRIDE share a seed, and repeat R of a task has the same
+    seed in every run (what a comparison pairs)."""
+    return seed + REPEAT_STRIDE * (repeat - 1)
+
+
 class UnknownTask(ConfigError, LookupError):
     """A task id the suite does not have; the message lists the closest ones."""
 
@@ -87,6 +99,12 @@ class Suite(ABC):
     @abstractmethod
     def selection(self) -> list[Task]:
         """The tasks a run of this configuration runs."""
+
+    def repeated(self, task: Task, repeat: int) -> Task:
+        """`task` as repeat `repeat` (from 1) of a run that repeats its tasks (`--repeats`). A suite
+        whose tasks carry a seed gives each repeat its own (`repeat_seed`); by default a repeat runs
+        the same task again, and what differs is the agent's sampling and the environment's timing."""
+        return msgspec.structs.replace(task, repeat=repeat)
 
     @abstractmethod
     def checker(self) -> Checker: ...

@@ -1,6 +1,7 @@
 """What the viewer page fetches for one step of one episode, and where: its screenshot, the
-observation the agent decided on (the accessibility tree the target is found in), and the
-model calls of that step (the transcript).
+observation the agent decided on (the accessibility tree the target is found in), the
+model calls of that step (the transcript), and the picture the agent was shown for it when
+that is no screenshot (set-of-marks, scaled: `seen`).
 
 A live run and finished run folders share the scheme, `[/runs/<run id>]/<kind>/<episode>/<step>`
 (a run id is its position among the runs served, or over a folder of runs its path there):
@@ -20,17 +21,17 @@ from typing import Iterable
 
 import msgspec
 
-from actors.run_folder import ResultsError, observation_path, read_calls, read_screenshot
+from actors.run_folder import ResultsError, observation_path, picture_path, read_calls, read_screenshot
 from protocols import ModelCall, Observation, to_json
 
 __all__ = ["KINDS", "StepFile", "calls_json", "episode_bases", "observation_json", "parse", "read"]
 
 PNG = "image/png"
 JSON = "application/json"
-KINDS = {"shot": PNG, "obs": JSON, "calls": JSON}
+KINDS = {"shot": PNG, "obs": JSON, "calls": JSON, "seen": PNG}
 """Each kind of step file, with the content type it is sent as."""
 
-_PATH = re.compile(r"^(?:/runs/(?P<run>[^/]+))?/(?P<kind>shot|obs|calls)/(?P<episode>[^/]+)/(?P<step>\d+)$")
+_PATH = re.compile(r"^(?:/runs/(?P<run>[^/]+))?/(?P<kind>shot|obs|calls|seen)/(?P<episode>[^/]+)/(?P<step>\d+)$")
 
 
 @dataclass(frozen=True)
@@ -77,9 +78,14 @@ def _error(text: str) -> bytes:
 
 def read(folder: Path, kind: str, step: int) -> bytes:
     """A step file from an episode folder: the PNG after `step` (b"" if none), the observation
-    before it, or its model calls."""
+    before it, its model calls, or the picture the agent was shown for it (b"" if none)."""
     if kind == "shot":
         return read_screenshot(folder, step)
+    if kind == "seen":
+        try:
+            return picture_path(folder, "agent", step).read_bytes()
+        except FileNotFoundError:
+            return b""
     if kind == "obs":
         path = observation_path(folder, step)
         try:

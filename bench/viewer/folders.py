@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from actors.run_folder import (
-    ResultLine, ResultsError, episode_dir, read_steps, read_task, read_viewport, screenshot_path,
+    ResultLine, ResultsError, episode_label, read_steps, read_task, read_viewport, result_dir, screenshot_path,
 )
 from bench import plugins
 from bench.compare import compare, method, run_labels, statements
@@ -55,7 +55,7 @@ class FinishedRuns:
 
     def _card(self, run: int, line: ResultLine) -> dict[str, Any]:
         result = line.result
-        folder = episode_dir(self.folders[run], result.task_id, result.attempt)
+        folder = result_dir(self.folders[run], result)
         try:
             instruction = read_task(folder).instruction
         except ResultsError:
@@ -70,7 +70,8 @@ class FinishedRuns:
         thumbnail = thumbnail_step(shots, steps, finished=True, last_screen_shows_work=self.last_screen_shows_work[run])
         started = min((s.started_at for s in steps if s.started_at), default=0.0)
         return {
-            "task_id": result.task_id, "episode_id": result.episode_id, "attempt": result.attempt,
+            "task_id": episode_label(result.task_id, result.repeat), "repeat": result.repeat,
+            "episode_id": result.episode_id, "attempt": result.attempt,
             "started_at": started, "domain": result.domain, "instruction": instruction,
             "status": status_of(result), "steps": steps, "run": run, "files": files,
             "shot": None if thumbnail is None else f"{files['shot']}/{thumbnail}", "unreadable": unreadable,
@@ -89,9 +90,9 @@ class FinishedRuns:
         card = self._by_episode.get((wanted.run, wanted.episode_id))
         if card is None:
             return b""
-        return read(episode_dir(self.folders[card["run"]], card["task_id"], card["attempt"]), wanted.kind, wanted.step)
+        return read(result_dir(self.folders[card["run"]], card["result"]), wanted.kind, wanted.step)
 
 
 def _last_per_task(lines: list[ResultLine]) -> list[ResultLine]:
-    """A task retried has several lines; its last one is its verdict (as in the report)."""
-    return list({line.result.task_id: line for line in lines}.values())
+    """An episode (a task, or a repeat of one) retried has several lines; its last one is its verdict."""
+    return list({(line.result.task_id, line.result.repeat): line for line in lines}.values())

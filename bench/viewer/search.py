@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any, Iterator
 
-from actors.run_folder import CALLS, ResultsError, episode_dir, read_calls, read_task
+from actors.run_folder import CALLS, ResultsError, episode_label, read_calls, read_task, result_dir
 from bench.frame import read_run
 from bench.viewer.catalog import Catalog, run_version
 from bench.viewer.state import status_of
@@ -71,13 +71,13 @@ class Search:
 
 def _episode(run: Path, line) -> dict[str, Any]:
     result = line.result
-    folder = episode_dir(run, result.task_id, result.attempt)
+    folder = result_dir(run, result)
     try:
         instruction = read_task(folder).instruction
     except ResultsError:
         instruction = ""
     categories = [name for name, score in line.categories.items() if name != "success" and score > 0]
-    return {"task_id": result.task_id, "status": status_of(result), "folder": folder,
+    return {"task_id": episode_label(result.task_id, result.repeat), "status": status_of(result), "folder": folder,
             "fields": {"task id": result.task_id, "instruction": instruction, "reason": result.reason,
                        "category": ", ".join(categories), "analysis": line.summary}}
 

@@ -122,10 +122,15 @@ class ViewerServer:
             update = self.state.apply(event)
             if update is not None:
                 self.updates.publish(to_json(update))
-        self.updates.publish(to_json(self.state.ended()))  # the run's bus closed: the run ended
+        self.updates.publish(self._ended_update())  # the run's bus closed: the run ended
         self._ended = True
         self.updates.close()
         self._check_told()
+
+    def _ended_update(self) -> bytes:
+        """The run ended: how far it got, and its folder, which `python -m bench.viewer` browses again."""
+        folder = {} if self.run_dir is None else {"folder": str(self.run_dir)}
+        return to_json({**self.state.ended(), **folder})
 
     async def told(self) -> None:
         """Wait until every viewer connected has been told the run ended (and its connection closed)."""
@@ -139,9 +144,10 @@ class ViewerServer:
         self._viewers += 1
         try:
             with self.updates.subscribe(self.queue) as updates:
+                late = self._ended  # joined between the run's end and the server's: no update will come
                 await ws.send(to_json(self.state.snapshot()))
-                if self._ended:  # joined in the moment between the run's end and the server's
-                    await ws.send(to_json(self.state.ended()))
+                if late:
+                    await ws.send(self._ended_update())
                 else:
                     async with anyio.create_task_group() as tg:
                         tg.start_soon(refuse_input, ws, tg.cancel_scope)
@@ -180,7 +186,7 @@ class ViewerServer:
             return observation_json(card.seen[wanted.step])
         if self.run_dir is None:
             return b""
-        folder = episode_dir(self.run_dir, card.task_id, card.attempt)
+        folder = episode_dir(self.run_dir, card.task_id, card.attempt, card.repeat)
         return await anyio.to_thread.run_sync(read, folder, wanted.kind, wanted.step)
 
 

@@ -6,10 +6,11 @@ A viewer subscribes and takes the snapshot with no await in between, so the
 updates it receives are exactly the ones after its snapshot.
 
 Cards are keyed by task: a retry on a fresh VM replaces the card of the
-attempt that died. Screenshots stay out of the JSON (a URL points at them)
-and only the latest few per card are kept in memory (the run folder has the
-rest, though a step's PNG may be written a moment after the next step was
-taken, so memory answers for those); finished cards beyond
+attempt that died. Screenshots and the observations the steps were decided
+on stay out of the JSON (URLs point at them, `bench.viewer.files`) and only
+the latest few per card are kept in memory (the run folder has the rest,
+though a step's files may be written a moment after the next step was taken,
+so memory answers for those); finished cards beyond
 `keep_finished` are forgotten, oldest first, so a long run's viewer stays small.
 
 A resumed run's episodes that finished before it started have no events; the
@@ -28,6 +29,7 @@ from typing import Any, Callable, Collection, Iterable, Mapping
 
 import msgspec
 
+from actors.run_folder import episode_label
 from protocols import (
     EpisodeFinished, EpisodeResult, EpisodeStarted, ErrorKind, Observation, StepRecord, StepSummarized, StepTaken,
     TaskAdopted,
@@ -58,6 +60,7 @@ class Card:
     episode_id: str
     attempt: int
     started_at: float
+    repeat: int = 1
     domain: str = ""
     instruction: str = ""
     status: str = RUNNING
@@ -74,6 +77,9 @@ class Card:
     """The error analysis's one-line summary of a finished episode."""
     last_screen_shows_work: bool = True
     """Whether the screen after the last action is the thumbnail of a finished episode (`thumbnail_step`)."""
+    began: float = 0.0
+    """The viewer's clock when the episode started: a page that joins later still says how long a
+    card has waited (the run's own clock, `started_at`, is the event loop's, which trio offsets)."""
 
     def thumbnail(self) -> str | None:
         step = thumbnail_step(self.recent, self.steps.values(), finished=self.status != RUNNING,
@@ -89,10 +95,16 @@ class Card:
             for old in sorted(kept)[:-RECENT_SCREENSHOTS]:
                 del kept[old]
 
-    def to_json(self) -> dict[str, Any]:
+    @property
+    def key(self) -> str:
+        """The episode the card shows (`episode_label`): its task id, with ~R for repeat R >= 2, so
+        each repeat of a task has a card of its own; the page names cards by it."""
+        return episode_label(self.task_id, self.repeat)
+
+    def to_json(self, now: float) -> dict[str, Any]:
         return {
-            "task_id": self.task_id, "episode_id": self.episode_id, "attempt": self.attempt,
-            "started_at": self.started_at, "domain": self.domain, "instruction": self.instruction,
+            "task_id": self.key, "repeat": self.repeat, "episode_id": self.episode_id, "attempt": self.attempt,
+            "started_at": self.started_at, "age": now - self.began, "domain": self.domain, "instruction": self.instruction,
             "status": self.status, "steps": [self.steps[n] for n in sorted(self.steps)],
             "shot": self.thumbnail(), "run": 0, "files": episode_bases(self.episode_id), "viewport": self.viewport,
             "result": self.result, "categories": self.categories, "analysis": self.analysis,
@@ -120,14 +132,14 @@ class ViewerState:
         self.cards: OrderedDict[str, Card] = OrderedDict()
         self.by_episode: dict[str, str] = {}
         self.finished: set[str] = set()
-        """The tasks whose episode finished in this run."""
+        """The episodes (`Card.key`) that finished in this run."""
         self.keep_finished = keep_finished
         self.clock = clock
         self.began = clock()
 
     def snapshot(self) -> dict[str, Any]:
         return {"msg": "snapshot", "summarizing": self.summarizing, "earlier": self.earlier, **self.progress(),
-                "episodes": [card.to_json() for card in self.cards.values()]}
+                "episodes": [card.to_json(self.clock()) for card in self.cards.values()]}
 
     def progress(self) -> dict[str, Any]:
         return {"total": self.total, "finished": len(self.finished), "elapsed": self.clock() - self.began}
@@ -143,21 +155,22 @@ class ViewerState:
     def apply(self, event: Any) -> dict[str, Any] | None:
         """Fold `event` into the cards; return the update for viewers (None: nothing to tell)."""
         match event:
-            case EpisodeStarted(episode_id=episode_id, task_id=task_id, attempt=attempt, at=at, task=task):
-                card = Card(task_id=task_id, episode_id=episode_id, attempt=attempt, started_at=at,
+            case EpisodeStarted(episode_id=episode_id, task_id=task_id, attempt=attempt, at=at, task=task,
+                                repeat=repeat):
+                card = Card(task_id=task_id, episode_id=episode_id, attempt=attempt, started_at=at, repeat=repeat,
                             domain=task.domain if task else "", instruction=task.instruction if task else "",
-                            last_screen_shows_work=self.last_screen_shows_work)
-                self.cards.pop(task_id, None)
-                self.finished.discard(task_id)
-                self.cards[task_id] = card
-                self.by_episode[episode_id] = task_id
-                return {"msg": "episode_started", "card": card.to_json()}
+                            last_screen_shows_work=self.last_screen_shows_work, began=self.clock())
+                self.cards.pop(card.key, None)
+                self.finished.discard(card.key)
+                self.cards[card.key] = card
+                self.by_episode[episode_id] = card.key
+                return {"msg": "episode_started", "card": card.to_json(card.began)}
             case TaskAdopted(episode_id=episode_id, task=task):
                 card = self.card(episode_id)
                 if card is None:
                     return None
                 card.instruction = task.instruction
-                return {"msg": "task_adopted", "task_id": card.task_id, "instruction": task.instruction}
+                return {"msg": "task_adopted", "task_id": card.key, "instruction": task.instruction}
             case StepTaken(record=record, screenshot=screenshot, before=before):
                 card = self.card(record.episode_id)
                 if card is None:
@@ -167,26 +180,27 @@ class ViewerState:
                     card.viewport = (before.viewport.width, before.viewport.height)
                 card.remember(record.step, screenshot, before)
                 shot = f"{episode_bases(record.episode_id)['shot']}/{record.step}" if screenshot else None
-                return {"msg": "step_taken", "task_id": card.task_id, "record": record, "shot": shot,
+                return {"msg": "step_taken", "task_id": card.key, "record": record, "shot": shot,
                         "viewport": card.viewport}
             case StepSummarized(episode_id=episode_id, summary=summary):
                 card = self.card(episode_id)
                 if card is None or summary.step not in card.steps:
                     return None
                 card.steps[summary.step] = msgspec.structs.replace(card.steps[summary.step], summary=summary)
-                return {"msg": "step_summarized", "task_id": card.task_id, "summary": summary}
+                return {"msg": "step_summarized", "task_id": card.key, "summary": summary}
             case EpisodeFinished(result=result, analysis=analysis):
-                card = self.cards.get(result.task_id)
+                card = self.cards.get(episode_label(result.task_id, result.repeat))
                 if card is None or card.episode_id != result.episode_id:
                     card = Card(task_id=result.task_id, episode_id=result.episode_id, attempt=result.attempt,
-                                started_at=0.0, domain=result.domain, last_screen_shows_work=self.last_screen_shows_work)
-                    self.cards[result.task_id] = card
+                                started_at=0.0, repeat=result.repeat, domain=result.domain,
+                                last_screen_shows_work=self.last_screen_shows_work)
+                    self.cards[card.key] = card
                 card.status, card.result = status_of(result), result
-                self.finished.add(result.task_id)
+                self.finished.add(card.key)
                 card.categories = analysis.categories if analysis else {}
                 card.analysis = analysis.summary if analysis else ""
                 self._forget_old()
-                return {"msg": "episode_finished", "task_id": card.task_id, "status": card.status,
+                return {"msg": "episode_finished", "task_id": card.key, "status": card.status,
                         "result": result, "categories": card.categories, "analysis": card.analysis,
                         "shot": card.thumbnail(), **self.progress()}
         return None

@@ -1,8 +1,8 @@
 // One step of an episode, as the viewer page shows it: the action drawn on the screen it was
 // taken on, and panels for the accessibility tree the agent saw, the step's model calls and
 // its errors. Inlined into page.html. Observations and calls are fetched when first needed
-// (`stepFiles`); a step's target is found in its tree when the action names a node but
-// carries no box (a node id, or a role and name).
+// (`stepFile`); a step's target is found in its tree when the action names a node but
+// carries no box (a node id, or a role and name). It uses the page's `el` and `query`.
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -16,7 +16,22 @@ function targetBox(action, tree) {
   const nodes = treeNodes(tree);
   const node = (t.node_id && nodes.find(n => n.node_id === t.node_id))
     || (t.name && nodes.find(n => n.name === t.name && (!t.role || n.role === t.role)));
-  return node && node.bbox ? {box: boxOf(node.bbox), node: node.node_id} : node ? {box: null, node: node.node_id} : null;
+  if (!node) return null;
+  return {box: node.bbox ? boxOf(node.bbox) : null, node: node.node_id};
+}
+
+// What the step's tree says of the action's target, in words: the node it found and where, or
+// that the named node is in no tree the agent saw (a stale id, a hallucinated one).
+function targetWords(action, tree) {
+  const t = action && action.target;
+  if (!t || t.bbox || !tree) return "";
+  const found = targetBox(action, tree);
+  const named = t.node_id ? `node ${t.node_id}` : `${t.role || "element"} '${t.name}'`;
+  if (!found) return `${named} is not in the tree the agent saw`;
+  const node = treeNodes(tree).find(n => n.node_id === found.node);
+  const where = found.box ? ` at (${found.box.map(Math.round).slice(0, 2).join(", ")}), `
+    + `${Math.round(found.box[2])}×${Math.round(found.box[3])}` : ", with no box in the tree";
+  return nodeLine(node) + where;
 }
 
 function boxOf(b) { return Array.isArray(b) ? b : [b.x, b.y, b.width, b.height]; }
@@ -117,36 +132,30 @@ function panel(name, title, open) {
   return d;
 }
 
-function textEl(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
 // The accessibility tree the agent saw before step `s`: collapsible, searchable, the action's
 // target marked and shown (its ancestors open). Hovering a node draws its box on `stage`.
 function treePanel(c, s, stage) {
   const d = panel("tree", "accessibility tree", panelState.tree);
-  const body = textEl("div", "tree-body", "loading…");
+  const body = el("div", "tree-body", "loading…");
   d.append(body);
   stepFile(c, "obs", s.step).then(answer => {
     if (answer.error) { body.textContent = answer.error; return; }
     const o = answer.observation;
     if (!o.tree) { body.textContent = "no tree in this observation" + (o.partial ? ` (missing: ${o.partial.join(", ")})` : ""); return; }
     const target = targetBox(s.action, o.tree);
-    const head = textEl("div", "tree-head");
+    const head = el("div", "tree-head");
     const search = document.createElement("input");
     search.type = "search";
     search.placeholder = "search role, name, text or id";
     search.value = panelState.search;
-    const found = textEl("span", "tree-found");
+    const found = el("span", "tree-found");
     head.append(search, found);
     for (const [label, value] of [["url", o.url], ["window", o.window_title], ["app", o.app_name],
                                   ["focused", o.focused_element]]) {
-      if (value) head.append(textEl("span", "tree-field", `${label}: ${value}`));
+      if (value) head.append(el("span", "tree-field", `${label}: ${value}`));
     }
-    const root = treeNode(o.tree, 0, target ? target.node : null, stage, c);
+    const root = treeNode(o.tree, 0, target ? target.node : null, stage);
+    markReference(root, s.reference, o.tree);
     body.replaceChildren(head, root);
     const filter = () => {
       panelState.search = search.value;
@@ -160,12 +169,22 @@ function treePanel(c, s, stage) {
   return d;
 }
 
+// A static benchmark's step carries the recorded action it is scored against: its node is marked
+// beside the chosen one (the tree is the page's candidates), its ancestors open.
+function markReference(root, reference, tree) {
+  const wanted = targetBox(reference, tree);
+  const line = wanted && wanted.node && [...root.querySelectorAll(".tree-line")].find(l => l.dataset.node === wanted.node);
+  if (!line) return;
+  line.classList.add("reference");
+  for (let d = line.closest("details"); d; d = d.parentElement && d.parentElement.closest("details")) d.open = true;
+}
+
 function nodeLine(n) {
   return `[${n.node_id}] ${n.role}` + (n.name ? ` "${n.name}"` : "") + (n.text && n.text !== n.name ? ` = ${n.text}` : "");
 }
 
-function treeNode(n, depth, targetId, stage, c) {
-  const line = textEl("span", "tree-line" + (n.node_id === targetId ? " target" : ""), nodeLine(n));
+function treeNode(n, depth, targetId, stage) {
+  const line = el("span", "tree-line" + (n.node_id === targetId ? " target" : ""), nodeLine(n));
   line.dataset.node = n.node_id;
   if (n.bbox) {
     line.addEventListener("mouseenter", () => hoverBox(stage, boxOf(n.bbox)));
@@ -173,7 +192,7 @@ function treeNode(n, depth, targetId, stage, c) {
   }
   const children = n.children || [];
   if (!children.length) {
-    const leaf = textEl("div", "tree-node");
+    const leaf = el("div", "tree-node");
     leaf.append(line);
     return leaf;
   }
@@ -182,7 +201,7 @@ function treeNode(n, depth, targetId, stage, c) {
   d.open = depth < 2;
   const s = document.createElement("summary");
   s.append(line);
-  d.append(s, ...children.map(child => treeNode(child, depth + 1, targetId, stage, c)));
+  d.append(s, ...children.map(child => treeNode(child, depth + 1, targetId, stage)));
   if (targetId && d.querySelector(`.tree-line.target`)) d.open = true;
   return d;
 }
@@ -221,49 +240,104 @@ function hoverBox(stage, box) {
 }
 
 // The model calls of step `s` (agent and summarizer): each request's messages (images named by
-// the screenshot that holds them, shown small), the reply, tokens, cost, latency, retries.
+// the screenshot that holds them, shown small), the reply, tokens, cost, latency, retries. At the
+// last step of an episode that ended on the agent's or the model service's error, the calls of the
+// decision that failed after it too (`s` null: the episode failed before its first step).
 function callsPanel(c, s) {
   const d = panel("calls", "model calls", panelState.calls);
-  const body = textEl("div", "calls-body", "loading…");
+  const body = el("div", "calls-body", "loading…");
   d.append(body);
-  stepFile(c, "calls", s.step).then(answer => {
-    if (answer.error) { body.textContent = answer.error; return; }
-    if (!answer.calls.length) { body.textContent = "no model calls recorded for this step (a scripted agent makes none)"; return; }
-    d.querySelector("summary").textContent = `model calls (${answer.calls.length})`;
-    body.replaceChildren(...answer.calls.map(call => callView(c, call)));
+  const failed = failedDecision(c, s);
+  const steps = [...(s ? [s.step] : []), ...(failed ? [failed] : [])];
+  Promise.all(steps.map(step => stepFile(c, "calls", step))).then(answers => {
+    const broken = answers.find(answer => answer.error);
+    if (broken) { body.textContent = broken.error; return; }
+    const shown = [];
+    answers.forEach((answer, i) => {
+      if (steps[i] === failed && answer.calls.length) {
+        shown.push(el("div", "call-error", `step ${failed}: the decision that failed (no action was taken)`));
+      }
+      shown.push(...answer.calls.map(call => callView(c, call)));
+    });
+    const count = answers.reduce((n, answer) => n + answer.calls.length, 0);
+    if (!count) { body.textContent = "no model calls recorded for this step (a scripted agent makes none)"; return; }
+    d.querySelector("summary").textContent = `model calls (${count})`;
+    body.replaceChildren(...shown);
   });
   return d;
 }
 
+// The step after the last one, where a decision that ended the episode would have been (the
+// agent's own error, or its model service's), when `s` is the episode's last step (or there is
+// none); else 0. Its calls, if any, are those of that decision.
+function failedDecision(c, s) {
+  const kind = (c.result || {}).error_kind;
+  if (kind !== "agent" && kind !== "model_service") return 0;
+  const last = c.steps[c.steps.length - 1];
+  if ((s || null) !== (last || null)) return 0;
+  return last ? last.step + 1 : 1;
+}
+
 function callView(c, call) {
-  const box = textEl("div", "call");
+  const box = el("div", "call");
   const cost = call.cost ? ` · $${call.cost.toFixed(4)}` : "";
-  box.append(textEl("div", "call-head", `${call.role || "model"} · ${(call.latency || 0).toFixed(2)} s · `
+  box.append(el("div", "call-head", `${call.role || "model"} · ${(call.latency || 0).toFixed(2)} s · `
     + `${call.input_tokens || 0} in / ${call.output_tokens || 0} out tokens${cost}`
     + ((call.retries || []).length ? ` · retried: ${call.retries.join("; ")}` : "")));
   for (const m of call.messages || []) {
-    const message = textEl("div", "message");
-    message.append(textEl("span", "who", (m.role || "?") + ": "));
-    const parts = typeof m.content === "string" ? [{type: "text", text: m.content}] : (m.content || []);
-    for (const part of parts) {
-      if (part.type === "text") message.append(textEl("pre", "", part.text));
-      else if (part.type === "image") message.append(imagePart(c, part));
-      else message.append(textEl("pre", "", JSON.stringify(part)));
+    const parts = m.content === undefined ? [m] : contentParts(m.content);  // a Responses API item is its own part
+    const shown = parts.map(part => partView(c, part));
+    let message;
+    if (m.role === "system") {  // the same long instructions at every call: folded
+      message = document.createElement("details");
+      message.className = "message";
+      const head = document.createElement("summary");
+      head.append(el("span", "who", `system prompt (${parts.map(p => p.text || "").join("").length} characters)`));
+      message.append(head, ...shown);
+    } else {
+      message = el("div", "message");
+      message.append(el("span", "who", (m.role || m.type || "?") + ": "), ...shown);
     }
     box.append(message);
   }
-  if (call.error) box.append(textEl("div", "call-error", "no answer: " + call.error));
-  else box.append(textEl("div", "who", "reply:"), textEl("pre", "reply", call.reply));
+  if (call.error) box.append(el("div", "call-error", "no answer: " + call.error));
+  else box.append(el("div", "who", "reply:"), el("pre", "reply", call.reply));
+  if (call.rejected) box.append(el("div", "call-error", "sent back: " + call.rejected));
+  if (call.gave_up) box.append(el("div", "call-error", "gave up: the request got no usable answer"));
   return box;
 }
 
+function contentParts(content) {
+  return typeof content === "string" ? [{type: "text", text: content}] : (content || []);
+}
+
+// One part of a message in any API's shape: text, a picture, a computer-use tool's result
+// (Anthropic's tool_result, OpenAI's computer_call_output) with the picture it carried, else its JSON.
+function partView(c, part) {
+  if (part.type === "text" || part.type === "input_text") return textPart(part.text);
+  if (part.type === "image") return imagePart(c, part);
+  if (part.type === "tool_result" || part.type === "computer_call_output") {
+    const box = el("div", "tool-result");
+    const inner = part.type === "tool_result" ? contentParts(part.content) : [part.output || {}];
+    box.append(el("span", "who", `${part.is_error ? "tool error" : "tool result"}: `), ...inner.map(p => partView(c, p)));
+    return box;
+  }
+  return el("pre", "", JSON.stringify(part));
+}
+
+// A screenshot (step-NNN.png) or a picture the agent was shown (agent-NNN.png: set-of-marks, scaled).
+// A message's text: a block when it has lines, inline when it is a label ("Before:") beside an image.
+function textPart(text) {
+  return text.includes("\n") || text.length > 80 ? el("pre", "", text) : el("span", "label-part", text + " ");
+}
+
 function imagePart(c, part) {
-  const step = part.file && /^step-(\d+)\.png$/.exec(part.file);
-  if (!step) return textEl("span", "image-ref", `[image ${part.sha256 ? part.sha256.slice(0, 12) : ""}, ${part.bytes || "?"} bytes]`);
+  const file = part.file && /^(step|agent)-(\d+)\.png$/.exec(part.file);
+  if (!file) return el("span", "image-ref", `[image ${part.sha256 ? part.sha256.slice(0, 12) : ""}, ${part.bytes || "?"} bytes]`);
   const img = document.createElement("img");
   img.className = "image-ref";
   img.alt = img.title = part.file;
-  img.src = `${c.files.shot}/${parseInt(step[1], 10)}${query}`;
+  img.src = `${file[1] === "step" ? c.files.shot : c.files.seen}/${parseInt(file[2], 10)}${query}`;
   return img;
 }
 
@@ -274,10 +348,10 @@ function errorPanel(c, s) {
   const episodeError = r.traceback || (r.error_kind && r.error_kind !== "none");
   const has = !!(s && s.error) || !!episodeError;
   const d = panel("error", has ? "error" : "error (none)", panelState.error === null ? has : panelState.error);
-  if (s && s.error) d.append(textEl("div", "step-error", `step ${s.step}: ${s.error}`));
-  if (episodeError) d.append(textEl("div", "episode-error", `the episode ended on ${r.error_kind || "an"} error: ${r.reason || ""}`));
-  if (r.traceback) d.append(textEl("pre", "traceback", r.traceback));
-  if (!has) d.append(textEl("div", "", "no error at this step"));
+  if (s && s.error) d.append(el("div", "step-error", `step ${s.step}: ${s.error}`));
+  if (episodeError) d.append(el("div", "episode-error", `episode ended (${r.error_kind} error): ${r.reason || ""}`));
+  if (r.traceback) d.append(el("pre", "traceback", r.traceback));
+  if (!has) d.append(el("div", "", "no error at this step"));
   return d;
 }
 
@@ -300,6 +374,8 @@ div.tree-node { margin-left: 28px; }
 .tree-node > summary { cursor: pointer; }
 .tree-line { font-family: ui-monospace, monospace; white-space: pre-wrap; overflow-wrap: anywhere; }
 .tree-line.target { background: #3b6fd1; color: #fff; padding: 0 3px; border-radius: 2px; }
+.tree-line.reference { outline: 2px solid #1c7c32; }
+.tree-line.reference::after { content: " ← reference"; color: #1c7c32; }
 .tree-line.match { background: #ffe48a; }
 .tree-line.target.match { outline: 2px solid #ffe48a; }
 .call { border-top: 1px solid #eee; padding: 4px 0; }
@@ -307,7 +383,9 @@ div.tree-node { margin-left: 28px; }
 .call pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 2px 0 4px; font-size: 11px; background: #f7f7f9;
             padding: 3px 5px; }
 .call .who { color: #666; }
-.call .image-ref { max-width: 160px; max-height: 100px; border: 1px solid #ccc; display: block; margin: 2px 0; }
+.call .image-ref { max-width: 160px; max-height: 100px; border: 1px solid #ccc; display: inline-block;
+                   vertical-align: top; margin: 2px 12px 2px 0; }
+.call .label-part { font-size: 11px; vertical-align: top; }
 .call-error, .step-error, .episode-error { color: #b3261e; margin: 3px 0; }
 .panel .traceback { max-height: 16em; overflow: auto; font-size: 11px; white-space: pre-wrap; background: #fbf3f2;
                     padding: 4px 6px; }

@@ -84,20 +84,49 @@ def test_a_very_deep_tree_does_not_recurse():
     assert build_tree(raw, lambda n: {"role": n["role"], "name": n["name"]}).find("19999").name == "level 19998"
 
 
-def test_walk_caps_width_and_depth_and_stops_at_its_deadline():
+def slow(node):
+    time.sleep(0.01)
+    return {}
+
+
+def endless_tree() -> dict:
+    endless = {"kids": []}
+    endless["kids"] = [endless, endless]
+    return endless
+
+
+def level_reader(read):
+    """A `Walk.run_levels` reader over nested dicts whose children are under "kids"."""
+    return lambda nodes: [(read(node), node["kids"]) for node in nodes]
+
+
+WALKS = {"depth first": lambda walk, root, read: walk.run(root, read, lambda n: n["kids"]),
+         "by levels": lambda walk, root, read: walk.run_levels(root, level_reader(read))}
+
+
+def test_walk_caps_width_and_depth():
     wide = {"id": 0, "kids": [{"id": i, "kids": []} for i in range(1, 50)]}
     raw = Walk(WalkLimits(max_children=10)).run(wide, lambda n: {"id": n["id"]}, lambda n: n["kids"])
     assert len(raw["children"]) == 10 and raw["truncated"]
 
-    def slow(node):
-        time.sleep(0.01)
-        return {}
 
-    endless = {"kids": []}
-    endless["kids"] = [endless, endless]
-    with pytest.raises(WalkStopped, match="ran past 0.1 s"):
-        Walk(WalkLimits(seconds=0.1, max_nodes=10**9)).run(endless, slow, lambda n: n["kids"])
+@pytest.mark.parametrize("walked", sorted(WALKS))
+def test_a_walk_stops_at_its_deadline_and_when_cancelled(walked):
+    with pytest.raises(WalkStopped, match="ran past 0.1 s"):  # one node per level: the deadline is checked
+        WALKS[walked](Walk(WalkLimits(seconds=0.1, max_nodes=10**9, max_children=1)), endless_tree(), slow)
     walk = Walk()
     walk.cancelled.set()
     with pytest.raises(WalkStopped, match="cancelled"):
-        walk.run(endless, slow, lambda n: n["kids"])
+        WALKS[walked](walk, endless_tree(), slow)
+
+
+def test_a_walk_by_levels_gives_the_depth_first_walks_tree_under_the_same_caps():
+    tree = {"id": 0, "kids": [{"id": i, "kids": [{"id": 10 * i + j, "kids": []} for j in range(3)]}
+                              for i in range(1, 6)]}
+    ids = level_reader(lambda n: {"id": n["id"]})
+    for limits in (WalkLimits(), WalkLimits(max_children=2), WalkLimits(max_depth=1)):
+        assert Walk(limits).run_levels(tree, ids) == Walk(limits).run(tree, lambda n: {"id": n["id"]},
+                                                                      lambda n: n["kids"])
+    capped = Walk(WalkLimits(max_nodes=4)).run_levels(tree, ids)  # the upper levels first
+    assert [child["id"] for child in capped["children"]] == [1, 2, 3] and capped["truncated"]
+    assert all(child["children"] == [] for child in capped["children"])

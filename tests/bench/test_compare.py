@@ -10,7 +10,8 @@ import sys
 import pytest
 
 from actors.run_folder import read_results
-from bench.compare import ALL, compare, verdict
+from actors.run_folder import ResultLine
+from bench.compare import ALL, compare, method, verdict
 from bench.stats import mcnemar, paired_bootstrap
 from bench.summary import rate_with_interval
 from bench.viewer.state import status_of
@@ -34,9 +35,9 @@ def runs(tmp_path_factory):
     return {name: root / name for name in flags}
 
 
-def compare_cli(*folders):
+def compare_cli(*args):
     return subprocess.run(
-        [sys.executable, "-m", "bench.compare", *map(str, folders)],
+        [sys.executable, "-m", "bench.compare", *map(str, args)],
         cwd=ROOT, capture_output=True, text=True, timeout=60, env={**os.environ, "COLUMNS": "200"},
     )
 
@@ -221,3 +222,28 @@ def test_help_says_what_it_prints():
     assert result.returncode == 0
     assert all(words in " ".join(result.stdout.split()) for words in (
         "verdict changed", "paired bootstrap interval, exact McNemar test", "--allow-different-tasks"))
+
+
+def test_runs_with_repeats_pair_by_task_and_repeat_and_analyse_each_tasks_mean():
+    def lines(verdicts):
+        return [ResultLine(result=EpisodeResult(episode_id=f"{task}~{repeat}#1", task_id=task, domain="d",
+                                                repeat=repeat, success=success is True,
+                                                error_kind=ErrorKind.ENVIRONMENT if success is None else
+                                                ErrorKind.NONE))
+                for task, by_repeat in verdicts.items() for repeat, success in enumerate(by_repeat, start=1)]
+
+    a = lines({"t1": [True, True, False], "t2": [False, False, False], "t3": [True, None, True]})
+    b = lines({"t1": [True, False, False], "t2": [True, True, True], "t3": [True, True, True]})
+    comparison = compare([("a", a), ("b", b)], resamples=500)
+    overall = comparison.paired[0][-1]
+    # t1: repeat 2 lost; t2: all three won; t3: its repeat 2 is an environment error in a, so unpaired.
+    # Per-task means: a 2/3, 0, 1 and b 1/3, 1, 1: a difference of (-1/3 + 1 + 0) / 3 = 2/9.
+    assert (overall.tasks, overall.episodes, overall.only_first, overall.only_this) == (3, 8, 1, 3)
+    assert overall.difference == pytest.approx(2 / 9) and overall.test == "sign-flip"
+    assert overall.words("a", "b").startswith("b solves 2 more episodes than a (of 8 episodes of 3 tasks paired: "
+                                              "3 only b, 1 only a), +22 pp")
+    assert [(task.task_id, task.repeat, task.verdicts) for task in comparison.changed] == [
+        ("t1", 2, ("success", "failure")), ("t2", 1, ("failure", "success")), ("t2", 2, ("failure", "success")),
+        ("t2", 3, ("failure", "success")), ("t3", 2, ("environment error", "success"))]
+    assert comparison.domains[-1].figures[0].clustered
+    assert "repeats paired by task and repeat" in method(comparison)

@@ -9,13 +9,12 @@ from pathlib import Path
 
 import pytest
 
-import bench
 from actors.run_folder import Episode, ResultLine, episode_dir, read_calls
 from bench.metrics import run_metrics
 from bench.report import main, render, taxonomy_counts
 from protocols import EpisodeResult, Key, StepRecord
 from tests.chromium import chromium_page
-from tests.fake_llm import FakeLLM, by_role, form_filler
+from tests.llm_crew import stumbling_llm_run
 from tests.bench.viewer.test_runs import artifacts
 from tests.paths import ROOT
 
@@ -38,6 +37,7 @@ def test_the_report_is_one_file_whose_links_resolve_and_whose_timeline_draws(run
         page.goto(report.as_uri())
         assert page.locator("#domains .bar-row").count() == 3  # forms, settings, signup
         assert page.locator("#episodes tbody tr").count() == 4
+        assert page.locator("#suite-figures").count() == 0  # sim has no figures of its own
         for href in page.eval_on_selector_all("#episodes a[href$='.jsonl'], #episodes a[href$='.png']",
                                               "links => links.map(a => a.getAttribute('href'))"):
             assert (run_dir / href).is_file(), href
@@ -166,16 +166,8 @@ def test_grounding_accuracy_over_no_boxed_step_is_undefined_not_zero(tmp_path):
 
 
 def test_the_report_lists_the_chosen_episodes_model_calls_and_what_went_wrong(tmp_path):
-    def acts_once(body):  # the first goal by mark, then a reply that is no action
-        if "This is step 1 " in body["messages"][1]["content"][0]["text"]:
-            return form_filler(body)
-        return "no idea"
-
-    with FakeLLM(by_role(agent=acts_once, summarizer=lambda body: "no idea")) as server:
-        run = bench.run_sync("sim", agent="llm", summarizer="llm", options={"episodes": 1, "scale": 0.001},
-                             llm_base_url=server.url, llm_model="fake", llm_observation="som", llm_retries=0,
-                             llm_max_bad_replies=2, analysis="signals", out=tmp_path / "run")
-    (line,) = run.results
+    run = stumbling_llm_run(tmp_path / "run")
+    line = next(line for line in run.results if line.result.steps)  # the one with steps to pick
     calls = read_calls(episode_dir(run.folder, line.result.task_id, line.result.attempt))
     with chromium_page() as page:
         page.goto((run.folder / "report.html").as_uri())

@@ -4,14 +4,15 @@ pyatspi needs PyGObject and the system's GObject introspection, which a
 virtualenv does not see; AT-SPI itself is a plain D-Bus protocol, so a few
 method calls per node are all it takes. The calls are blocking and run in a
 worker thread under `actors.backends.treewalk.Walk`'s caps and deadline,
-a level of the tree at a time: every call for every node of a level is sent
-before the first reply is read, so a level costs a few round trips however
-wide it is.
+a level of the tree at a time (`Walk.run_levels`): every call for every node
+of a level is written at once before the first reply is read, so a level
+costs a few round trips however wide it is.
 
 The raw node is a dict: role (libatspi's role name, as every AT-SPI client
 sees it), name, description, states (names), extents [x, y, w, h] in screen
 pixels (absent when the toolkit reports the object off screen), text (for
-objects with a Text interface), child_count. `actors.normalize.atspi` turns
+objects with a Text interface), child_count; a node gone while the level
+was read is `{"gone": True, "states": []}`. `actors.normalize.atspi` turns
 it into UIElements. With `detail`, a node also carries what OSWorld's server
 reads through pyatspi: `attributes` (a dict), `interfaces`, `value` (current,
 minimum, maximum, step) and `actions` ([name, description, key binding]),
@@ -28,7 +29,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from jeepney import DBusAddress, HeaderFields, Message, MessageType, Properties, new_method_call
+from jeepney import DBusAddress, HeaderFields, Message, MessageType, new_method_call
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
 
 from actors.backends.treewalk import Walk, WalkLimits
@@ -36,6 +37,7 @@ from actors.backends.treewalk import Walk, WalkLimits
 ACCESSIBLE = "org.a11y.atspi.Accessible"
 ACTION = "org.a11y.atspi.Action"
 COMPONENT = "org.a11y.atspi.Component"
+PROPERTIES = "org.freedesktop.DBus.Properties"
 TEXT = "org.a11y.atspi.Text"
 VALUE = "org.a11y.atspi.Value"
 REGISTRY_ROOT = ("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root")
@@ -83,16 +85,42 @@ def a11y_bus_address(session_bus: str) -> str:
         return bus.send_and_get_reply(new_method_call(launcher, "GetAddress"), timeout=5).body[0]
 
 
-def _call(ref: Ref, interface: str, method: str, signature: str | None = None, body: tuple = ()) -> Message:
+Call = tuple[Ref, str, str, "str | None", tuple]
+"""One method call: (object ref, interface, method, signature, body), hashable so its bytes are kept."""
+_ENCODED: dict[Call, bytes] = {}
+_ENCODED_MAX = 50_000
+
+
+def call(ref: Ref, interface: str, method: str, signature: str | None = None, body: tuple = ()) -> Call:
+    return ref, interface, method, signature, body
+
+
+def properties(ref: Ref, interface: str = ACCESSIBLE, name: str | None = None) -> Call:
+    """All of an interface's properties (GetAll), or the one `name`d."""
+    if name is None:
+        return ref, PROPERTIES, "GetAll", "s", (interface,)
+    return ref, PROPERTIES, "Get", "ss", (interface, name)
+
+
+def message(call: Call) -> Message:
+    ref, interface, method, signature, body = call
     return new_method_call(DBusAddress(ref[1], bus_name=ref[0], interface=interface), method, signature, body)
 
 
-def _all_properties(ref: Ref, interface: str) -> Message:
-    return Properties(DBusAddress(ref[1], bus_name=ref[0], interface=interface)).get_all()
+def encoded(call: Call, serial: int) -> bytes:
+    """The call's bytes with `serial`. Encoding is most of a capture's CPU and the same objects are
+    asked the same calls every step, so each call is encoded once and then only its header's serial
+    (bytes 8-11, little-endian as jeepney writes them) changes."""
+    template = _ENCODED.get(call)
+    if template is None:
+        if len(_ENCODED) >= _ENCODED_MAX:
+            _ENCODED.clear()
+        template = _ENCODED[call] = message(call).serialise(serial=1)
+    return template[:8] + serial.to_bytes(4, "little") + template[12:]
 
 
 class AtspiReader:
-    """Reads whole levels of the tree over one connection to the accessibility bus (`expand`, for
+    """Reads whole levels of the tree over one connection to the accessibility bus (`read_level`, for
     `Walk.run_levels`)."""
 
     def __init__(self, connection: DBusConnection, limits: WalkLimits, *, states: dict[int, str] = STATES,
@@ -104,18 +132,19 @@ class AtspiReader:
         self.timeout = timeout
         self.role_names: dict[int, str] = dict(enumerate(ROLES))
 
-    def batch(self, messages: list[Message]) -> list[Any]:
-        """Send every call at once, then collect the replies: one round trip's latency, not n. A reply is
-        the call's return values, or a CallFailed for an error reply."""
-        if len(messages) > _BATCH:  # the bus queues what is sent before it is read: keep that bounded
-            return [reply for start in range(0, len(messages), _BATCH)
-                    for reply in self.batch(messages[start:start + _BATCH])]
+    def batch(self, calls: list[Call]) -> list[Any]:
+        """Write every call at once, then collect the replies: one round trip's latency, not n. A reply
+        is the call's return values, or a CallFailed for an error reply."""
+        if len(calls) > _BATCH:  # the bus queues what is written before it is read: keep that bounded
+            return [reply for start in range(0, len(calls), _BATCH) for reply in self.batch(calls[start:start + _BATCH])]
         serials = {}
-        for index, message in enumerate(messages):
+        data = []
+        for index, one in enumerate(calls):
             serial = next(self.conn.outgoing_serial)
-            self.conn.send(message, serial=serial)
+            data.append(encoded(one, serial))
             serials[serial] = index
-        replies: list[Any] = [None] * len(messages)
+        self.conn.sock.sendall(b"".join(data))
+        replies: list[Any] = [None] * len(calls)
         deadline = time.monotonic() + self.timeout
         while serials:
             reply = self.conn.receive(timeout=max(0.0, deadline - time.monotonic()))
@@ -125,16 +154,16 @@ class AtspiReader:
                 replies[index] = CallFailed(*reply.body) if failed else reply.body
         return replies
 
-    def expand(self, refs: list[Ref], with_children: bool) -> list[tuple[dict[str, Any] | None, list[Ref]]]:
-        """Per node of a level: its properties (None if it is gone) and, `with_children`, its children."""
+    def read_level(self, refs: list[Ref]) -> list[tuple[dict[str, Any], list[Ref]]]:
+        """Per node of a level: its properties and its children (none for a node not showing)."""
         nodes = self._basics(refs)
         self._role_names(refs, nodes)
-        children = self._details(refs, nodes, with_children)
-        return [(node, children.get(index, [])) for index, node in enumerate(nodes)]
+        children = self._details(refs, nodes)
+        return [(node or {"gone": True, "states": []}, children.get(index, [])) for index, node in enumerate(nodes)]
 
     def _basics(self, refs: list[Ref]) -> list[dict[str, Any] | None]:
         calls = [(ACCESSIBLE, "GetRole"), (None, None), (ACCESSIBLE, "GetState"), (ACCESSIBLE, "GetInterfaces")]
-        replies = self.batch([_all_properties(ref, ACCESSIBLE) if interface is None else _call(ref, interface, method)
+        replies = self.batch([properties(ref) if interface is None else call(ref, interface, method)
                               for ref in refs for interface, method in calls])
         answers_of = [replies[index * len(calls):(index + 1) * len(calls)] for index in range(len(refs))]
         self._properties_one_by_one([(ref, answers) for ref, answers in zip(refs, answers_of) if answers[1] == ()])
@@ -143,16 +172,16 @@ class AtspiReader:
             if any(isinstance(answer, CallFailed) for answer in answers):
                 nodes.append(None)
                 continue
-            (role,), (properties,), (words,), (interfaces,) = answers[:4]
+            (role,), (props,), (words,), (interfaces,) = answers[:4]
             bits = sum(word << (32 * position) for position, word in enumerate(words))
-            node: dict[str, Any] = {"role": role, "name": properties.get("Name", ("s", ""))[1]}
-            if description := properties.get("Description", ("s", ""))[1]:
+            node: dict[str, Any] = {"role": role, "name": props.get("Name", ("s", ""))[1]}
+            if description := props.get("Description", ("s", ""))[1]:
                 node["description"] = description
             node["states"] = [state for bit, state in self.states.items() if bits >> bit & 1]
-            node["child_count"] = properties.get("ChildCount", ("i", 0))[1]
+            node["child_count"] = props.get("ChildCount", ("i", -1))[1]
             node["_bits"], node["_interfaces"] = bits, interfaces
             if self.detail:
-                node["attributes"] = properties.get("Attributes", ("a{ss}", {}))[1]
+                node["attributes"] = props.get("Attributes", ("a{ss}", {}))[1]
                 node["interfaces"] = [name.rsplit(".", 1)[-1] for name in interfaces]
             nodes.append(node)
         return nodes
@@ -160,8 +189,7 @@ class AtspiReader:
     def _properties_one_by_one(self, unanswered: list[tuple[Ref, list[Any]]]) -> None:
         """The registry's root answers GetAll with nothing: its properties are asked one at a time."""
         names = ("Name", "Description", "ChildCount")
-        replies = iter(self.batch([Properties(DBusAddress(ref[1], bus_name=ref[0], interface=ACCESSIBLE)).get(name)
-                                   for ref, _ in unanswered for name in names]))
+        replies = iter(self.batch([properties(ref, name=name) for ref, _ in unanswered for name in names]))
         for _, answers in unanswered:
             got = {name: next(replies) for name in names}
             answers[1] = ({name: reply[0] for name, reply in got.items() if not isinstance(reply, CallFailed)},)
@@ -169,7 +197,7 @@ class AtspiReader:
     def _role_names(self, refs: list[Ref], nodes: list[dict[str, Any] | None]) -> None:
         """Roles past libatspi's table are named by the toolkit (GetRoleName)."""
         unknown = {node["role"]: ref for ref, node in zip(refs, nodes) if node and node["role"] not in self.role_names}
-        for role, reply in zip(unknown, self.batch([_call(ref, ACCESSIBLE, "GetRoleName") for ref in unknown.values()])):
+        for role, reply in zip(unknown, self.batch([call(ref, ACCESSIBLE, "GetRoleName") for ref in unknown.values()])):
             self.role_names[role] = "unknown" if isinstance(reply, CallFailed) else reply[0]
         for node in nodes:
             if node:
@@ -182,15 +210,14 @@ class AtspiReader:
         """Whether GetChildren may be asked: not of a node with more children than the walk keeps."""
         return node["child_count"] <= self.limits.max_children
 
-    def _details(self, refs: list[Ref], nodes: list[dict[str, Any] | None],
-                 with_children: bool) -> dict[int, list[Ref]]:
+    def _details(self, refs: list[Ref], nodes: list[dict[str, Any] | None]) -> dict[int, list[Ref]]:
         """Extents, text, value and actions, and the children: one batch for the level."""
-        messages: list[Message] = []
+        calls: list[Call] = []
         wanted: list[tuple[int, str]] = []
         by_index: list[int] = []
 
-        def ask(index: int, what: str, message: Message) -> None:
-            messages.append(message)
+        def ask(index: int, what: str, one: Call) -> None:
+            calls.append(one)
             wanted.append((index, what))
 
         for index, (ref, node) in enumerate(zip(refs, nodes)):
@@ -199,20 +226,20 @@ class AtspiReader:
             interfaces, showing = node.pop("_interfaces"), self.showing(node)
             on_screen = showing and (not self.detail or node["_bits"] & _VISIBLE)
             if COMPONENT in interfaces and on_screen:
-                ask(index, "extents", _call(ref, COMPONENT, "GetExtents", "u", (_SCREEN_COORDS,)))
+                ask(index, "extents", call(ref, COMPONENT, "GetExtents", "u", (_SCREEN_COORDS,)))
             if TEXT in interfaces and (showing or self.detail):
-                ask(index, "text", _call(ref, TEXT, "GetText", "ii", (0, -1 if self.detail else MAX_TEXT)))
+                ask(index, "text", call(ref, TEXT, "GetText", "ii", (0, -1 if self.detail else MAX_TEXT)))
             if self.detail and VALUE in interfaces:
-                ask(index, "value", _all_properties(ref, VALUE))
+                ask(index, "value", properties(ref, VALUE))
             if self.detail and ACTION in interfaces:
-                ask(index, "actions", _call(ref, ACTION, "GetActions"))
-            if with_children and showing and node["child_count"]:
+                ask(index, "actions", call(ref, ACTION, "GetActions"))
+            if showing and node["child_count"]:
                 if self.lists_children(ref, node):
-                    ask(index, "children", _call(ref, ACCESSIBLE, "GetChildren"))
+                    ask(index, "children", call(ref, ACCESSIBLE, "GetChildren"))
                 else:
                     by_index.append(index)
         children: dict[int, list[Ref]] = {}
-        for (index, what), reply in zip(wanted, self.batch(messages)):
+        for (index, what), reply in zip(wanted, self.batch(calls)):
             if isinstance(reply, CallFailed):
                 continue
             node = nodes[index]
@@ -223,8 +250,8 @@ class AtspiReader:
             elif what == "text":
                 node["text"] = reply[0]
             elif what == "value":
-                properties = reply[0]
-                node["value"] = [properties.get(key, ("d", None))[1]
+                values = reply[0]
+                node["value"] = [values.get(key, ("d", None))[1]
                                  for key in ("CurrentValue", "MinimumValue", "MaximumValue", "MinimumIncrement")]
             elif what == "actions":
                 node["actions"] = [list(action) for action in reply[0]]
@@ -245,7 +272,7 @@ class AtspiReader:
         asked = [(node, position) for node in nodes if node and "actions" in node
                  for position in range(len(node["actions"]))]
         refs_of = {id(node): ref for ref, node in zip(refs, nodes) if node}
-        replies = self.batch([_call(refs_of[id(node)], ACTION, "GetName", "i", (position,))
+        replies = self.batch([call(refs_of[id(node)], ACTION, "GetName", "i", (position,))
                               for node, position in asked])
         for (node, position), reply in zip(asked, replies):
             if not isinstance(reply, CallFailed):
@@ -254,7 +281,7 @@ class AtspiReader:
     def children_by_index(self, parents: list[tuple[Ref, dict[str, Any]]]) -> list[list[Ref]]:
         """The first children, as many as the walk keeps, of nodes too wide to list (GetChildAtIndex)."""
         counts = [min(node["child_count"], self.limits.max_children) for _, node in parents]
-        replies = iter(self.batch([_call(ref, ACCESSIBLE, "GetChildAtIndex", "i", (position,))
+        replies = iter(self.batch([call(ref, ACCESSIBLE, "GetChildAtIndex", "i", (position,))
                                    for (ref, _), count in zip(parents, counts) for position in range(count)]))
         answers = [[next(replies) for _ in range(count)] for count in counts]
         return [[tuple(reply[0]) for reply in replies_of if not isinstance(reply, CallFailed)]
@@ -270,4 +297,4 @@ def capture(session_bus: str, walk: Walk, states: dict[int, str] = STATES) -> di
     """The whole desktop: the registry's root with one child per application; `states` the
     AtspiStateType bits kept, by name."""
     with connect(session_bus) as connection:
-        return walk.run_levels(REGISTRY_ROOT, AtspiReader(connection, walk.limits, states=states).expand)
+        return walk.run_levels(REGISTRY_ROOT, AtspiReader(connection, walk.limits, states=states).read_level)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from protocols import TroupeError
+from runtime.process_tree import end_processes, processes_with_environ
 
 AT_SPI_LAUNCHER = "/usr/libexec/at-spi-bus-launcher"
 _PR_SET_PDEATHSIG = 1
@@ -173,7 +174,17 @@ class Session:
                 raise DesktopDied(f"the desktop on {self.display} is gone: {reason}")
 
     def close(self) -> None:
-        """Stop every process (applications first, Xvfb last) and delete the home folder."""
+        """Stop every process (applications first, Xvfb last), and those that left the spawned
+        ones' tree (found by this session's HOME in their environment: xdg-open starts LibreOffice and
+        exits, leaving it to init), then delete the home folder."""
+        spawned = {proc.popen.pid for proc in self.procs}
+        strays = [pid for pid in processes_with_environ(b"HOME", {os.fsencode(self.home)})
+                  if pid not in spawned and pid != os.getpid()]
+        for pid in strays:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
         for proc in reversed(self.procs):
             if proc.popen.poll() is None:
                 proc.popen.terminate()
@@ -185,4 +196,5 @@ class Session:
                 proc.popen.kill()
                 proc.popen.wait()
         self.procs.clear()
+        end_processes(strays, grace=2.0)
         shutil.rmtree(self.home, ignore_errors=True)

@@ -21,7 +21,7 @@ def score_episode(recordings: Recordings, task: Task, records: Sequence[StepReco
     actions = [record.action for record in sorted(records, key=lambda r: r.step)]
     options = any(OPTION in (getattr(getattr(a, "target", None), "node_id", None) or "") for a in actions)
     pages = recordings.pages(task, texts=options)
-    return score_task(actions, pages, split=task.domain, website=task.raw_config["website"],
+    return score_task(actions, pages, task_id=task.task_id, split=task.domain, website=task.raw_config["website"],
                       domain=task.raw_config["domain"])
 
 

@@ -32,6 +32,7 @@ import base64
 import binascii
 import functools
 import json
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -112,18 +113,25 @@ def find_sources(root: Path) -> list[Source]:
     return sources
 
 
-def read_source(source: Source) -> list[Recorded]:
+def read_source(source: Source, *, pages: bool = True) -> list[Recorded]:
     """The tasks of one file, checked (DatasetError naming the file and field); cached, as whole
-    files are large and an episode needs only its own task from one."""
-    return _read_cached(source)
+    files are large and an episode needs only its own task from one. `pages` False may leave out
+    what only an episode needs (the multimodal release's screenshots and cleaned_html), for the index.
+    One file is read at a time: episodes starting together on tasks of one file wait for one read
+    of it, rather than each holding a copy of it while they read."""
+    with _READING:
+        return _read_cached(source, pages or source.kind == "json")
+
+
+_READING = threading.Lock()
 
 
 @functools.lru_cache(maxsize=2)
-def _read_cached(source: Source) -> list[Recorded]:
+def _read_cached(source: Source, pages: bool) -> list[Recorded]:
     if source.kind == "parquet":
         from bench.suites.mind2web.multimodal import read_parquet  # needs pyarrow: only for that release
 
-        return read_parquet(source.path)
+        return read_parquet(source.path, pages=pages)
     try:
         tasks = msgspec.json.decode(source.path.read_bytes(), type=list[RawTask])
     except msgspec.ValidationError as exc:

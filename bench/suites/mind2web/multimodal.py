@@ -29,24 +29,28 @@ __all__ = ["COLUMNS", "read_parquet"]
 
 COLUMNS = ("annotation_id", "website", "domain", "subdomain", "confirmed_task", "action_reprs", "action_uid",
            "cleaned_html", "operation", "pos_candidates", "neg_candidates", "target_action_index", "screenshot")
+PAGES = ("cleaned_html", "screenshot")
+"""The columns only an episode needs: most of a file's bytes, left unread when indexing."""
 
 
-def read_parquet(path: Path) -> list[Recorded]:
+def read_parquet(path: Path, *, pages: bool = True) -> list[Recorded]:
+    """The tasks of one parquet file; `pages` False leaves their screenshots and cleaned_html out."""
     extras.require("mind2web", "reading the multimodal release's parquet files")
     import pyarrow.parquet as pq
 
+    wanted = [column for column in COLUMNS if pages or column not in PAGES]
     try:
         names = set(pq.read_schema(path).names)
         missing = [column for column in COLUMNS if column not in names]
         if missing:
             raise DatasetError(f"mind2web: {path}: column {missing[0]!r}: missing (the multimodal release has "
                                f"{', '.join(COLUMNS)})")
-        columns = pq.read_table(path, columns=list(COLUMNS)).to_pydict()
+        columns = pq.read_table(path, columns=wanted).to_pydict()
     except DatasetError:
         raise
     except Exception as exc:  # noqa: BLE001 - pyarrow's errors for a file that is not parquet, in one line
         raise DatasetError(f"mind2web: {path}: not a parquet file: {exc}") from None
-    rows = [dict(zip(COLUMNS, values)) for values in zip(*(columns[name] for name in COLUMNS))]
+    rows = [dict(zip(wanted, values)) for values in zip(*(columns[name] for name in wanted))]
     by_task: dict[str, list[tuple[int, dict[str, Any]]]] = {}
     for number, row in enumerate(rows):
         position = _position(row, path, number)
@@ -64,8 +68,8 @@ def _task(group: list[tuple[int, dict[str, Any]]], path: Path) -> Recorded:
             action_uid=uid, operation=_decode(row["operation"], Operation, path, f"{at}: operation"),
             pos_candidates=_candidates(row, "pos_candidates", path, at),
             neg_candidates=_candidates(row, "neg_candidates", path, at),
-            cleaned_html=row["cleaned_html"] or ""))
-        image = row["screenshot"]
+            cleaned_html=row.get("cleaned_html") or ""))
+        image = row.get("screenshot")
         if isinstance(image, dict) and image.get("bytes"):
             screenshots[uid] = image["bytes"]
     task = RawTask(annotation_id=first["annotation_id"], website=first["website"] or "", domain=first["domain"] or "",

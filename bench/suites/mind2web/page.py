@@ -88,12 +88,12 @@ class Page:
         return min(holding, key=lambda c: c.bbox.width * c.bbox.height, default=None)
 
 
-def page_of(action: RawAction, screenshot: bytes = b"", where: object = "", *, texts: bool = True) -> Page:
-    """The page an action was recorded on; `where` names the screenshot's file for an error.
+def page_of(action: RawAction, screenshot: bytes = b"", where: str = "", *, texts: bool = True) -> Page:
+    """The page an action was recorded on; `where` names the screenshot's file and field for an error.
     `texts` False leaves cleaned_html unread: no names from text, no options (faster, for scoring)."""
-    texts = _Texts(action.cleaned_html if texts else "")
+    read = _Texts(action.cleaned_html if texts else "")
     raw = [*action.pos_candidates, *action.neg_candidates]
-    candidates = {c.backend_node_id: _candidate(c.backend_node_id, c.tag, attributes_of(c), texts) for c in raw}
+    candidates = {c.backend_node_id: _candidate(c.backend_node_id, c.tag, attributes_of(c), read) for c in raw}
     ordered = sorted(candidates.values(), key=lambda c: (not c.node_id.isdigit(), int(c.node_id) if
                                                          c.node_id.isdigit() else 0, c.node_id))
     return Page(action_uid=action.action_uid, op=action.operation.op, value=action.operation.value,

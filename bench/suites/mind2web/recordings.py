@@ -39,7 +39,7 @@ class Recordings:
         self.tasks: dict[str, Task] = {}
         self.sources: dict[str, Source] = {}
         for source in sources:
-            for recorded in read_source(source):
+            for recorded in read_source(source, pages=False):
                 self._add(recorded, source)
 
     def _add(self, recorded: Recorded, source: Source) -> None:
@@ -62,12 +62,13 @@ class Recordings:
         """The task's recorded pages (blocking: reads files); `texts` False skips reading each
         candidate's text from cleaned_html, which scoring needs only for a select's options."""
         recorded = self._recorded(task)
-        if recorded.screenshots:  # the multimodal release's, in its own file
-            shots, where = recorded.screenshots, self.sources[task.task_id].path
+        if recorded.screenshots:  # the multimodal release's, in its rows
+            shots, path, field = recorded.screenshots, self.sources[task.task_id].path, "screenshot"
         else:
             shots = read_screenshots(self.root, task.task_id)
-            where = self.root / SCREENSHOTS.format(annotation_id=task.task_id)
-        return [page_of(action, shots.get(action.action_uid, b""), where, texts=texts)
+            path, field = self.root / SCREENSHOTS.format(annotation_id=task.task_id), "before.screenshot"
+        return [page_of(action, shots.get(action.action_uid, b""), f"{path}: action_uid {action.action_uid!r}: "
+                                                                    f"{field}", texts=texts)
                 for action in recorded.task.actions]
 
     def _recorded(self, task: Task) -> Recorded:

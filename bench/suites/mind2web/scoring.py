@@ -22,6 +22,7 @@ Figures are macro averages, the mean over tasks of each task's mean, as the
 paper reports them ("macro average across tasks"), and micro ones, the mean
 over steps, as `element_acc`, `action_f1` and `step_acc` there; per split,
 and within one per website and per domain (Mind2Web's `acc_per_website`).
+A run with repeats scores each task as the mean over its episodes.
 A step the agent never reached (it stopped, or a limit ended the episode)
 scores 0 on everything: the label is there, the prediction is not.
 
@@ -42,7 +43,7 @@ from typing import Iterable, Sequence
 
 from protocols import Action, Click, DoubleClick, Point, RightClick, Target, TypeText
 
-from bench.stats import wilson
+from bench.stats import clustered_wilson, wilson
 from bench.suites.mind2web.page import Candidate, Page
 
 __all__ = ["Prediction", "StepScore", "TaskScore", "figures", "label", "operation_f1", "predict", "score_step",
@@ -74,6 +75,9 @@ MISSED = StepScore(element=False, f1=0.0)
 
 @dataclass(frozen=True)
 class TaskScore:
+    """One episode of a task, scored step by step."""
+
+    task_id: str
     split: str
     website: str
     domain: str
@@ -144,11 +148,11 @@ def score_step(action: Action | None, page: Page) -> StepScore:
     return StepScore(element=element, f1=operation_f1(prediction.text(), label(page)))
 
 
-def score_task(actions: Sequence[Action | None], pages: Sequence[Page], *, split: str, website: str,
+def score_task(actions: Sequence[Action | None], pages: Sequence[Page], *, task_id: str, split: str, website: str,
                domain: str) -> TaskScore:
-    """The steps of one task: `actions[i]` was decided on `pages[i]`; pages past the actions were not reached."""
+    """The steps of one episode: `actions[i]` was decided on `pages[i]`; pages past the actions were not reached."""
     steps = tuple(score_step(actions[i], page) if i < len(actions) else MISSED for i, page in enumerate(pages))
-    return TaskScore(split=split, website=website, domain=domain, steps=steps)
+    return TaskScore(task_id=task_id, split=split, website=website, domain=domain, steps=steps)
 
 
 def figures(tasks: Iterable[TaskScore]) -> dict:
@@ -171,27 +175,36 @@ def _grouped(tasks: list[TaskScore], key: str) -> dict[str, dict]:
     return {name: _block(group) for name, group in sorted(groups.items())}
 
 
-def _block(tasks: list[TaskScore]) -> dict:
-    if not tasks:
-        return {"tasks": 0, "steps": 0}
-    steps = [step for task in tasks for step in task.steps]
-    succeeded = sum(task.success for task in tasks)
+def _block(episodes: list[TaskScore]) -> dict:
+    """A group's figures. A task with several episodes (a run with repeats) is one task: its
+    figures are the mean over its episodes, and task success's interval counts tasks as clusters
+    (`bench.stats.clustered_wilson`, as the run's own success interval does)."""
+    if not episodes:
+        return {"tasks": 0, "episodes": 0, "steps": 0}
+    by_task: dict[str, list[TaskScore]] = defaultdict(list)
+    for episode in episodes:
+        by_task[episode.task_id].append(episode)
+    steps = [step for episode in episodes for step in episode.steps]
+    succeeded = sum(episode.success for episode in episodes)
+    clusters = [(sum(e.success for e in group), len(group)) for group in by_task.values()]
+    interval = wilson(succeeded, len(episodes)) if len(by_task) == len(episodes) else clustered_wilson(clusters)[:2]
 
     def macro(value) -> float:
-        return mean(mean(value(step) for step in task.steps) for task in tasks)
+        return mean(mean(mean(value(step) for step in e.steps) for e in group) for group in by_task.values())
 
     def micro(value) -> float:
         return mean(value(step) for step in steps)
 
     return {
-        "tasks": len(tasks),
+        "tasks": len(by_task),
+        "episodes": len(episodes),
         "steps": len(steps),
         "element_accuracy": macro(lambda s: float(s.element)),
         "operation_f1": macro(lambda s: s.f1),
         "step_success_rate": macro(lambda s: float(s.success)),
-        "task_success_rate": succeeded / len(tasks),
-        "task_success_interval": list(wilson(succeeded, len(tasks))),
-        "tasks_succeeded": succeeded,
+        "task_success_rate": mean(successes / n for successes, n in clusters),
+        "task_success_interval": list(interval),
+        "episodes_succeeded": succeeded,
         "micro": {
             "element_accuracy": micro(lambda s: float(s.element)),
             "operation_f1": micro(lambda s: s.f1),

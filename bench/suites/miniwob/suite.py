@@ -2,7 +2,8 @@
 
 A task id is `<task>@<seed>` (`click-button@3`): MiniWoB generates each
 episode's problem from a seed, so a task and a seed are one reproducible
-episode. Each MiniWoB task is its own domain, so the run's table by domain is
+episode. A run's repeat R of `click-button@3` starts the page with seed
+`repeat_seed(3, R)` (3, 1000003, 2000003, ...), a problem of its own. Each MiniWoB task is its own domain, so the run's table by domain is
 the success table per task.
 
 The instruction is the page's own utterance, which exists only once the
@@ -24,7 +25,7 @@ from actors.errors import ConfigError
 
 from bench.suites.miniwob.site import miniwob_html
 from bench.config import RunConfig, option
-from bench.suites.base import Suite, UnknownTask
+from bench.suites.base import Suite, UnknownTask, repeat_seed
 
 VIEWPORT = (500, 320)
 FLIGHT_VIEWPORT = (600, 800)
@@ -122,6 +123,11 @@ class MiniWobSuite(Suite):
             if name not in self.names:
                 raise UnknownTask(self.name, name, self.names)
         return [miniwob_task(name, seed) for name in names for seed in self.seeds]
+
+    def repeated(self, task: Task, repeat: int) -> Task:
+        browser = task.raw_config["browser"]
+        raw_config = {**task.raw_config, "browser": {**browser, "seed": repeat_seed(browser["seed"], repeat)}}
+        return msgspec.structs.replace(task, repeat=repeat, raw_config=raw_config)
 
     def checker(self) -> MiniWobChecker:
         return MiniWobChecker()

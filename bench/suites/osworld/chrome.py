@@ -168,7 +168,7 @@ BROWSER_APPLICATIONS = ("Google Chrome", "Chromium")
 on its ARM ones (and on troupe's Linux server)."""
 
 
-async def _active_url_from_accessTree(episode: Episode, spec: dict[str, Any]) -> str | None:  # noqa: N802
+async def active_url_from_accessTree(episode: Episode, spec: dict[str, Any]) -> str | None:  # noqa: N802
     """The address bar's text in the tree, after `goto_prefix` ("https://" unless given), as OSWorld's
     getter reads it: None when there is no tree, no address bar, or the last one found is empty."""
     response = await episode.client.get("/accessibility", answer_server_errors=True)
@@ -187,7 +187,7 @@ async def _active_url_from_accessTree(episode: Episode, spec: dict[str, Any]) ->
 
 
 CHROME_GETTERS = {
-    "active_url_from_accessTree": _active_url_from_accessTree,
+    "active_url_from_accessTree": active_url_from_accessTree,
     "default_search_engine": _default_search_engine,
     "profile_name": _profile_name,
     "chrome_font_size": _chrome_font_size,

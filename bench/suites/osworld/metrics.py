@@ -10,8 +10,10 @@ General functions (OSWorld's metrics/general.py): `exact_match`,
 `match_in_list`, `is_in_list`, `literal_match`, `check_include_exclude`,
 `file_contains`, `check_line_number`, `diff_text_file`; the applications'
 own in chrome.py (`is_expected_bookmarks`, `check_font_size`,
-`check_history_deleted`), vlc.py, gimp.py, impress.py and tables.py
-(`compare_table`).
+`check_history_deleted`, ...), chrome_tabs.py (`is_expected_tabs`,
+`is_expected_active_tab`), vlc.py, gimp.py, impress.py, slides.py
+(`compare_pptx_files`), tables.py (`compare_table`), thunderbird.py
+(`check_thunderbird_prefs`) and writer.py (`compare_docx_files`).
 
 `infeasible` is decided by the checker from the agent's last action.
 """
@@ -24,11 +26,15 @@ import re
 from typing import Any, Callable
 
 from bench.suites.osworld.chrome import CHROME_METRICS, RULED as CHROME_RULED
+from bench.suites.osworld.chrome_tabs import TAB_METRICS
 from bench.suites.osworld.errors import MetricFailed
 from bench.suites.osworld.gimp import GIMP_METRICS
 from bench.suites.osworld.impress import IMPRESS_METRICS
+from bench.suites.osworld.slides import SLIDES_METRICS
 from bench.suites.osworld.tables import RULES as TABLE_RULES, TABLE_METRICS
+from bench.suites.osworld.thunderbird import THUNDERBIRD_METRICS
 from bench.suites.osworld.vlc import VLC_METRICS
+from bench.suites.osworld.writer import WRITER_METRICS
 
 Metric = Callable[..., float]
 INFEASIBLE = "infeasible"
@@ -123,10 +129,14 @@ METRICS: dict[str, Metric] = {
     "check_line_number": check_line_number,
     "diff_text_file": diff_text_file,
     **CHROME_METRICS,
+    **TAB_METRICS,
     **VLC_METRICS,
     **GIMP_METRICS,
     **IMPRESS_METRICS,
     **TABLE_METRICS,
+    **WRITER_METRICS,
+    **SLIDES_METRICS,
+    **THUNDERBIRD_METRICS,
 }
 
 SUPPORTED_FUNCTIONS = frozenset(METRICS) | {INFEASIBLE}

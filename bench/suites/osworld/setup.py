@@ -40,6 +40,7 @@ import httpx
 
 from actors.backends.waa.client import WAAClient
 from bench.suites.osworld.chrome import CHROME_STEPS
+from bench.suites.osworld.chrome_tabs import TAB_STEPS
 from bench.suites.osworld.episode import Episode
 from bench.suites.osworld.errors import SetupFailed, StepFailed
 from bench.suites.osworld.needs import cache_name
@@ -234,6 +235,7 @@ STEPS: dict[str, Step] = {
     "close_window": _close_window,
     "change_wallpaper": _change_wallpaper,
     **CHROME_STEPS,
+    **TAB_STEPS,
 }
 
 

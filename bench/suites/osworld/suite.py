@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 from pathlib import Path
 from typing import Annotated
 
@@ -112,8 +113,11 @@ class OSWorldSuite(Suite):
     def listing(self) -> str:
         tasks = self.selection() if self.domains else self.catalog.tasks
         where = f"cache {self.cache}" if self.cache else "no cache folder (--osworld-cache)"
+        local = self.url == LOCAL  # with no VM the applications are this machine's, so the listing asks for them
+        apps = "this machine's applications (no VM)" if local else f"the applications of the VM at {self.url}"
         lines = [report(tasks, self.cache, f"OSWorld tasks in {self.catalog.root}: {len(tasks)} in "
-                                           f"{len({t.domain for t in tasks})} domains; {where}")]
+                                           f"{len({t.domain for t in tasks})} domains; {where}; {apps}",
+                        (lambda program: shutil.which(program) is not None) if local else None)]
         lines += [f"unreadable: {problem}" for problem in self.catalog.problems.values()]
         return "\n".join(lines)
 

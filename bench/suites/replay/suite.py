@@ -4,9 +4,10 @@ Any folder in the run-folder layout (`actors.run_folder`) is a dataset of
 recorded trajectories: each episode folder holds the task, the observation
 the recording agent saw before each step, its action and the screens. With
 a results.jsonl, the attempt that produced each task's (first) result line
-is the trajectory; without one, the highest attempt of each task. Episodes
-with no recorded step (an environment error) have nothing to score and are
-left out.
+is the trajectory; without one, the highest attempt of each task. A run with
+repeats gives a recording per repeat: repeat R >= 2 of a task is replayed as
+the task `<task>~R`. Episodes with no recorded step (an environment error)
+have nothing to score and are left out.
 
 The episodes run like any other, through `EpisodeRunner`, on an in-process
 replay VM (`actors.backends.replay`) that shows the recorded screens in
@@ -19,19 +20,26 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
+import msgspec
+
 from protocols import Task
 
 from actors.errors import ConfigError
 from actors.backends.replay import RecordedStep, ReplayError, replay_actors
 from actors.run_folder import (
-    STEPS, TASK, ResultsError, count_results, episode_dir, read_observation, read_results, read_screenshot, read_steps,
-    read_task,
+    STEPS, TASK, ResultsError, count_results, episode_label, read_observation, read_results, read_screenshot, read_steps,
+    read_task, result_dir,
 )
 from bench.config import RunConfig
 from bench.suites.base import Suite
 from bench.suites.replay.checker import ReferenceChecker
 
 __all__ = ["ReplaySuite"]
+
+
+def _recorded(task: Task) -> Task:
+    """A recorded episode as a replay task: a repeat of its own task is a task of its own."""
+    return msgspec.structs.replace(task, task_id=episode_label(task.task_id, task.repeat), repeat=1)
 
 
 class ReplaySuite(Suite):
@@ -61,7 +69,7 @@ class ReplaySuite(Suite):
     def _episodes(self):
         results = count_results(read_results(self.root)).lines
         if results:
-            candidates = [episode_dir(self.root, line.result.task_id, line.result.attempt) for line in results]
+            candidates = [result_dir(self.root, line.result) for line in results]
         else:
             latest: dict[Path, Path] = {}
             for steps in sorted(self.root.glob(f"episodes/**/{STEPS}")):
@@ -73,7 +81,7 @@ class ReplaySuite(Suite):
             candidates = list(latest.values())
         for folder in candidates:
             if (folder / STEPS).exists() and (folder / TASK).exists():
-                yield read_task(folder), folder
+                yield _recorded(read_task(folder)), folder
 
     def list_tasks(self, domain: str | None = None) -> list[Task]:
         return [t for t in self.tasks.values() if domain is None or t.domain == domain]

@@ -20,7 +20,7 @@ from protocols import Task
 from actors.backends.sim.node import build
 from actors.episode import StepReference
 from bench.config import RunConfig, option
-from bench.suites.base import Suite
+from bench.suites.base import Suite, repeat_seed
 from bench.suites.sim.checker import SimChecker
 from bench.suites.sim.goals import step_reference
 
@@ -97,6 +97,12 @@ class SimSuite(Suite):
 
     def selection(self) -> list[Task]:
         return self.tasks
+
+    def repeated(self, task: Task, repeat: int) -> Task:
+        """Repeat R draws the simulated agent's and VM's chances from `repeat_seed(seed, R)`."""
+        sim = task.raw_config["sim"]
+        raw_config = {**task.raw_config, "sim": {**sim, "seed": repeat_seed(sim["seed"], repeat)}}
+        return msgspec.structs.replace(task, repeat=repeat, raw_config=raw_config)
 
     def checker(self) -> SimChecker:
         return SimChecker()

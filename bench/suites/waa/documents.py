@@ -57,7 +57,7 @@ from docx.enum.text import WD_ALIGN_PARAGRAPH, WD_TAB_ALIGNMENT
 
 from bench.suites.waa.errors import ReferenceCrash, gold_required, rule_field
 from bench.suites.waa.odt import is_odt, open_odt, paragraph_texts
-from bench.suites.waa.paragraph_texts import same_texts, text_score
+from bench.formats.paragraph_texts import same_texts, text_score
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 

@@ -25,7 +25,7 @@ from odf.opendocument import OpenDocument, load
 from odf.text import P, Span
 
 from bench.suites.waa.errors import ReferenceCrash, gold_required
-from bench.suites.waa.paragraph_texts import same_texts
+from bench.formats.paragraph_texts import same_texts
 
 HIGHLIGHT = "#ffff00"
 

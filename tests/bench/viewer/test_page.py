@@ -26,7 +26,7 @@ def free_port() -> int:
 
 def supervisor(out, port, *flags):
     return subprocess.Popen(
-        [sys.executable, "-m", "bench.supervisor", "--suite", "sim", "--episodes", "24", "--concurrency", "3",
+        [sys.executable, "-m", "bench.supervisor", "--suite", "sim", "--episodes", "200", "--concurrency", "3",
          "--scale", "0.15", "--agent-error-rate", "0", "--out", str(out), "--viewer", f"127.0.0.1:{port}", "--viewer-token", TOKEN,
          *flags],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -61,7 +61,8 @@ OVERLAP = """() => {
 def test_the_page_shows_live_cards_updates_and_reconnects_after_a_restart(tmp_path):
     port = free_port()
     url = f"http://127.0.0.1:{port}/?token={TOKEN}"
-    process = supervisor(tmp_path / "run", port)  # 24 episodes: far more than the test watches
+    # 200 episodes: far more than the test watches (a run that ends tells the page, which then stops reconnecting)
+    process = supervisor(tmp_path / "run", port)
     try:
         wait_until_serving(url, process)
         with chromium_page() as page:
@@ -86,11 +87,11 @@ def test_the_page_shows_live_cards_updates_and_reconnects_after_a_restart(tmp_pa
             assert page.text_content("#episode .column h2").startswith(task)
             page.wait_for_function(OVERLAP, timeout=15000)  # the Summarizer of step t runs under the Agent of t+1
             assert page.locator("#episode .steps-table tr").count() >= 2  # the head and a step
-            shown = int(page.text_content("#episode-step").split()[1])
-            page.keyboard.press("ArrowLeft")
-            page.wait_for_function(f"() => document.querySelector('#episode-step').textContent"
-                                   f".startsWith('step {shown - 1} ')")
-            assert page.locator("#episode .thumb.current .n").text_content() == str(shown - 1)
+            page.keyboard.press("ArrowLeft")  # off the latest step: new steps no longer move the view
+            page.wait_for_function("() => { const [, shown, , of] = document.querySelector('#episode-step')"
+                                   ".textContent.split(' '); return +shown < +of; }")
+            shown = page.text_content("#episode-step").split()[1]
+            assert page.locator("#episode .thumb.current .n").text_content() == shown
             shots = artifacts(tmp_path)
             page.screenshot(path=str(shots / "viewer-live-episode.png"))
             assert (shots / "viewer-live-episode.png").stat().st_size > 10_000
@@ -110,6 +111,36 @@ def test_the_page_shows_live_cards_updates_and_reconnects_after_a_restart(tmp_pa
             page.wait_for_function("() => document.querySelector('#status').textContent === 'live'", timeout=30000)
             page.wait_for_selector(".card[data-status=running]", timeout=15000)
             page.screenshot(path=str(shots / "viewer-live-after-restart.png"))
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_the_live_page_tells_how_far_the_run_is_and_shows_the_finished_run_when_it_ends(tmp_path):
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/?token={TOKEN}"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bench.supervisor", "--suite", "sim", "--episodes", "5", "--concurrency", "1",
+         "--scale", "0.06", "--agent-error-rate", "0", "--out", str(tmp_path / "run"), "--viewer", f"127.0.0.1:{port}",
+         "--viewer-token", TOKEN], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until_serving(url, process)
+        with chromium_page() as page:
+            page.goto(url)
+            page.wait_for_function("() => /^resetting: waiting for its VM to set up the task, then for the agent's "
+                                   "first step \\(\\d+ s\\)$/.test(document.querySelector('.card .action')?.textContent)",
+                                   timeout=30000)
+            page.wait_for_function("() => /^[1-4] of 5 finished, 1 running · about \\d+ (s|min) left$/"
+                                   ".test(document.querySelector('#counts').textContent)", timeout=30000)
+            assert process.wait(timeout=120) == 0
+            page.wait_for_function("() => document.querySelector('#status').textContent === 'finished: the run ended'")
+            assert page.text_content("#counts") == "run ended: 5 of 5 finished"
+            assert page.text_content("#hint") == f"browse it again: python -m bench.viewer {tmp_path / 'run'}"
+            assert page.locator(".card[data-status=succeeded]").count() == 5
+            for card in page.locator(".card").all():  # each ended on done: no earlier step's change told as its own
+                assert card.locator(".action").text_content() == "last action: done"
+                assert card.locator(".summary").text_content() == ""
+            page.screenshot(path=str(artifacts(tmp_path) / "viewer-live-ended.png"))
     finally:
         process.kill()
         process.wait()

@@ -20,6 +20,7 @@ from bench.compare import statements
 from bench.viewer.__main__ import main
 from bench.viewer.folders import FinishedRuns
 from tests.chromium import chromium_page
+from tests.llm_crew import stumbling_llm_run
 from tests.paths import ROOT
 
 TOKEN = "f1n1sh3d"
@@ -77,7 +78,7 @@ def test_a_finished_run_is_browsed_filtered_and_stepped_through_with_the_keyboar
         assert page.locator(".card[data-status=running]").count() == 0
         page.wait_for_function("() => [...document.querySelectorAll('.card img')].every("
                                "i => i.complete && i.naturalWidth > 0)")
-        page.screenshot(path=str(shots / "viewer-run.png"))
+        page.screenshot(path=str(shots / "viewer-sim-run.png"))
 
         domains = page.eval_on_selector_all(".card", "cards => cards.map(c => c.dataset.domain)")
         page.select_option("#f-domain", domains[0])
@@ -104,7 +105,7 @@ def test_a_finished_run_is_browsed_filtered_and_stepped_through_with_the_keyboar
         assert page.locator("#episode .thumb.current .n").text_content() == "2"
         page.wait_for_function("() => document.querySelector('#episode .stage svg').childElementCount > 0")
         assert len(page.locator("#episode .tl-tick").all()) > 2  # a readable time axis
-        page.screenshot(path=str(shots / "viewer-episode.png"))
+        page.screenshot(path=str(shots / "viewer-sim-episode.png"))
         page.keyboard.press("ArrowLeft")
         page.keyboard.press("ArrowLeft")  # stays at the first step
         assert page.text_content("#episode-step") == f"step 1 of {counts[-1]}"
@@ -247,3 +248,29 @@ def test_an_episode_whose_policy_failed_shows_the_policys_traceback(runs, tmp_pa
         page.locator(f".card[data-task='{failed['result']['task_id']}']").click()
         page.wait_for_selector("#episode:not([hidden])")
         assert page.text_content("#episode .traceback") == failed["result"]["traceback"]
+
+
+def test_the_calls_panel_shows_the_picture_shown_the_replies_sent_back_and_the_decision_that_failed(tmp_path):
+    run = stumbling_llm_run(tmp_path / "llm").folder
+    with viewer(run) as url, chromium_page() as page:
+        page.goto(url)
+        page.locator(".card[data-task='sim-0-0000']").click()
+        page.wait_for_selector("#episode:not([hidden])")
+        page.click("#episode .panel-calls > summary")
+        page.wait_for_selector("#episode .panel-calls .call")
+        assert page.locator("#episode .panel-calls .call").count() == 5  # the agent's, two summary tries, step 2's two
+        picture = "#episode .panel-calls img[alt='agent-001.png']"  # the marked screen, not a screenshot
+        page.wait_for_function("selector => { const i = document.querySelector(selector); "
+                               "return i && i.complete && i.naturalWidth === 1280; }", arg=picture)
+        errors = page.locator("#episode .panel-calls .call-error").all_text_contents()
+        assert errors.count("sent back: the reply contains no JSON object") == 4  # two summary tries, two of step 2
+        assert errors.count("gave up: the request got no usable answer") == 2
+        assert "step 2: the decision that failed (no action was taken)" in errors  # after the last step
+        assert page.text_content("#episode .panel-calls > summary") == "model calls (5)"
+        page.locator(picture).scroll_into_view_if_needed()
+        page.locator("#episode .panel-calls").screenshot(path=str(artifacts(tmp_path) / "viewer-llm-calls.png"))
+        page.keyboard.press("Escape")
+        page.locator(".card[data-task='sim-0-0001']").click()  # its agent failed before any step
+        page.wait_for_selector("#episode .panel-calls .call")
+        assert page.locator("#episode .panel-calls .call").count() == 2
+        assert "step 1: the decision that failed (no action was taken)" in page.text_content("#episode .panel-calls")

@@ -12,7 +12,7 @@ from actors.runner import EpisodeRunner
 from actors.backends.sim.node import build
 from bench.suites.sim.suite import sim_tasks
 from bench.viewer.server import ViewerServer
-from actors.run_folder import CALLS, episode_dir
+from actors.run_folder import CALLS, episode_dir, picture_path
 from protocols import (
     ChangeSummary, Click, EpisodeFinished, EpisodeResult, EpisodeStarted, ModelCall, Observation, StepRecord,
     StepSummarized, StepTaken, Target, Task, UIElement, Viewport, to_json,
@@ -114,6 +114,7 @@ async def test_the_end_of_the_run_is_told_to_every_viewer_and_its_stream_closes_
         assert [(await receive_json(ws))["msg"] for _ in range(2)] == ["episode_started", "episode_finished"]
         ended = await receive_json(ws)
         assert (ended["msg"], ended["total"], ended["finished"]) == ("run_ended", 2, 1)
+        assert "folder" not in ended  # this server has no run folder to name
         with pytest.raises(ConnectionClosed) as closed:
             await receive_json(ws)
         assert (closed.value.code, closed.value.reason) == (1000, "the run ended")
@@ -141,6 +142,8 @@ async def test_a_steps_observation_and_model_calls_come_from_memory_and_the_run_
         assert "screenshot" not in observation  # its pixels are the step's PNG, fetched as such
         status, body = await http_get(port, "/calls/forms%2Ft1%231/1")
         assert status == 200 and json.loads(body)["calls"] == [json.loads(to_json(call))]
+        picture_path(folder, "agent", 1).write_bytes(b"\x89PNG marked")  # what the agent was shown for step 1
+        assert await http_get(port, "/seen/forms%2Ft1%231/1") == (200, b"\x89PNG marked")
         status, body = await http_get(port, "/obs/forms%2Ft1%231/7")
         assert status == 200 and json.loads(body) == {
             "error": "no observation recorded for step 7 (observation-007.json is missing)"}

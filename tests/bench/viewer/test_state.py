@@ -1,8 +1,8 @@
 """Which screen a card shows: a running episode's latest; a finished one's, per suite, the last
-screen or the one the deciding action was taken on."""
+screen or the one the deciding action was taken on. How far a run is, as a page is told."""
 
-from bench.viewer.state import thumbnail_step
-from protocols import Click, Done, StepRecord, Target
+from bench.viewer.state import ViewerState, thumbnail_step
+from protocols import Click, Done, EpisodeFinished, EpisodeResult, EpisodeStarted, StepRecord, Target, Task
 
 SUBMIT = Click(target=Target(node_id="3", name="Submit"))
 
@@ -29,3 +29,18 @@ def test_without_the_deciding_screen_the_latest_is_shown():
                           last_screen_shows_work=False) == 3
     assert thumbnail_step({0}, [record(1, Done())], finished=True, last_screen_shows_work=False) == 0
     assert thumbnail_step(set(), [], finished=True, last_screen_shows_work=False) is None
+
+
+def test_a_snapshot_says_how_far_the_run_is_and_how_long_each_card_has_run():
+    now = [100.0]
+    state = ViewerState(total=4, earlier={"t0": "succeeded"}, clock=lambda: now[0])
+    task = Task(task_id="t1", instruction="Click 'Submit'.")
+    now[0] = 110.0
+    state.apply(EpisodeStarted(episode_id="t1#1", task_id="t1", attempt=1, at=5.0, task=task))
+    now[0] = 125.0  # a page joining now: the card has waited 15 s for its first step
+    snapshot = state.snapshot()
+    assert (snapshot["total"], snapshot["finished"], snapshot["elapsed"]) == (4, 0, 25.0)
+    assert snapshot["earlier"] == {"t0": "succeeded"} and snapshot["episodes"][0]["age"] == 15.0
+    update = state.apply(EpisodeFinished(result=EpisodeResult(episode_id="t1#1", task_id="t1")))
+    assert update["finished"] == 1 and state.ended() == {"msg": "run_ended", "total": 4, "finished": 1,
+                                                          "elapsed": 25.0}

@@ -4,6 +4,7 @@ file and field for every malformed input."""
 import copy
 import json
 import subprocess
+import threading
 import sys
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from actors.backends.replay import ReplayError
 from actors.errors import ConfigError
 from bench.suites.base import UnknownTask
-from bench.suites.mind2web.dataset import DatasetError, _read_cached
+from bench.suites.mind2web.dataset import DatasetError, _read_cached, read_source
 from bench.suites.mind2web.recordings import Recordings
 from bench.suites.mind2web.suite import Mind2WebSuite
 from protocols import Click, Fail, TypeText, Viewport
@@ -68,6 +69,8 @@ def test_the_multimodal_release_reads_into_the_same_steps(tmp_path):
     release = Recordings(write_release(tmp_path / "release"))
     multimodal = Recordings(write_multimodal(tmp_path / "multimodal"))
     assert multimodal.tasks.keys() == release.tasks.keys()
+    indexed = [r for source in set(multimodal.sources.values()) for r in read_source(source, pages=False)]
+    assert indexed and not any(r.screenshots or any(a.cleaned_html for a in r.task.actions) for r in indexed)
     for task_id, task in release.tasks.items():
         assert multimodal.tasks[task_id].evaluation_spec == task.evaluation_spec
         ours, theirs = multimodal.steps(multimodal.tasks[task_id]), release.steps(task)
@@ -159,7 +162,7 @@ def test_a_malformed_parquet_file_is_one_line_naming_the_file_and_field(tmp_path
     ('[{"before": {"screenshot": ""}}]', "$[0].action_uid: missing"),
     ('[{"action_uid": "m-0", "before": {}}]', "$[0].before.screenshot: missing"),
     ('[{"action_uid": "m-0", "before": {"screenshot": "%%%"}}]', "$[0].before.screenshot: not base64"),
-    ('[{"action_uid": "m-0", "before": {"screenshot": "aGVsbG8="}}]', "not an image"),
+    ('[{"action_uid": "m-0", "before": {"screenshot": "aGVsbG8="}}]', "action_uid 'm-0': before.screenshot: not an image"),
 ])
 def test_a_malformed_screenshot_file_fails_that_episode_naming_the_file_and_field(tmp_path, shots, message):
     """The raw dump is read when its task runs (it is large): a bad file is that episode's error."""
@@ -211,3 +214,39 @@ def test_the_cli_says_what_is_wrong_in_one_error_line_and_writes_nothing(tmp_pat
     missing = subprocess.run([sys.executable, "-m", "bench.supervisor", "--suite", "mind2web"], cwd=ROOT,
                              capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "mind2web needs the data folder: --mind2web-data DIR" in missing.stderr
+
+
+def test_episodes_starting_together_on_one_file_read_it_once(tmp_path):
+    root = write_release(tmp_path)
+    path = root / "data" / "test_task" / "test_task_0.json"
+    tasks = json.loads(path.read_text())
+    tasks[1]["actions"][0]["raw_html"] = "<p>" + "x" * 20_000_000 + "</p>"  # a file that takes a while to read
+    path.write_text(json.dumps(tasks))
+    recordings = Recordings(root)
+    _read_cached.cache_clear()
+    start = threading.Barrier(8)
+
+    def episode():
+        start.wait()
+        recordings.pages(recordings.tasks["ann-flight"])
+
+    threads = [threading.Thread(target=episode) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert _read_cached.cache_info().misses == 1
+
+
+def test_a_multimodal_screenshot_that_is_no_image_fails_that_episode_naming_the_row(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (tmp_path / "data").mkdir()
+    path = tmp_path / "data" / "test_domain-00000-of-00001.parquet"
+    rows = multimodal_rows(["movie"])
+    rows[1]["screenshot"] = {"bytes": b"no image", "path": None}
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    recordings = Recordings(tmp_path)
+    with pytest.raises(ReplayError, match=rf"^mind2web: {path}: action_uid 'm-1': screenshot: not an image"):
+        recordings.steps(recordings.tasks["ann-movie"])

@@ -34,6 +34,8 @@ from protocols import Click
 from tests.fake_llm import FakeLLM, by_role
 from tests.llm_crew import prompt_text, role_requests
 from tests.bench.test_llm_cli import llm_run_command
+from tests.bench.viewer.test_runs import artifacts, viewer
+from tests.chromium import chromium_page
 from tests.paths import ROOT
 from tests.suites.mind2web.data import write_multimodal, write_release
 
@@ -82,12 +84,19 @@ def assert_scripted_figures(found):
     assert found["overall"]["task_success_interval"] == pytest.approx([0.1176, 0.7693], abs=1e-4)  # Wilson, 2 of 5
 
 
-def test_the_cli_runs_the_scripted_baseline_with_no_model_and_summarizes_per_split(release, tmp_path):
-    out = tmp_path / "run"
+@pytest.fixture(scope="module")
+def scripted_run(release, tmp_path_factory):
+    """The CLI's run of the release with the suite's default agent, the scripted baseline."""
+    out = tmp_path_factory.mktemp("scripted") / "run"
     result = subprocess.run([sys.executable, "-m", "bench.supervisor", "--suite", "mind2web", "--mind2web-data",
                              str(release), "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120,
                             env={**os.environ, "COLUMNS": "200"})
     assert result.returncode == 0, result.stderr
+    return result, out
+
+
+def test_the_cli_runs_the_scripted_baseline_with_no_model_and_summarizes_per_split(scripted_run):
+    result, out = scripted_run
     assert "  test_task         2  100.0%   75.0%   75.0%   50.0% [9%, 91%]" in result.stdout
     assert "  all               5   70.0%   90.0%   60.0%   40.0% [12%, 77%]" in result.stdout
     summary = json.loads((out / "summary.json").read_text())
@@ -158,3 +167,45 @@ def test_the_llm_agent_sees_marks_and_the_recorded_history_and_is_scored(multimo
     assert len(marked) == 2 and all(MARKS_HEADING in p for p in marked)  # screenshots: set-of-marks
     assert MARKS_HEADING not in typed and '[103] textbox "From"' in typed  # no screenshot: the tree instead
     assert '[401/option/3] option "Economy"' in next(p for p in prompts if "economy class" in p)
+
+
+def test_the_viewer_shows_a_steps_candidates_the_chosen_one_and_the_reference(scripted_run, tmp_path):
+    _, out = scripted_run
+    with viewer(out, token=None) as url, chromium_page() as page:
+        page.goto(url)
+        page.click(".card[data-task='ann-movie']")
+        page.wait_for_selector("#episode:not([hidden])")
+        page.keyboard.press("ArrowRight")
+        assert page.text_content("#episode-step") == "step 2 of 2"
+        info = page.text_content("#episode .stepinfo")
+        assert "step 2: click 'Trailer reviews'" in info and "reference: click 'Watch'" in info
+        page.click("#episode .panel-tree > summary")
+        page.wait_for_selector("#episode .panel-tree .tree-line.reference")
+        lines = page.eval_on_selector_all("#episode .panel-tree .tree-line",
+                                          "ls => ls.map(l => [l.dataset.node, l.className])")
+        assert lines == [["page", "tree-line"], ["601", "tree-line reference"], ["602", "tree-line"],
+                         ["603", "tree-line target"]]
+        page.screenshot(path=str(artifacts(tmp_path) / "viewer-mind2web.png"))
+
+
+def test_the_report_shows_the_figures_per_split_website_and_domain(scripted_run, tmp_path):
+    _, out = scripted_run
+    with chromium_page() as page:
+        page.goto((out / "report.html").as_uri())
+        headings = page.locator("#suite-figures h3").all_text_contents()
+        assert headings[:2] == ["mind2web", "mind2web › splits"]
+        assert "mind2web › splits › test_task › websites" in headings
+        assert "mind2web › splits › test_domain › domains" in headings
+        cells = ("table => Object.fromEntries([...table.tBodies[0].rows].map(row => [row.cells[0].textContent, "
+                 "Object.fromEntries([...row.cells].slice(1).map((cell, i) => "
+                 "[table.tHead.rows[0].cells[i + 1].textContent, cell.textContent]))]))")
+        tables = page.eval_on_selector_all("#suite-figures table", f"tables => tables.map({cells})")
+        overall, splits = tables[0]["overall"], tables[1]
+        assert (overall["tasks"], overall["element accuracy"], overall["task success interval"]) == (
+            "5", "0.7", "[0.1176, 0.7693]")
+        assert [splits[s][c] for s in SCRIPTED for c in ("tasks", "operation f1", "task success rate")] == [
+            "2", "0.75", "0.5", "1", "1", "1", "2", "1", "0"]
+        assert splits["test_task"]["micro operation f1"] == "0.6667"  # a nested block's figures as columns
+        united = tables[headings.index("mind2web › splits › test_task › websites")]["united"]
+        assert (united["operation f1"], united["step success rate"], united["task success rate"]) == ("0.5", "0.5", "0")
+        page.locator("#suite-figures").screenshot(path=str(artifacts(tmp_path) / "report-mind2web.png"))

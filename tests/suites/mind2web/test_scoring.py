@@ -6,6 +6,7 @@ from bench.suites.mind2web.page import Candidate, Page
 from bench.suites.mind2web.scoring import (
     Prediction, StepScore, TaskScore, figures, label, operation_f1, predict, score_step, score_task,
 )
+from bench.stats import clustered_wilson, wilson
 from protocols import BBox, Click, Done, Key, Point, RightClick, Target, TypeText, Viewport
 
 
@@ -70,19 +71,19 @@ def test_a_step_is_right_with_a_positive_element_and_the_whole_operation():
 
 def test_steps_not_reached_score_zero():
     scored = score_task([TypeText(text="New York", target=Target(node_id="20"))], [PAGE, PAGE, PAGE],
-                        split="test_task", website="w", domain="d")
+                        task_id="t", split="test_task", website="w", domain="d")
     assert scored.steps == (StepScore(True, 1.0), StepScore(False, 0.0), StepScore(False, 0.0))
     assert not scored.success
 
 
 def test_figures_are_macro_over_tasks_with_micro_beside_and_per_website_and_domain():
     right, half, wrong = StepScore(True, 1.0), StepScore(True, 0.5), StepScore(False, 0.0)
-    tasks = [TaskScore("test_task", "a", "Travel", (right, right, right, wrong)),  # 3/4 right
-             TaskScore("test_task", "b", "Travel", (right,)),
-             TaskScore("test_domain", "c", "Info", (half, wrong))]
+    tasks = [TaskScore("t1", "test_task", "a", "Travel", (right, right, right, wrong)),  # 3/4 right
+             TaskScore("t2", "test_task", "b", "Travel", (right,)),
+             TaskScore("t3", "test_domain", "c", "Info", (half, wrong))]
     found = figures(tasks)
     split = found["splits"]["test_task"]
-    assert split["tasks"] == 2 and split["steps"] == 5 and split["tasks_succeeded"] == 1
+    assert split["tasks"] == split["episodes"] == 2 and split["steps"] == 5 and split["episodes_succeeded"] == 1
     assert split["element_accuracy"] == pytest.approx((3 / 4 + 1) / 2)
     assert split["step_success_rate"] == pytest.approx((3 / 4 + 1) / 2)
     assert split["micro"]["step_success_rate"] == pytest.approx(4 / 5)  # a long task weighs more per step
@@ -95,3 +96,19 @@ def test_figures_are_macro_over_tasks_with_micro_beside_and_per_website_and_doma
     overall = found["overall"]
     assert overall["tasks"] == 3 and overall["task_success_rate"] == pytest.approx(1 / 3)
     assert overall["operation_f1"] == pytest.approx((3 / 4 + 1 + 0.25) / 3)
+
+
+def test_a_task_with_repeats_is_one_task_scored_as_the_mean_of_its_episodes():
+    right, wrong = StepScore(True, 1.0), StepScore(False, 0.0)
+    episodes = [TaskScore("t1", "test_task", "a", "Travel", (right, right)),  # repeat 1: a success
+                TaskScore("t1", "test_task", "a", "Travel", (right, wrong)),  # repeat 2: half the steps
+                TaskScore("t2", "test_task", "a", "Travel", (wrong,)),
+                TaskScore("t2", "test_task", "a", "Travel", (wrong,))]
+    block = figures(episodes)["overall"]
+    assert block["tasks"] == 2 and block["episodes"] == 4 and block["steps"] == 6
+    assert block["step_success_rate"] == pytest.approx(((1 + 1 / 2) / 2 + 0) / 2)
+    assert block["task_success_rate"] == pytest.approx((1 / 2 + 0) / 2)
+    # tasks as clusters: the interval of 1 success in 4 episodes of 2 tasks is wider than Wilson's of 1 in 4
+    low, high = block["task_success_interval"]
+    assert (low, high) == pytest.approx(clustered_wilson([(1, 2), (0, 2)])[:2])
+    assert high - low > wilson(1, 4)[1] - wilson(1, 4)[0]

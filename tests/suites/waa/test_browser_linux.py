@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import shutil
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
@@ -30,6 +28,7 @@ from bench.suites.waa.taskfile import read_task
 from protocols import Click, Evaluate, Hotkey, Key, Point, Task, TypeText, Wait
 
 from tests.waa_servers import ROOT, start_linux_server, stop
+from tests.web_pages import serving
 
 pytestmark = pytest.mark.anyio
 
@@ -54,31 +53,10 @@ STARTED = [Wait(seconds=2.5), Click(point=Point(512, 450))]
 on the page gives the window the keyboard."""
 
 
-class Pages(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = PAGES.get(self.path)
-        if body is None:
-            self.send_response(404)
-            self.end_headers()
-            return
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        if self.path == "/a.html":
-            self.send_header("Set-Cookie", "session=1; Max-Age=86400")
-        self.end_headers()
-        self.wfile.write(body.encode())
-
-    def log_message(self, *args) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def web():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Pages)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(PAGES, {"/a.html": {"Set-Cookie": "session=1; Max-Age=86400"}}) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -33,12 +33,11 @@ import re
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from jeepney import Properties
 from jeepney.io.blocking import DBusConnection
 
 from actors.backends.treewalk import Walk, WalkLimits
 from actors.backends.x11 import atspi
-from actors.backends.x11.atspi import ACCESSIBLE, AtspiReader, CallFailed, Ref
+from actors.backends.x11.atspi import ACCESSIBLE, AtspiReader, CallFailed, Ref, call, properties
 
 UBUNTU = "https://accessibility.ubuntu.example.org/ns"
 NAMESPACES = {prefix: f"{UBUNTU}/{path}" for prefix, path in (
@@ -70,12 +69,12 @@ class OSWorldReader(AtspiReader):
         super().__init__(connection, limits, states=STATES, detail=True)
         self.in_sheet: set[Ref] = set()
 
-    def expand(self, refs: list[Ref], with_children: bool) -> list[tuple[dict[str, Any] | None, list[Ref]]]:
-        expanded = super().expand(refs, with_children)
-        for ref, (node, children) in zip(refs, expanded):
-            if node and (ref in self.in_sheet or node["role"] == "document spreadsheet"):
+    def read_level(self, refs: list[Ref]) -> list[tuple[dict[str, Any], list[Ref]]]:
+        level = super().read_level(refs)
+        for ref, (node, children) in zip(refs, level):
+            if ref in self.in_sheet or node.get("role") == "document spreadsheet":
                 self.in_sheet.update(children)
-        return expanded
+        return level
 
     def lists_children(self, ref: Ref, node: dict[str, Any]) -> bool:
         return not self._is_sheet(ref, node) and super().lists_children(ref, node)
@@ -90,8 +89,8 @@ class OSWorldReader(AtspiReader):
     def _showing(self, table: Ref, indices: list[int]) -> list[Ref | None]:
         """The children at `indices`, None for each one not showing (two round trips for them all)."""
         refs = [None if isinstance(reply, CallFailed) else tuple(reply[0]) for reply in
-                self.batch([atspi._call(table, ACCESSIBLE, "GetChildAtIndex", "i", (index,)) for index in indices])]
-        states = self.batch([atspi._call(ref, ACCESSIBLE, "GetState") for ref in refs if ref])
+                self.batch([call(table, ACCESSIBLE, "GetChildAtIndex", "i", (index,)) for index in indices])]
+        states = self.batch([call(ref, ACCESSIBLE, "GetState") for ref in refs if ref])
         showing = iter(not isinstance(reply, CallFailed) and bool(reply[0][0] & _SHOWING) for reply in states)
         return [ref if ref and next(showing) else None for ref in refs]
 
@@ -113,7 +112,7 @@ class OSWorldReader(AtspiReader):
         return runs
 
     def visible_cells(self, table: Ref) -> list[Ref]:
-        reply = self.batch([Properties(atspi.DBusAddress(table[1], bus_name=table[0], interface=TABLE)).get_all()])[0]
+        reply = self.batch([properties(table, TABLE)])[0]
         if isinstance(reply, CallFailed):
             return []
         columns, rows = reply[0]["NColumns"][1], reply[0]["NRows"][1]
@@ -175,18 +174,19 @@ def _attributes(node: dict[str, Any]) -> list[str]:
 def _element(node: dict[str, Any]) -> str:
     tag = (node.get("role") or "unknown").strip().replace(" ", "-") or "unknown"
     text = escape(_xml(_REPLACEMENTS.sub("", node.get("text", ""))))
-    children = "".join(_element(child) for child in node.get("children", []) if child)
+    children = "".join(_element(child) for child in node.get("children", []) if child and "gone" not in child)
     return f"<{tag} {' '.join(_attributes(node))}>{text}{children}</{tag}>"
 
 
 def to_xml(desktop: dict[str, Any]) -> str:
     """A tree `OSWorldReader` read, from the registry's root, as OSWorld's XML."""
     spaces = " ".join(f'xmlns:{prefix}="{uri}"' for prefix, uri in NAMESPACES.items())
-    applications = "".join(_element(child) for child in desktop.get("children", []) if child)
+    applications = "".join(_element(child) for child in desktop.get("children", [])
+                           if child and "gone" not in child)
     return f"<desktop-frame {spaces}>{applications}</desktop-frame>"
 
 
 def capture(session_bus: str) -> str:
     walk = Walk(LIMITS)
     with atspi.connect(session_bus) as connection:
-        return to_xml(walk.run_levels(atspi.REGISTRY_ROOT, OSWorldReader(connection, walk.limits).expand))
+        return to_xml(walk.run_levels(atspi.REGISTRY_ROOT, OSWorldReader(connection, walk.limits).read_level))

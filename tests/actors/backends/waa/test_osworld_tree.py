@@ -90,11 +90,17 @@ def fields(root: lxml.etree._Element) -> collections.Counter:
     return counts
 
 
-@pytest.fixture(scope="module")
-def desktop():
+def _desktop() -> Session:
     session = Session.start(1280, 800)
     session.env["SAL_USE_VCLPLUGIN"] = "gtk3"
     session.env["ACCESSIBILITY_ENABLED"] = "1"
+    return session
+
+
+@pytest.fixture
+def desktop():
+    """A desktop of its own, so OSWorld's walk of it reads no other test's application."""
+    session = _desktop()
     yield session
     session.close()
 
@@ -116,19 +122,18 @@ def _compare(desktop: Session, application: str, capsys, attempts: int = 3) -> l
 
 
 @pytest.fixture(scope="module")
-def calc(desktop):
+def calc():
+    desktop = _desktop()
     book = openpyxl.Workbook()
     sheet = book.active
     sheet.append(["fruit", "kg", "price"])
     sheet.append(["apple", 3, 2.5])
     sheet.append(["pear", 4.5, "=B3*2"])
     book.save(desktop.home / "fruit.xlsx")
-    office = desktop.spawn(["soffice", "--norestore", "--calc", "fruit.xlsx"])
+    desktop.spawn(["soffice", "--norestore", "--calc", "fruit.xlsx"])
     _wait_for(lambda: _troupe(desktop).xpath("//table-cell[@name='C3' and text()='9']"), "Calc's cell C3 showing 9")
     yield desktop
-    office.popen.terminate()
-    office.popen.wait(10)
-    _wait_for(lambda: not _troupe(desktop).xpath("//application[@name='soffice']"), "LibreOffice gone")
+    desktop.close()
 
 
 def test_a_calc_sheets_tree_is_osworlds_with_its_visible_cells(calc, capsys):
@@ -149,35 +154,24 @@ def test_osworlds_metric_reads_attributes_values_and_cell_text_from_the_sheet(ca
 
 
 def test_a_gtk_applications_tree_is_osworlds(desktop, capsys):
-    calculator = desktop.spawn(["galculator"])
-    try:
-        _wait_for(lambda: _troupe(desktop).xpath("//application[@name='galculator']//toggle-button"),
-                  "galculator's buttons")
-        ours = _compare(desktop, "galculator", capsys)
-        check = osworld_reference.general().check_accessibility_tree
-        tree = lxml.etree.tostring(ours, encoding="unicode")
-        assert check(tree, [{"selectors": ["application[name=galculator] toggle-button[act|click_desc]"]},
-                            {"selectors": ["menu[name=Edit][act|click_kb]"]}]) == 1.0
-    finally:
-        calculator.popen.terminate()
-        calculator.popen.wait(10)
+    desktop.spawn(["galculator"])
+    _wait_for(lambda: _troupe(desktop).xpath("//application[@name='galculator']//toggle-button"),
+              "galculator's buttons")
+    tree = lxml.etree.tostring(_compare(desktop, "galculator", capsys), encoding="unicode")
+    check = osworld_reference.general().check_accessibility_tree
+    assert check(tree, [{"selectors": ["application[name=galculator] toggle-button[act|click_desc]"]},
+                        {"selectors": ["menu[name=Edit][act|click_kb]"]}]) == 1.0
 
 
 def test_chromiums_tree_is_osworlds_with_a_pages_values(desktop, capsys, tmp_path):
     page = tmp_path / "form.html"
     page.write_text(PAGE)
-    browser = desktop.spawn([CHROMIUM, f"--user-data-dir={tmp_path / 'profile'}", "--no-first-run",
-                             "--no-default-browser-check", "--disable-gpu", "--no-sandbox",
-                             "--force-renderer-accessibility", page.as_uri()])
-    try:
-        _wait_for(lambda: _troupe(desktop).xpath("//slider[@val:value='4.0']", namespaces=osworld_tree.NAMESPACES),
-                  "the page's slider")
-        ours = _compare(desktop, "Chromium", capsys)
-        check = osworld_reference.general().check_accessibility_tree
-        tree = lxml.etree.tostring(ours, encoding="unicode")
-        assert check(tree, [{"xpath": "//slider[@val:value='4.0' and @val:max='10.0' and @val:step='2.0']"},
-                            {"selectors": ["entry[attr|tag=input]"], "text": "Ada", "exact": True},
-                            {"selectors": ["heading[name=Order]"]}]) == 1.0
-    finally:
-        browser.popen.terminate()
-        browser.popen.wait(10)
+    desktop.spawn([CHROMIUM, f"--user-data-dir={tmp_path / 'profile'}", "--no-first-run", "--no-default-browser-check",
+                   "--disable-gpu", "--no-sandbox", "--force-renderer-accessibility", page.as_uri()])
+    _wait_for(lambda: _troupe(desktop).xpath("//slider[@val:value='4.0']", namespaces=osworld_tree.NAMESPACES),
+              "the page's slider")
+    tree = lxml.etree.tostring(_compare(desktop, "Chromium", capsys), encoding="unicode")
+    check = osworld_reference.general().check_accessibility_tree
+    assert check(tree, [{"xpath": "//slider[@val:value='4.0' and @val:max='10.0' and @val:step='2.0']"},
+                        {"selectors": ["entry[attr|tag=input]"], "text": "Ada", "exact": True},
+                        {"selectors": ["heading[name=Order]"]}]) == 1.0

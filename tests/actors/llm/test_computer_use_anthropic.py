@@ -1,0 +1,139 @@
+"""The Anthropic computer-use agent against a local server speaking the Messages API: its tool
+actions mapped onto troupe's and back, the screen scaled as the API asks, bad and failed calls."""
+
+import base64
+import io
+import re
+
+import pytest
+from PIL import Image
+
+from actors.errors import ModelServiceError
+from actors.llm.client import LLMAccessError, LLMUnavailable
+from actors.llm.computer_use.anthropic import AnthropicComputerUse, action_of, tool_input
+from actors.errors import NoAnswer
+from actors.llm.replies import ReplyError
+from actors.llm.screen import ModelScreen
+from bench.suites.sim.suite import sim_tasks
+from protocols import (
+    Click, Decide, Done, DoubleClick, Drag, Hotkey, Key, Move, Observation, Point, RightClick, Scroll, TypeText,
+    Viewport, Wait,
+)
+from tests.fake_anthropic import FakeAnthropic, operator
+from tests.fake_llm import Reply
+from tests.llm_crew import llm_client
+
+KEY = "sk-ant-test-0123456789"
+
+
+@pytest.mark.parametrize("given, action", [
+    ({"action": "left_click", "coordinate": [10, 20]}, Click(point=Point(10, 20))),
+    ({"action": "left_click", "coordinate": [10, 20], "text": "ctrl+shift"},
+     Click(point=Point(10, 20), modifiers=("ctrl", "shift"))),
+    ({"action": "right_click", "coordinate": [1, 2]}, RightClick(point=Point(1, 2))),
+    ({"action": "double_click", "coordinate": [3, 4]}, DoubleClick(point=Point(3, 4))),
+    ({"action": "mouse_move", "coordinate": [5, 6]}, Move(point=Point(5, 6))),
+    ({"action": "left_click_drag", "start_coordinate": [1, 1], "coordinate": [9, 9]},
+     Drag(point=Point(1, 1), end=Point(9, 9))),
+    ({"action": "type", "text": "hello"}, TypeText(text="hello")),
+    ({"action": "key", "text": "Return"}, Key(key="enter")),
+    ({"action": "key", "text": "ctrl+Page_Down"}, Key(key="pagedown", modifiers=("ctrl",))),
+    ({"action": "key", "text": "a+b"}, Hotkey(keys=("a", "b"))),
+    ({"action": "scroll", "coordinate": [7, 8], "scroll_direction": "down", "scroll_amount": 5},
+     Scroll(direction="down", amount=5, point=Point(7, 8))),
+    ({"action": "wait", "duration": 2}, Wait(seconds=2)),
+])
+def test_each_tool_action_is_one_troupe_action_and_back(given, action):
+    assert action_of(given) == action
+    assert action_of(tool_input(action)) == action
+
+
+@pytest.mark.parametrize("given, said", [
+    ({"action": "teleport", "coordinate": [1, 1]}, "the computer tool has no action 'teleport'"),
+    ({"action": "triple_click", "coordinate": [1, 1]}, "'triple_click' cannot be carried out here: troupe has no "
+                                                         "triple click"),
+    ({"action": "left_click"}, "the 'left_click' action is malformed: `coordinate` is missing"),
+    ({"action": "key", "text": "hyper+q"}, "unknown key name 'hyper'"),
+    ({"action": "type", "text": ""}, "`text` must not be empty"),
+])
+def test_an_action_troupe_cannot_take_is_a_reply_error_naming_it(given, said):
+    with pytest.raises(ReplyError, match=re.escape(said)):
+        action_of(given)
+
+
+def screen(width: int, height: int) -> Observation:
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), "white").save(out, format="PNG")
+    return Observation(screenshot=out.getvalue(), viewport=Viewport(width, height))
+
+
+def decide(observation: Observation, step: int = 1) -> Decide:
+    return Decide(task=sim_tasks(1)[0], episode_id="e", step=step, max_steps=10, observation=observation)
+
+
+def policy(server, **settings) -> AnthropicComputerUse:
+    return AnthropicComputerUse(llm_client(server, api_key=KEY, max_retries=2), **settings)
+
+
+@pytest.mark.anyio
+async def test_a_large_screen_is_scaled_to_the_apis_limit_and_the_click_mapped_back(anyio_backend):
+    with FakeAnthropic(operator, api_key=KEY) as server:
+        decision = await policy(server).decide(decide(screen(1920, 1080)))
+    first, second = server.requests
+    tool = second["tools"][0]
+    assert (tool["display_width_px"], tool["display_height_px"]) == (1429, 804)  # within 1568 px and 1.15 MP
+    image = second["messages"][2]["content"][0]["content"][0]["source"]["data"]
+    assert Image.open(io.BytesIO(base64.b64decode(image))).size == (1429, 804)
+    assert second["messages"][1]["content"][0]["input"] == {"action": "screenshot"}  # it looked first
+    assert first["messages"][0]["content"][1]["type"] == "image"
+    x, y = 240 * 1429 / 1280, 100 * 804 / 800  # where the model clicked on what it saw
+    assert decision.action == Click(point=Point(round(x) * 1920 / 1429, round(y) * 1080 / 804))
+    assert [call.step for call in decision.calls] == [1, 1] and decision.usage.input_tokens == 200
+
+
+@pytest.mark.anyio
+async def test_llm_screen_chooses_the_size_the_model_sees(anyio_backend):
+    with FakeAnthropic(operator, api_key=KEY) as server:
+        decision = await policy(server, screen=ModelScreen(640, 400)).decide(decide(screen(1280, 800)))
+    assert server.requests[-1]["tools"][0]["display_width_px"] == 640
+    assert decision.action == Click(point=Point(240, 100))  # (120, 50) in the model's frame
+
+
+@pytest.mark.anyio
+async def test_an_unknown_tool_action_goes_back_as_the_tools_error_then_ends_the_decision(anyio_backend):
+    teleport = [{"type": "tool_use", "id": "toolu_1", "name": "computer", "input": {"action": "teleport"}}]
+    with FakeAnthropic(lambda body: teleport, api_key=KEY) as server:
+        with pytest.raises(NoAnswer, match=r"^3 replies in a row named no action troupe can carry out; last: the "
+                                           r"computer tool has no action 'teleport'") as caught:
+            await policy(server).decide(decide(screen(1280, 800)))
+    assert len(server.requests) == len(caught.value.calls) == 3
+    feedback = server.requests[1]["messages"][-1]["content"][0]
+    assert feedback["is_error"] and feedback["tool_use_id"] == "toolu_1"
+    assert "has no action 'teleport'" in feedback["content"][0]["text"]
+    assert all('"teleport"' in call.reply for call in caught.value.calls)
+
+
+@pytest.mark.anyio
+async def test_overloaded_answers_are_retried_and_recorded_then_a_service_that_stays_down_is_no_agent_error(
+        anyio_backend):
+    statuses = iter([529, 500])
+    flapping = lambda body: Reply(status=status, retry_after="0") if (status := next(statuses, 0)) else operator(body)
+    with FakeAnthropic(flapping, api_key=KEY) as server:
+        decision = await policy(server).decide(decide(screen(1280, 800)))
+    assert decision.calls[0].retries == ("HTTP 529", "HTTP 500")
+    with FakeAnthropic(lambda body: Reply(status=529), api_key=KEY) as down:
+        with pytest.raises(LLMUnavailable, match="gave up after 3 attempts; last: HTTP 529") as caught:
+            await policy(down).decide(decide(screen(1280, 800)))
+    assert isinstance(caught.value, ModelServiceError) and len(caught.value.calls) == 1
+    with FakeAnthropic(operator, api_key=KEY) as server:
+        with pytest.raises(LLMAccessError, match=r"HTTP 401 \(check the API key\): Incorrect API key provided"):
+            await AnthropicComputerUse(llm_client(server, api_key="sk-wrong")).decide(decide(screen(1280, 800)))
+
+
+@pytest.mark.anyio
+async def test_a_final_message_without_the_tool_ends_the_episode_and_the_call_is_priced(anyio_backend):
+    with FakeAnthropic(lambda body: "The form is complete.\n**DONE**", api_key=KEY) as server:
+        agent = AnthropicComputerUse(llm_client(server, api_key=KEY, model="claude-sonnet-4-5-20250929"))
+        decision = await agent.decide(decide(screen(1280, 800)))
+    assert decision.action == Done() and decision.reasoning == "The form is complete.\n**DONE**"
+    assert decision.usage.cost == pytest.approx((100 * 3.00 + 20 * 15.00) / 1e6) == decision.calls[0].cost
