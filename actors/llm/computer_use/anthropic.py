@@ -22,8 +22,8 @@ import math
 from typing import Any, Literal
 
 from protocols import (
-    Action, Click, Decide, DoubleClick, Drag, Hotkey, Key, Move, Observation, Point, RightClick, Scroll, TypeText,
-    Wait,
+    Action, Click, Decide, DoubleClick, Drag, Fail, Hotkey, Key, Move, Observation, Point, RightClick, Scroll,
+    TypeText, Wait,
 )
 
 from actors.llm.client import LLMBadResponse, LLMClient
@@ -133,6 +133,8 @@ class AnthropicComputerUse(ComputerUsePolicy):
         if not uses:
             if payload.get("stop_reason") == "max_tokens":
                 raise ReplyError("the reply was cut off at max_tokens before it chose an action")
+            if payload.get("stop_reason") == "refusal":
+                return Turn(Fail(reason=f"the model refused: {text}" if text else "the model refused"), text)
             return Turn(final_action(text), text)
         use = uses[0]
         if use.get("name") != "computer":

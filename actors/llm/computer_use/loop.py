@@ -14,8 +14,8 @@ calling the tool, its last message ends the episode: `ANSWER: ...` answers the t
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -46,9 +46,9 @@ class Turn:
 
 
 class ComputerUsePolicy:
-    """The loop; a dialect supplies `endpoint`, `headers`, `body`, `opening`, `read`, `looked`,
-    `refused` and `usage`. `screen` fixes the size the model is shown (`--llm-screen`); without
-    it the dialect's `fit` chooses."""
+    """The loop; a dialect supplies the methods below "the dialect" (how a request is made, a reply
+    read and answered). `screen` fixes the size the model is shown (`--llm-screen`); without it
+    the dialect's `fit` chooses."""
 
     role = "agent"
 
@@ -85,6 +85,9 @@ class ComputerUsePolicy:
                     looks += 1
                     if looks > self.max_looks:
                         raise ReplyError(f"asked to see the screen {looks} times in a row; it has not changed")
+            except ModelServiceError as exc:  # an answer that is not the API's (LLMBadResponse)
+                exc.calls = _given_up(calls)
+                raise
             except ReplyError as exc:
                 bad += 1
                 calls[-1] = msgspec.structs.replace(calls[-1], rejected=str(exc))
