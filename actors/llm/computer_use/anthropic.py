@@ -29,7 +29,7 @@ from protocols import (
 from actors.llm.client import LLMBadResponse, LLMClient
 from actors.llm.computer_use.keys import key_action, key_names
 from actors.llm.computer_use.loop import (
-    FINISHING, ComputerUsePolicy, Turn, final_action, model_action, outcome, read_action,
+    FINISHING, HELD_SCROLL, ComputerUsePolicy, Turn, final_action, model_action, outcome, read_action,
 )
 from actors.llm.preflight import PREFLIGHT_PROMPT
 from actors.llm.replies import ReplyError
@@ -184,6 +184,8 @@ def _action(kind: Any, given: dict[str, Any]) -> Action:
     if kind == "key":
         return key_action(str(given["text"]).split("+"))
     if kind == "scroll":
+        if given.get("text"):
+            raise ValueError(HELD_SCROLL)
         place = given.get("coordinate")
         return Scroll(direction=given["scroll_direction"], amount=int(given.get("scroll_amount", 3)),
                       point=None if place is None else _point(place))

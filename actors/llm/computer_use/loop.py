@@ -28,11 +28,15 @@ from actors.llm.replies import ReplyError
 from actors.llm.screen import ModelScreen, Scale
 from actors.llm.transcript import without_images
 
-__all__ = ["FINISHING", "ComputerUsePolicy", "Turn", "final_action", "model_action", "outcome", "read_action"]
+__all__ = [
+    "FINISHING", "HELD_SCROLL", "ComputerUsePolicy", "Turn", "final_action", "model_action", "outcome", "read_action",
+]
 
 FINISHING = """\
 When the task is complete, stop using the tool and reply with a last message whose final line is \
 DONE, or ANSWER: <the answer> when the task asks a question, or FAIL: <why> when it cannot be done."""
+
+HELD_SCROLL = "troupe cannot hold keys while scrolling; scroll left or right to scroll sideways"
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from protocols import (
 from actors.llm.client import LLMBadResponse, LLMClient
 from actors.llm.computer_use.keys import key_action, key_names
 from actors.llm.computer_use.loop import (
-    FINISHING, ComputerUsePolicy, Turn, final_action, model_action, outcome, read_action,
+    FINISHING, HELD_SCROLL, ComputerUsePolicy, Turn, final_action, model_action, outcome, read_action,
 )
 from actors.llm.preflight import PREFLIGHT_PROMPT
 from actors.llm.replies import ReplyError
@@ -229,6 +229,8 @@ def _action(kind: str, given: dict[str, Any]) -> Action:
     if kind == "type":
         return TypeText(text=given["text"])
     if kind == "scroll":
+        if held:
+            raise ValueError(HELD_SCROLL)
         dx, dy = int(given.get("scroll_x") or 0), int(given.get("scroll_y") or 0)
         if not dx and not dy:
             raise ValueError("the scroll distance is 0")

@@ -56,6 +56,8 @@ def test_each_tool_action_is_one_troupe_action_and_back(given, action):
     ({"action": "left_click"}, "the 'left_click' action is malformed: `coordinate` is missing"),
     ({"action": "key", "text": "hyper+q"}, "unknown key name 'hyper'"),
     ({"action": "type", "text": ""}, "`text` must not be empty"),
+    ({"action": "scroll", "coordinate": [1, 1], "scroll_direction": "down", "text": "shift"},
+     "troupe cannot hold keys while scrolling"),
 ])
 def test_an_action_troupe_cannot_take_is_a_reply_error_naming_it(given, said):
     with pytest.raises(ReplyError, match=re.escape(said)):
