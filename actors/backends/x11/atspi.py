@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 from jeepney import DBusAddress, HeaderFields, Message, new_method_call
-from jeepney.wrappers import unwrap_msg
+from jeepney.wrappers import DBusErrorResponse, unwrap_msg
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
 
 from actors.backends.treewalk import Walk
@@ -90,8 +90,9 @@ class AtspiReader:
             return ref, PROPERTIES, "GetAll", "s", (ACCESSIBLE,)
         return ref, PROPERTIES, "Get", "ss", (ACCESSIBLE, name)
 
-    def _batch(self, *calls: Call) -> list[Any]:
-        """Send every call at once (one write), then collect the replies: one round trip's latency, not n."""
+    def _batch(self, *calls: Call, optional: frozenset[int] = frozenset()) -> list[Any]:
+        """Send every call at once (one write), then collect the replies: one round trip's latency, not n.
+        An error answers None for the calls whose index is `optional`, and raises for the others."""
         serials = {}
         data = []
         for index, call in enumerate(calls):
@@ -104,26 +105,29 @@ class AtspiReader:
         while serials:
             reply = self.conn.receive(timeout=max(0.0, deadline - time.monotonic()))
             index = serials.pop(reply.header.fields.get(HeaderFields.reply_serial, -1), None)
-            if index is not None:
+            if index is None:
+                continue
+            try:
                 replies[index] = unwrap_msg(reply)
+            except DBusErrorResponse:
+                if index not in optional:
+                    raise
         return replies
 
     def _basics(self, refs: list[tuple[str, str]]) -> tuple[list[int], list[tuple]]:
-        """Each node's role number and (properties, state words, interfaces, children), in one round trip."""
+        """Each node's role number, properties and state words, in one round trip."""
         calls = [self._message(ref, ACCESSIBLE, "GetRole") for ref in refs]
-        calls += [message for ref in refs for message in (
-            self._property(ref), self._message(ref, ACCESSIBLE, "GetState"),
-            self._message(ref, ACCESSIBLE, "GetInterfaces"), self._message(ref, ACCESSIBLE, "GetChildren"))]
+        calls += [call for ref in refs for call in (self._property(ref), self._message(ref, ACCESSIBLE, "GetState"))]
         replies = self._batch(*calls)
         roles, rest = [reply[0] for reply in replies[:len(refs)]], replies[len(refs):]
-        basics = [tuple(reply[0] if reply else {} for reply in rest[4 * i:4 * i + 4]) for i in range(len(refs))]
-        bare = [index for index, (properties, *_) in enumerate(basics) if not properties]
+        basics = [(rest[2 * i][0] if rest[2 * i] else {}, rest[2 * i + 1][0]) for i in range(len(refs))]
+        bare = [index for index, (properties, _) in enumerate(basics) if not properties]
         if bare:  # at-spi's registry answers GetAll with nothing: its properties one by one
             names = ("Name", "Description", "ChildCount")
             named = self._batch(*(self._property(refs[index], name) for index in bare for name in names))
             for place, index in enumerate(bare):
-                properties = dict(zip(names, (reply[0] for reply in named[3 * place:3 * place + 3])))
-                basics[index] = (properties, *basics[index][1:])
+                basics[index] = (dict(zip(names, (reply[0] for reply in named[3 * place:3 * place + 3]))),
+                                 basics[index][1])
         return roles, basics
 
     def _learn_roles(self, refs: list[tuple[str, str]], roles: list[int]) -> None:
@@ -133,41 +137,47 @@ class AtspiReader:
             names = self._batch(*(self._message(first[role], ACCESSIBLE, "GetRoleName") for role in unseen))
             self.role_names.update((role, name[0]) for role, name in zip(unseen, names))
 
-    def _place(self, wanted: list[tuple[dict[str, Any], str, Call]]) -> None:
-        """The extents and text `wanted` (node, field, call), in one round trip."""
-        for (node, field, _), reply in zip(wanted, self._batch(*(message for _, _, message in wanted))):
-            if field == "text":
-                node["text"] = reply[0]
-                continue
-            x, y, w, h = reply[0]
-            if x != _OFF_SCREEN and w >= 0 and h >= 0:
-                node["extents"] = [x, y, w, h]
+    def _expand(self, showing: list[tuple[tuple[str, str], dict[str, Any]]]) -> list[list[tuple[str, str]]]:
+        """The children of the nodes showing, and their position and text, in one round trip. Position
+        and text are asked of every one: an object without the Component or Text interface answers
+        with an error, which leaves the field out, as asking for its interfaces first would."""
+        calls = [call for ref, _ in showing for call in (
+            self._message(ref, ACCESSIBLE, "GetChildren"),
+            self._message(ref, COMPONENT, "GetExtents", "u", (_SCREEN_COORDS,)),
+            self._message(ref, TEXT, "GetText", "ii", (0, MAX_TEXT)))]
+        replies = self._batch(*calls, optional=frozenset(i for i in range(len(calls)) if i % 3))
+        children = []
+        for index, (_, node) in enumerate(showing):
+            kids, extents, text = replies[3 * index:3 * index + 3]
+            children.append([tuple(child) for child in kids[0]])
+            if extents is not None:
+                x, y, w, h = extents[0]
+                if x != _OFF_SCREEN and w >= 0 and h >= 0:
+                    node["extents"] = [x, y, w, h]
+            if text is not None:
+                node["text"] = text[0]
+        return children
 
     def read_level(self, refs: list[tuple[str, str]]) -> list[tuple[dict[str, Any], list[tuple[str, str]]]]:
         """Each node's properties and children, for a level of the tree in a few round trips: its
-        properties and children, then the names of roles not seen yet, then the position and text of
-        the nodes showing. What is not showing is not walked further (most of a GTK tree is closed menus)."""
+        properties, then the names of roles not seen yet, then the children, position and text of the
+        nodes showing. What is not showing is not walked further (most of a GTK tree is closed menus)."""
         roles, basics = self._basics(refs)
         self._learn_roles(refs, roles)
-        level: list[tuple[dict[str, Any], list[tuple[str, str]]]] = []
-        wanted: list[tuple[dict[str, Any], str, Call]] = []
-        for ref, role, (properties, words, interfaces, children) in zip(refs, roles, basics):
+        nodes: list[dict[str, Any]] = []
+        showing: list[tuple[tuple[str, str], dict[str, Any]]] = []
+        for ref, role, (properties, words) in zip(refs, roles, basics):
             node: dict[str, Any] = {"role": self.role_names[role], "name": properties.get("Name", ("s", ""))[1]}
             if properties.get("Description", ("s", ""))[1]:
                 node["description"] = properties["Description"][1]
             bits = sum(word << (32 * place) for place, word in enumerate(words))
             node["states"] = [state for bit, state in self.states.items() if bits >> bit & 1]
-            node["child_count"] = properties.get("ChildCount", ("i", len(children)))[1]
-            if "showing" not in node["states"] and node["role"] not in ("application", "desktop frame"):
-                level.append((node, []))
-                continue
-            level.append((node, [tuple(child) for child in children]))
-            if COMPONENT in interfaces:
-                wanted.append((node, "extents", self._message(ref, COMPONENT, "GetExtents", "u", (_SCREEN_COORDS,))))
-            if TEXT in interfaces:
-                wanted.append((node, "text", self._message(ref, TEXT, "GetText", "ii", (0, MAX_TEXT))))
-        self._place(wanted)
-        return level
+            node["child_count"] = properties.get("ChildCount", ("i", 0))[1]
+            nodes.append(node)
+            if "showing" in node["states"] or node["role"] in ("application", "desktop frame"):
+                showing.append((ref, node))
+        children = dict(zip((id(node) for _, node in showing), self._expand(showing))) if showing else {}
+        return [(node, children.get(id(node), [])) for node in nodes]
 
 
 def capture(session_bus: str, walk: Walk, states: dict[int, str] = STATES) -> dict[str, Any]:
