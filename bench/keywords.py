@@ -34,6 +34,7 @@ class RunKeywords(TypedDict, total=False):
     viewer_token: str
     out: str | os.PathLike[str]
     retry_errors: bool
+    force: bool
     max_steps: int
     episode_timeout: float
     call_timeout: float

@@ -62,14 +62,15 @@ async def llm_crew(tg, server, *, summarizer: bool = True, analyst: bool = False
 def stumbling_llm_run(out):
     """A two-episode sim run by an LLM agent on set-of-marks (local server). The first episode's step 1 is
     right, then the agent's replies are no action (an agent error at step 2); the second's agent fails so
-    at step 1. Every change summary is a reply that is no JSON (none made)."""
+    at step 1. Every change summary is a reply that is no JSON (none made); the classifier files each."""
     second = sim_tasks(2)[1].instruction
 
     def acts_once(body):
         text = body["messages"][1]["content"][0]["text"]
         return form_filler(body) if "This is step 1 " in text and second not in text else "no idea"
 
-    with FakeLLM(by_role(agent=acts_once, summarizer=lambda body: "no idea")) as server:
+    roles = by_role(agent=acts_once, summarizer=lambda body: "no idea", classifier=lambda body: CLASSIFICATION)
+    with FakeLLM(roles) as server:
         return bench.run_sync("sim", agent="llm", summarizer="llm", options={"episodes": 2, "scale": 0.001},
                               llm_base_url=server.url, llm_model="fake", llm_observation="som", llm_retries=0,
-                              llm_max_bad_replies=2, analysis="signals", out=out)
+                              llm_max_bad_replies=2, analysis="llm", out=out)

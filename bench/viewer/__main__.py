@@ -190,12 +190,13 @@ def main(argv: list[str] | None = None, prog: str = "python -m bench.viewer") ->
 def serve_folders(parser: argparse.ArgumentParser, folders: list[Path], token: str | None, port: int) -> int:
     """Serve finished run folders, or the runs under one folder, until interrupted, after printing
     the page's URL."""
+    from bench.run_record import RUN_INFO
     from bench.viewer.catalog import Catalog
     from bench.viewer.catalog_server import CatalogServer
     from bench.viewer.folders import FinishedRuns
     from bench.viewer.server import FinishedRunsServer
 
-    if len(folders) == 1 and folders[0].is_dir() and not (folders[0] / RESULTS).exists():
+    if len(folders) == 1 and folders[0].is_dir() and not any((folders[0] / name).exists() for name in (RESULTS, RUN_INFO)):
         catalog = Catalog(folders[0])
         if not catalog.runs():
             parser.error(f"{folders[0]}: not a run folder (no {RESULTS}), and no run folder under it")

@@ -49,6 +49,26 @@ def too_long(folder: Path) -> str:
     return str(folder / ("x" * 300))
 
 
+def ran_with(config: dict):
+    """A run folder whose run.json recorded `config` (as much of it as a case needs) and that holds a result."""
+    def make(folder: Path) -> str:
+        run = folder / "ran"
+        run.mkdir(exist_ok=True)
+        (run / "run.json").write_text(json.dumps({"config": config}))
+        (run / "results.jsonl").write_text('{"result": {"episode_id": "sim-0-0000#1", "task_id": "sim-0-0000"}}\n')
+        return str(run)
+    return make
+
+
+LIMITS_AND_OPTIONS = {"limits": {"max_steps": 30}, "options": {"crash_rate": 0.5}}
+
+
+def garbled_run_json(folder: Path) -> str:
+    run = Path(ran_with({})(folder))
+    (run / "run.json").write_text('{"config": {"suite": "sim"')
+    return str(run)
+
+
 HELD: list[socket.socket] = []
 """Sockets rows hold open while their case runs; `release_held` closes them after each test."""
 
@@ -175,6 +195,16 @@ CASES = [
      "importing 'raising_suite' raised RuntimeError: no config for this suite ("),
     ("agent class without decide", ["--suite", "sim", "--agent", agent_without_decide],
      {"suite": "sim", "agent": agent_without_decide}, "the class Agent has no `decide` method"),
+    ("resume with another agent", ["--suite", "sim", "--out", ran_with({"suite": "sim", "agent": "scripted"})],
+     {"suite": "sim", "out": ran_with({"suite": "sim", "agent": "scripted"})},
+     ("holds a run with other settings that change what an episode means: --agent (was 'scripted', now 'sim'); "
+      "resume it with its own settings, give --force", "means: agent (was 'scripted', now 'sim'); resume it")),
+    ("resume with other limits and suite options", ["--suite", "sim", "--out", ran_with(LIMITS_AND_OPTIONS)],
+     {"suite": "sim", "out": ran_with(LIMITS_AND_OPTIONS)},
+     ("--crash-rate (was 0.5, now 0.0), --max-steps (was 30, now 15)",
+      "crash_rate (was 0.5, now 0.0), max_steps (was 30, now 15)")),
+    ("resume of a garbled run.json", ["--suite", "sim", "--out", garbled_run_json],
+     {"suite": "sim", "out": garbled_run_json}, "ran/run.json: not readable as JSON (Expecting"),
 ]
 IDS = [case[0] for case in CASES]
 

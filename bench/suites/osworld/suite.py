@@ -35,13 +35,14 @@ class OSWorldOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
                      ] | None = None
     cache: Annotated[str, option("osworld: the cache folder OSWorld's harness fills (<DIR>/<task id>/...): the "
                                  "task files downloads and cloud_file getters read")] | None = None
-    domain: Annotated[list[str], option("osworld: run only these domains")] = []
-    task: Annotated[list[str], option("osworld: run only these tasks (DOMAIN/ID)")] = []
+    domain: Annotated[list[str], option("osworld: run only these domains", resumable=True)] = []
+    task: Annotated[list[str], option("osworld: run only these tasks (DOMAIN/ID)", resumable=True)] = []
     url: Annotated[str, option("osworld: the OSWorld VM's server, or 'local' for a fresh desktop of troupe's Linux "
-                               "server per episode, no VM (default: $TROUPE_OSWORLD_URL, else local)")] | None = None
+                               "server per episode, no VM (default: $TROUPE_OSWORLD_URL, else local)",
+                               resumable=True)] | None = None
     password: Annotated[str, option("osworld: the VM user's password that {CLIENT_PASSWORD} stands for "
                                     "(default: $TROUPE_OSWORLD_PASSWORD, else OSWorld's 'password')",
-                                    secret=True)] | None = None
+                                    secret=True, resumable=True)] | None = None
 
 
 class OSWorldSuite(Suite):

@@ -52,6 +52,8 @@ def test_each_computer_call_action_is_one_troupe_action_and_back(given, action):
     ({"type": "drag", "path": [{"x": 1, "y": 1}]}, "a drag's path needs a start and an end"),
     ({"type": "keypress", "keys": ["HYPER"]}, "unknown key name 'hyper'"),
     ({"type": "move", "x": 1}, "`y` is missing"),
+    ({"type": "scroll", "x": 1, "y": 1, "scroll_x": 0, "scroll_y": 100, "keys": ["SHIFT"]},
+     "troupe cannot hold keys while scrolling"),
 ])
 def test_an_action_troupe_cannot_take_is_a_reply_error_naming_it(given, said):
     with pytest.raises(ReplyError, match=re.escape(said)):

@@ -169,6 +169,9 @@ def test_window_steps_find_a_window_by_its_class_as_wmctrl_x_does(server):
 
 def test_open_file_answers_once_the_files_window_is_up(server):
     """As OSWorld's server: the file opens in its application, and the answer waits for its window."""
+    text_editor = call(server, "POST", "/execute", json={"command": "xdg-mime default mousepad.desktop text/plain",
+                                                         "shell": True})
+    assert text_editor.status_code == 200
     upload = call(server, "POST", "/setup/upload", data={"file_path": "/home/user/Desktop/notes_to_open.txt"},
                   files={"file_data": ("notes_to_open.txt", b"hello\n")})
     assert upload.status_code == 200
