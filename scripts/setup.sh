@@ -24,6 +24,7 @@ APT_PACKAGES+=(jq)
 if $osworld_apps; then
     APT_PACKAGES+=(vlc gimp libreoffice-impress sysstat)
     APT_PACKAGES+=(libreoffice-gtk3)  # LibreOffice's tree over AT-SPI, as OSWorld reads it (2 MB, ~2 s)
+    APT_PACKAGES+=(python3-pyatspi)  # the tests run OSWorld's own tree code over pyatspi to compare (~1 MB)
     APT_PACKAGES+=(libreoffice-calc libreoffice-writer)  # the cache-backed Calc and Writer tasks (~20 s)
     APT_PACKAGES+=(thunderbird)  # the Thunderbird tasks (~18 s)
 fi

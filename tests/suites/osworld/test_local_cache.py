@@ -28,7 +28,8 @@ from tests.paths import ROOT
 
 OSWORLD = ROOT.parent / "shared" / "osworld" / "evaluation_examples"
 
-pytestmark = [pytest.mark.anyio, pytest.mark.skipif(not OSWORLD.is_dir(), reason="no shared OSWorld data")]
+pytestmark = [pytest.mark.anyio, pytest.mark.skipif(not OSWORLD.is_dir(), reason="no shared OSWorld data"),
+              pytest.mark.timeout(300)]  # LibreOffice's first start on a fresh profile takes 10-15 s at load ~10
 
 
 def requires(program: str):
