@@ -126,6 +126,7 @@ class _Episode:
         self.ended_by = ""
         self.ended_trace = ""
         self.model_error = ""
+        self.latest: Observation | None = None  # the screen after the last step taken, however the steps end
         self.unrecorded: deque[StepSummarized | ModelCalled] = deque()  # published, not yet told to the ResultSink
 
     async def run(self) -> EpisodeOutcome:
@@ -148,12 +149,14 @@ class _Episode:
                 summaries = self._summaries(group)
                 try:
                     try:
+                        self.latest = observation
                         with self.limits.time.enforce():
-                            observation = await self._steps(observation, summaries)
+                            await self._steps(observation, summaries)
                     except (LimitExceeded, AgentFailed) as exc:
                         self.ended_by, self.ended_trace = str(exc), root_trace(exc)
                     except ModelServiceFailed as exc:
                         self.model_error = str(exc)
+                    observation = self.latest
                     if summaries is not None:
                         await summaries.finish()
                 except EnvironmentFailure as exc:
@@ -195,7 +198,9 @@ class _Episode:
         )
         return EpisodeOutcome(result=result, steps=records, final=observation)
 
-    async def _steps(self, observation: Observation, summaries: StepSummaries | None) -> Observation:
+    async def _steps(self, observation: Observation, summaries: StepSummaries | None) -> None:
+        """Step from `observation` until the agent ends the episode or the environment does (a limit or a
+        failure raises); `self.latest` follows the screen."""
         step_limit = StepLimit(self.limits.max_steps)
         for step in itertools.count(1):
             step_limit.check(step - 1)
@@ -215,7 +220,7 @@ class _Episode:
                     reasoning=decision.reasoning, reference=reference, started_at=began,
                     timings=StepTimings(agent=decided - began, total=decided - began), **_spend(decision),
                 ), observation, observation, decision.calls)
-                return observation
+                return
             acted: Acted = await self._vm(self.crew.vm, Act(step=step, action=decision.action))
             act_done = self.now()
             after = await self._observe(step)
@@ -232,10 +237,10 @@ class _Episode:
             ), after, observation, decision.calls)
             if summaries is not None:
                 summaries.ask(self._summary_request(step, decision, observation, after))
-            observation = after
+            observation = self.latest = after
             if acted.ended:
                 self.ended_by = acted.ended
-                return observation
+                return
 
     def _reference(self, observation: Observation) -> Action | None:
         """The action the step on `observation` is scored against: the recording's, else the suite's."""

@@ -64,6 +64,7 @@ from bench.keywords import RunKeywords
 from bench.llm import LLMRoles
 from bench.metrics import run_metrics
 from bench.report import write_report
+from bench.run_record import RUN_INFO, earlier_starts, run_folder
 from bench.suites.base import Suite
 from bench.summary import left_out, summarize
 from protocols import EpisodeResult, Flush, ProtocolError, Task
@@ -85,7 +86,6 @@ logger = logging.getLogger(__name__)
 
 VIEWERS_TOLD = 2.0
 """Seconds a run that ends gives its live viewer to tell the pages watching it (they then show the finished run)."""
-RUN_INFO = "run.json"
 SUMMARY = "summary.json"
 
 
@@ -135,6 +135,8 @@ class RunPlan:
     """What the run chose for the caller and why (concurrency, VM slots per browser): lines to say as it starts."""
     nodes: tuple[RemoteNode, ...] = ()
     """The `--connect` nodes and their seats, as they answered."""
+    starts: tuple[dict[str, Any], ...] = ()
+    """The earlier starts of the run in `out`, as its run.json recorded them (`bench.run_record`)."""
 
     @property
     def episodes(self) -> list[Task]:
@@ -189,6 +191,9 @@ async def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | No
     out = Path(config.out) if config.out else Path("runs") / f"{loaded.name}-{datetime.datetime.now():%Y%m%d-%H%M%S}"
     _check_writable(out, name_of("out"))
     check_unlocked(out)
+    asked, out = out, run_folder(out, config, suite_type.Options, suite_type.keyword_prefix(), name_of)
+    if out != asked:
+        check_unlocked(out)
     try:
         counted = count_results(read_results(out), {task.task_id for task in tasks}, config.repeats).lines
     except ResultsError as exc:
@@ -204,12 +209,15 @@ async def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | No
     concurrency, why = _concurrency(loaded, config, nodes, pending, name_of)
     slots, slots_why = _slots_per_browser(loaded, config, concurrency, name_of)
     config = msgspec.structs.replace(config, concurrency=concurrency, slots_per_browser=slots)
+    rerun_labels = ", ".join(episode_label(*key) for key in sorted(rerun))
     chosen = ((f"concurrency {concurrency}: {why}",) if why else ()) + (
         (f"{slots} VM slot(s) per browser: {slots_why}",) if slots_why else ()) + (
         (f"re-running {len(rerun)} episode(s) that ended on a model-service or environment error "
-         f"({name_of('retry_errors')}): {', '.join(episode_label(*key) for key in sorted(rerun))}",) if rerun else ())
+         f"({name_of('retry_errors')}): {rerun_labels}",) if rerun else ()) + (
+        (f"{asked} holds a run with other settings; {name_of('force')}: these run in {out}",) if out != asked else ())
     return RunPlan(config=config, suite=loaded, tasks=tasks, done=done, rerun=rerun, out=out, agent=agent_factory,
-                   summarizer=summarizer_factory, llm=llm, entry=entry or {}, chosen=chosen, nodes=nodes)
+                   summarizer=summarizer_factory, llm=llm, entry=entry or {}, chosen=chosen, nodes=nodes,
+                   starts=tuple(earlier_starts(out)))
 
 
 def _vm_host(suite: Suite, config: RunConfig) -> str:
@@ -304,7 +312,7 @@ async def _episodes(plan: RunPlan, started: datetime.datetime, placed: dict[str,
                     anyio.create_task_group() as tg):
             if watch is not None:
                 tg.start_soon(watch)
-            sink = await spawn(tg, ResultSink(out))
+            sink = await spawn(tg, ResultSink(out, screenshots=config.screenshots))
             bus = EventBus()
             with ExitStack() as stack:
                 relayed = anyio.Event()
@@ -332,6 +340,7 @@ def _conclude(plan: RunPlan, started: datetime.datetime, placed: dict[str, Any] 
     episodes, unreadable = read_episodes(out, lines)
     summary = summarize([line.result for line in lines], lines)
     summary["metrics"] = run_metrics(episodes)
+    summary["suite"] = plan.suite.name
     own = plan.suite.figures(episodes)
     if own:
         summary[plan.suite.name] = own
@@ -678,15 +687,19 @@ def _loopback(host: str) -> bool:
 
 def _run_info(plan: RunPlan, started: datetime.datetime, ended: datetime.datetime | None,
               placements: dict[str, Any] | None) -> dict[str, Any]:
+    """run.json: this start of the run, and under `starts` every start, this one last."""
+    this = {**plan.entry, "config": public(plan.config), "started": started.isoformat(),
+            "ended": ended.isoformat() if ended else None}
     return {
         **plan.entry,
-        "config": public(plan.config),
+        "config": this["config"],
         "event_loop": sniffio.current_async_library(),
         "versions": {"python": platform.python_version(), "troupe": bench.__version__,
                      **{name: metadata.version(name) for name in ("anyio", "msgspec", "websockets", "trio")}},
         "started": started.isoformat(),
         "ended": ended.isoformat() if ended else None,
         **({"placements": placements} if placements is not None else {}),
+        "starts": [*plan.starts, this],
     }
 
 

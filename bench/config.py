@@ -9,7 +9,11 @@ here, at the boundary, so a bad one stops the run before anything is
 written, with a message naming the option.
 
 Fields marked secret (tokens) are read from the environment when not given
-and are never recorded: `public()` is what run.json holds.
+and are never recorded: `public()` is what run.json holds. Fields marked
+resumable do not change what an episode means (how many run at once, where
+the VMs live, which tasks are selected): a run folder may be resumed with
+other values of them, and with the same values of every other field only
+(`bench.run_record`).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Annotated, Any, Callable, Literal
 import msgspec
 
 from actors.errors import ConfigError
+from actors.screens import SCREENSHOTS
 from actors.llm.observation import DIFF_THRESHOLD, MODES
 from actors.llm.tree_text import TREE_TOKENS
 from protocols.numbers import MAX_SECONDS
@@ -32,10 +37,11 @@ __all__ = [
 ]
 
 
-def option(help: str, *, secret: bool = False, **constraints: Any) -> msgspec.Meta:
+def option(help: str, *, secret: bool = False, resumable: bool = False, **constraints: Any) -> msgspec.Meta:
     """A field's help text and constraints; a `secret` one (a token, read from the
-    environment when not given) never reaches run.json."""
-    return msgspec.Meta(description=help, extra={"secret": secret}, **constraints)
+    environment when not given) never reaches run.json; a `resumable` one does not change
+    what an episode means, so a run folder may be resumed with another value of it."""
+    return msgspec.Meta(description=help, extra={"secret": secret, "resumable": resumable}, **constraints)
 
 
 class LimitsConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -48,7 +54,8 @@ class LimitsConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     call_timeout: Annotated[float, option("timeout of one actor call, seconds", gt=0, le=MAX_SECONDS)] = 60.0
     tree_timeout: Annotated[float, option("seconds a tree capture may take before the step goes on without it",
                                           gt=0, le=MAX_SECONDS)] = Limits.tree_seconds
-    max_attempts: Annotated[int, option("VMs an episode is tried on before it is an environment error", ge=1)] = 3
+    max_attempts: Annotated[int, option("VMs an episode is tried on before it is an environment error", ge=1,
+                                        resumable=True)] = 3
 
     def limits(self) -> Limits:
         return Limits(max_steps=self.max_steps,
@@ -65,7 +72,8 @@ class LLMOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     The API key is never an option: it comes from the environment variable
     `api_key_env` names, or from the config file."""
 
-    base_url: Annotated[str, option("API base URL (default: config file, $OPENAI_BASE_URL, or OpenAI's)")] | None = None
+    base_url: Annotated[str, option("API base URL (default: config file, $OPENAI_BASE_URL, or OpenAI's)",
+                                    resumable=True)] | None = None
     model: Annotated[str, option("model name (default: config file or $OPENAI_MODEL)")] | None = None
     config: Annotated[str, option(
         "TOML file with an [llm] table: base_url, model, api_key, timeout, max_retries, "
@@ -73,10 +81,11 @@ class LLMOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
         "even with no LLM role chosen")] | None = None
     api_key_env: Annotated[str, option(
         "environment variable holding the key (default: OPENAI_API_KEY; ANTHROPIC_API_KEY with "
-        "--agent anthropic-cu)")] | None = None
-    timeout: Annotated[float, option("seconds per HTTP attempt (default: config file, else 60)", gt=0)] | None = None
+        "--agent anthropic-cu)", resumable=True)] | None = None
+    timeout: Annotated[float, option("seconds per HTTP attempt (default: config file, else 60)", gt=0,
+                                     resumable=True)] | None = None
     retries: Annotated[int, option("retries on 429, 5xx and connection errors (default: config file, else 4)",
-                                   ge=0)] | None = None
+                                   ge=0, resumable=True)] | None = None
     observation: Annotated[Literal[MODES], option(
         "what the agent, summarizer and classifier see of the screen (som: the screenshot with numbered "
         "marks on its interactive elements, listed in the prompt; the agent names an element by mark)")] = "tree"
@@ -98,7 +107,7 @@ class LLMOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
         "for Claude Sonnet 4.5, Haiku 4.5, Opus 4.1 and older)")] = "computer_20251124"
     preflight: Annotated[bool, option(
         "one cheap call before any episode: a refused key, an unknown model or an unreachable service "
-        "stops the run with one error")] = True
+        "stops the run with one error", resumable=True)] = True
 
 
 class RunConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -118,35 +127,46 @@ class RunConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     repeats: Annotated[int, option(
         "run each task N times, each repeat an episode of its own with a seed of its own where the suite "
         "has seeds (miniwob, sim); the summary then gives pass@k and pass^k and an interval that counts "
-        "tasks, not episodes, as independent", ge=1)] = 1
+        "tasks, not episodes, as independent", ge=1, resumable=True)] = 1
     concurrency: Annotated[int, option(
         "episodes run at once, one VM each (default: what this machine fits: its cores over the CPU one of "
-        "the suite's VMs takes, and its memory, at most 8)", ge=1)] | None = None
+        "the suite's VMs takes, and its memory, at most 8)", ge=1, resumable=True)] | None = None
     slots_per_browser: Annotated[int, option(
         "VM slots one browser hosts, each with contexts of its own: one node process and one Chromium for that "
         "many episodes at once (default: what this machine fits, and 1 with --vm ray; suites whose VMs are "
         "browsers, node VMs only)",
-        ge=1)] | None = None
-    llm_slots: Annotated[int, option("LLM calls in flight at once across the run", ge=1)] = 16
+        ge=1, resumable=True)] | None = None
+    llm_slots: Annotated[int, option("LLM calls in flight at once across the run", ge=1, resumable=True)] = 16
     vm: Annotated[Literal["inproc", "node", "ray"], option(
         "host VM actors in this process, in a node process per VM (websocket), or in nodes Ray places "
-        "on a cluster; suites whose backend needs asyncio always use nodes")] = "inproc"
+        "on a cluster; suites whose backend needs asyncio always use nodes", resumable=True)] = "inproc"
     ray_address: Annotated[str, option(
         "Ray cluster for --vm ray: HOST:PORT, auto (a running cluster) or local (default: a running "
-        "cluster if there is one, else a local Ray started and stopped by the run, on 127.0.0.1)")] | None = None
+        "cluster if there is one, else a local Ray started and stopped by the run, on 127.0.0.1)",
+        resumable=True)] | None = None
     connect: Annotated[list[str], option(
         "use a running node (python -m runtime.node) at ws://HOST:PORT: one VM, or one per seat of a node "
         "started with --seats N; repeat for more; the run's concurrency is then their seats in all, "
-        "or --concurrency if fewer")] = []
-    token: Annotated[str, option("token for --connect nodes (default: $TROUPE_NODE_TOKEN)", secret=True)] | None = None
-    viewer: Annotated[str, option("serve a live web viewer (page and step-event websocket) on HOST:PORT")] | None = None
+        "or --concurrency if fewer", resumable=True)] = []
+    token: Annotated[str, option("token for --connect nodes (default: $TROUPE_NODE_TOKEN)", secret=True,
+                                 resumable=True)] | None = None
+    viewer: Annotated[str, option("serve a live web viewer (page and step-event websocket) on HOST:PORT",
+                                  resumable=True)] | None = None
     viewer_token: Annotated[str, option("token the viewer requires, if any (default: $TROUPE_VIEWER_TOKEN)",
-                                        secret=True)] | None = None
+                                        secret=True, resumable=True)] | None = None
     out: Annotated[str, option(
-        "run folder (default: runs/<suite>-<time>); an existing folder is resumed")] | None = None
+        "run folder (default: runs/<suite>-<time>); an existing folder is resumed", resumable=True)] | None = None
     retry_errors: Annotated[bool, option(
         "resuming, run again the episodes that ended on a model-service or environment error (the "
-        "re-run's result replaces theirs; their folders are kept)")] = True
+        "re-run's result replaces theirs; their folders are kept)", resumable=True)] = True
+    screenshots: Annotated[Literal[SCREENSHOTS], option(
+        "which screenshots the run folder keeps: all, failed (every screen of the episodes that did not "
+        "succeed, the last of those that did), final (each episode's last) or none; each distinct image is "
+        "stored once whatever is kept", resumable=True)] = "all"
+    force: Annotated[bool, option(
+        "an existing --out run with settings that change what an episode means (agent, model, observation, "
+        "limits, suite options): instead of refusing, run these settings in a sub-folder OUT/config-N of "
+        "their own (the same command again resumes it)", resumable=True)] = False
     limits: LimitsConfig = LimitsConfig()
     llm: LLMOptions = LLMOptions()
     options: Any = None
@@ -169,11 +189,26 @@ class RunConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
 
 def describe(field: msgspec.inspect.Field) -> tuple[str, bool]:
     """What `option(...)` says of a field: its help text, and whether it holds a secret."""
-    kinds = field.type.types if isinstance(field.type, msgspec.inspect.UnionType) else (field.type,)
-    meta = next((kind for kind in kinds if isinstance(kind, msgspec.inspect.Metadata)), None)
+    meta = _meta(field)
     if meta is None:
         return "", False
     return (meta.extra_json_schema or {}).get("description", ""), bool((meta.extra or {}).get("secret"))
+
+
+def _meta(field: msgspec.inspect.Field) -> msgspec.inspect.Metadata | None:
+    kinds = field.type.types if isinstance(field.type, msgspec.inspect.UnionType) else (field.type,)
+    return next((kind for kind in kinds if isinstance(kind, msgspec.inspect.Metadata)), None)
+
+
+def resumable_names(options_type: type[msgspec.Struct] | None, options_prefix: str = "") -> set[str]:
+    """The settings, by their `flatten` names, marked resumable: those a run folder may be
+    resumed with other values of."""
+    def marked(struct: type[msgspec.Struct]) -> list[str]:
+        return [field.name for field in msgspec.inspect.type_info(struct).fields
+                if (meta := _meta(field)) is not None and (meta.extra or {}).get("resumable")]
+
+    names = set(marked(RunConfig)) | set(marked(LimitsConfig)) | {"llm_" + name for name in marked(LLMOptions)}
+    return names | ({options_prefix + name for name in marked(options_type)} if options_type else set())
 
 
 def secret_names(struct: type[msgspec.Struct]) -> list[str]:
@@ -269,5 +304,15 @@ def _convert(values: dict[str, Any], struct: type[msgspec.Struct], strict: bool,
             raise ConfigError(reason) from None
         if not strict:
             reason = reason.replace(", got `str`", "")
+        if reason.startswith("Invalid enum value"):
+            reason = f"expected one of {', '.join(map(repr, _choices(struct, field)))}"
         raise ConfigError(f"{name_of(prefix + field)}: {reason[0].lower()}{reason[1:]}, "
                           f"got {values.get(field)!r}") from None
+
+
+def _choices(struct: type[msgspec.Struct], name: str) -> tuple[Any, ...]:
+    """The values a Literal field allows."""
+    field = next(field for field in msgspec.inspect.type_info(struct).fields if field.name == name)
+    kinds = field.type.types if isinstance(field.type, msgspec.inspect.UnionType) else (field.type,)
+    kinds = tuple(kind.type if isinstance(kind, msgspec.inspect.Metadata) else kind for kind in kinds)
+    return next((kind.values for kind in kinds if isinstance(kind, msgspec.inspect.LiteralType)), ())

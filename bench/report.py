@@ -1,8 +1,8 @@
 """report.html: one file a browser opens straight from the run folder.
 
 Success per domain as a bar chart drawn to scale, the failure taxonomy
-counts, the run metrics ("n/a" where one is undefined), a sortable table of
-episodes, and the steps of an episode chosen from a list: each step's action,
+counts, the run metrics ("n/a" where one is undefined), the suite's own
+figures (`bench.figure_tables`) when it has any, a sortable table of episodes, and the steps of an episode chosen from a list: each step's action,
 change summary and timings beside the screen it acted on, the screen after its
 last step, its per-step timeline, drawn by the same script the live viewer
 uses, and its model calls (role, step, reply, what went wrong, tokens, time,
@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import base64
 import html
-import json
 import os
 import sys
 from importlib import resources
@@ -36,6 +35,7 @@ from actors.run_folder import (
     screenshot_path,
 )
 from actors.whole_writes import write_whole
+from bench.figure_tables import figure_tables, figure_text
 from bench.summary import interval_name, left_out, pass_lines, success_cell
 from bench.viewer.state import status_of
 
@@ -122,6 +122,7 @@ def render(run_dir: Path, summary: dict, lines: list[ResultLine], *, inline: boo
                       percent=True, texts={d: success_cell(f) for d, f in summary.get("domains", {}).items()}),
         taxonomy=_bars(taxonomy_counts(summary, lines), percent=False) or "<p>no failure categories</p>",
         metrics=_metrics_table(summary.get("metrics", {})),
+        suite_figures=_suite_figures(summary),
         damage=_damage(summary),
         rows="\n".join(rows), options=options, data=data, script=script,
         screens=_SCREENS_INLINE if inline else _SCREENS_LINKED, calls_file=CALLS,
@@ -174,6 +175,14 @@ def _instruction(folder: Path) -> str:
         return ""
 
 
+def _suite_figures(summary: dict) -> str:
+    """The suite's own figures (summary.json under the name its "suite" gives), if it has any."""
+    suite = summary.get("suite")
+    if not isinstance(suite, str) or suite not in summary:
+        return ""
+    return f'<h2>Figures of {html.escape(suite)}</h2><div id="suite-figures">{figure_tables(suite, summary[suite])}</div>'
+
+
 def _damage(summary: dict) -> str:
     """What the figures leave out and why (`bench.summary.left_out`), above everything else."""
     items = "".join(f"<li>{html.escape(line)}</li>" for line in left_out(summary))
@@ -208,16 +217,9 @@ def _bar_width(value: float, top: float) -> float:
 def _metrics_table(metrics: dict) -> str:
     flat = {k: v for k, v in metrics.items() if not isinstance(v, dict)}
     flat.update({f"{actor} s/step": v for actor, v in metrics.get("actor_seconds_per_step", {}).items()})
-    cells = "".join(f"<tr><th>{html.escape(k.replace('_', ' '))}</th><td>{html.escape(_metric_text(v))}</td></tr>"
+    cells = "".join(f"<tr><th>{html.escape(k.replace('_', ' '))}</th><td>{html.escape(figure_text(v))}</td></tr>"
                     for k, v in flat.items())
     return f"<table class=\"metrics\">{cells}</table>"
-
-
-def _metric_text(value) -> str:
-    """A metric as shown: "n/a" where it is undefined (null: a rate over nothing), not 0."""
-    if value is None:
-        return "n/a"
-    return f"{value:.4g}" if isinstance(value, float) else json.dumps(value)
 
 
 _PAGE = """<!doctype html>
@@ -240,6 +242,7 @@ tr.succeeded td:nth-child(4) {{ color: #1b7a2e; }} tr.failed td:nth-child(4) {{ 
 #steps img, #final img {{ width: 320px; max-height: 220px; object-fit: contain; background: #f3f3f3; }}
 #screens {{ color: #555; font-size: 12px; }}
 #damage, .unreadable, #calls tr.gave-up td:nth-child(4) {{ color: #b02a2a; }}
+#suite-figures h3 {{ font-size: 14px; margin: 14px 0 4px; }}
 #calls td:nth-child(3) {{ max-width: 520px; white-space: pre-wrap; overflow-wrap: anywhere; }}
 </style></head><body>
 <h1>{title}</h1>
@@ -248,6 +251,7 @@ tr.succeeded td:nth-child(4) {{ color: #1b7a2e; }} tr.failed td:nth-child(4) {{ 
 <h2>Success per domain</h2><div id="domains">{domains}</div>
 <h2>Failure taxonomy</h2><div id="taxonomy">{taxonomy}</div>
 <h2>Metrics</h2>{metrics}
+{suite_figures}
 <h2>Episodes</h2>
 <table id="episodes"><thead><tr><th>task</th><th>domain</th><th>attempt</th><th>status</th><th>score</th>
 <th>steps</th><th>seconds</th><th>tokens</th><th>cost</th><th>reason</th><th>records</th></tr></thead>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up a fresh machine: Debian packages the backends drive (when run as root
 # and something is missing), then .venv with troupe-bench, every extra and the test tools. Idempotent.
-#   --osworld-apps  also the applications of OSWorld's tasks with no VM (VLC, GIMP, LibreOffice, sar):
+#   --osworld-apps  also the applications of OSWorld's tasks with no VM (VLC, GIMP, LibreOffice, Thunderbird, sar):
 #                   the tests and local OSWorld runs need them, the main job does not
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,11 +20,13 @@ APT_PACKAGES=(chromium chromium-headless-shell)
 APT_PACKAGES+=(xvfb xdotool openbox dbus at-spi2-core mousepad galculator xterm git)
 # OSWorld's tasks with no VM: the tools their setup commands call (jq edits Chrome's Preferences).
 APT_PACKAGES+=(jq)
-# OSWorld's no-download tasks' applications (about 130 s and 570 MB on a fresh machine): VLC, GIMP, Impress, sar.
+# OSWorld's applications with no VM (about 170 s on a fresh machine): VLC, GIMP, LibreOffice, Thunderbird, sar.
 if $osworld_apps; then
     APT_PACKAGES+=(vlc gimp libreoffice-impress sysstat)
     APT_PACKAGES+=(libreoffice-gtk3)  # LibreOffice's tree over AT-SPI, as OSWorld reads it (2 MB, ~2 s)
+    APT_PACKAGES+=(python3-pyatspi)  # the tests run OSWorld's own tree code over pyatspi to compare (~1 MB)
     APT_PACKAGES+=(libreoffice-calc libreoffice-writer)  # the cache-backed Calc and Writer tasks (~20 s)
+    APT_PACKAGES+=(thunderbird)  # the Thunderbird tasks (~18 s)
 fi
 
 missing=()

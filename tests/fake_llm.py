@@ -38,6 +38,8 @@ class Reply:
     drop: bool = False
     raw: bytes | None = None
     usage: tuple[int, int] = (100, 20)
+    headers: tuple[tuple[str, str], ...] = ()
+    """More response headers (rate-limit state, x-should-retry)."""
 
 
 Responder = Callable[[dict[str, Any]], "Reply | str"]
@@ -121,7 +123,7 @@ class FakeLLM:
         else:
             data = json.dumps(self.render(reply, body)).encode()
         retry_after = [] if reply.retry_after is None else [("Retry-After", reply.retry_after)]
-        send_reply(handler, reply.status, "application/json", data, retry_after)
+        send_reply(handler, reply.status, "application/json", data, [*retry_after, *reply.headers])
 
     def render(self, reply: Reply, body: dict[str, Any]) -> Any:
         """The body of a 200 answer carrying `reply` to the request `body`."""

@@ -114,8 +114,9 @@ class Operator:
         width, height = _display(body["tools"][0], items)
         steps = plan(task, width, height)
         calls = [item for item in items if item.get("type") == "computer_call"]
-        done = skipped(task) + len(re.findall(r"^Step \d+: ", task, re.MULTILINE)) + sum(
-            1 for call in calls for action in (call.get("actions") or [call["action"]]) if action["type"] != "screenshot")
+        taken = [action for call in calls for action in (call.get("actions") or [call["action"]])]
+        told = len(re.findall(r"^Step \d+: ", task, re.MULTILINE))  # a new response telling earlier steps
+        done = skipped(task) + told + sum(action["type"] != "screenshot" for action in taken)
         preview = body["tools"][0]["type"] == "computer_use_preview"
         number = len(items)
         if preview and not calls and done == skipped(task):

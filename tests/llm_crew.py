@@ -15,6 +15,7 @@ from actors.llm.config import LLMConfig
 from actors.llm.summarizer import LLMJudge
 from actors.observer import Observer
 from bench.suites.sim.checker import SimChecker
+from bench.suites.sim.suite import sim_tasks
 from actors.backends.sim.vm import SimVM
 from actors.summarizer import Summarizer
 from actors.vm_controller import VMController
@@ -59,12 +60,17 @@ async def llm_crew(tg, server, *, summarizer: bool = True, analyst: bool = False
 
 
 def stumbling_llm_run(out):
-    """A one-episode sim run by an LLM agent on set-of-marks (local server): step 1 right, then replies
-    that are no action (an agent error); every change summary a reply that is no JSON (none made)."""
-    def acts_once(body):
-        return form_filler(body) if "This is step 1 " in body["messages"][1]["content"][0]["text"] else "no idea"
+    """A two-episode sim run by an LLM agent on set-of-marks (local server). The first episode's step 1 is
+    right, then the agent's replies are no action (an agent error at step 2); the second's agent fails so
+    at step 1. Every change summary is a reply that is no JSON (none made); the classifier files each."""
+    second = sim_tasks(2)[1].instruction
 
-    with FakeLLM(by_role(agent=acts_once, summarizer=lambda body: "no idea")) as server:
-        return bench.run_sync("sim", agent="llm", summarizer="llm", options={"episodes": 1, "scale": 0.001},
+    def acts_once(body):
+        text = body["messages"][1]["content"][0]["text"]
+        return form_filler(body) if "This is step 1 " in text and second not in text else "no idea"
+
+    roles = by_role(agent=acts_once, summarizer=lambda body: "no idea", classifier=lambda body: CLASSIFICATION)
+    with FakeLLM(roles) as server:
+        return bench.run_sync("sim", agent="llm", summarizer="llm", options={"episodes": 2, "scale": 0.001},
                               llm_base_url=server.url, llm_model="fake", llm_observation="som", llm_retries=0,
-                              llm_max_bad_replies=2, analysis="signals", out=out)
+                              llm_max_bad_replies=2, analysis="llm", out=out)

@@ -186,3 +186,10 @@ def chrome() -> types.ModuleType:
     return load(METRICS / "chrome.py", {"fitz": (), "PIL": ("Image",), "borb": (), "borb.pdf": ("Document", "PDF"),
                                         "imagehash": ()},
                 {**packages, "desktop_env.evaluators.metrics.utils": utils})
+
+
+def chrome_getters() -> types.ModuleType:
+    """getters/chrome.py; pydrive (Google Drive, which the compared getters never call) stood in."""
+    return load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "chrome.py",
+                {"pydrive": (), "pydrive.auth": ("GoogleAuth",),
+                 "pydrive.drive": ("GoogleDrive", "GoogleDriveFileList", "GoogleDriveFile")})

@@ -1,4 +1,5 @@
-"""Every `python -m` program README names answers --help with its own usage line and runs nothing."""
+"""Every `python -m` program README names answers --help with its own usage line, runs nothing and shows
+no key of the environment."""
 
 import os
 import re
@@ -19,8 +20,10 @@ def test_readme_names_the_programs():
 
 @pytest.mark.parametrize("module", PROGRAMS)
 def test_help_prints_the_programs_usage_and_runs_nothing(module, tmp_path):
+    keys = {name: f"sk-{name.lower()}-secret-0123" for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
     result = subprocess.run([sys.executable, "-m", module, "--help"], cwd=tmp_path, capture_output=True, text=True,
-                            timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"})
+                            timeout=120, env={**os.environ, **keys, "PYTHONPATH": str(ROOT), "COLUMNS": "200"})
     assert result.returncode == 0, result.stderr
+    assert not any(key in result.stdout + result.stderr for key in keys.values())  # keys are read, never shown
     assert result.stdout.startswith(f"usage: python -m {module} "), result.stdout[:300]
     assert not list(tmp_path.iterdir())

@@ -85,7 +85,7 @@ def test_the_wheel_is_troupe_bench_typed_licensed_and_its_core_pulls_no_office_m
 
 def test_every_install_line_of_readme_names_troupe_bench_or_a_checkout():
     installed = re.findall(r"pip install (?:--\S+ )*(?:-e )?'?([^\s'`]+)", (ROOT / "README.md").read_text())
-    assert installed and all(re.fullmatch(r"troupe-bench(\[[a-z,]+\])?|\.\[[a-z,]+\]", name) for name in installed), \
+    assert installed and all(re.fullmatch(r"troupe-bench(\[[a-z0-9,]+\])?|\.\[[a-z0-9,]+\]", name) for name in installed), \
         installed
 
 

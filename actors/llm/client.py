@@ -1,7 +1,8 @@
 """An async client for OpenAI-compatible chat completions, on httpx (asyncio and trio).
 
 Transient failures (429, 5xx, dropped or refused connections, timeouts) are
-retried with jittered exponential backoff, honouring a server's Retry-After (or retry-after-ms);
+retried with jittered exponential backoff, or as long as the server asks
+(`actors.llm.rate_limits`: Retry-After, retry-after-ms, rate-limit resets, x-should-retry);
 a 4xx is raised at once with the server's own message. What the agent did
 not cause, a service that stays unreachable or failing, a refused key (401,
 403) or an unknown model (404), is a `ModelServiceError` (`LLMUnavailable`,
@@ -23,7 +24,6 @@ actors themselves hold none.
 from __future__ import annotations
 
 import base64
-import email.utils
 import logging
 import random
 import time
@@ -40,6 +40,7 @@ from runtime.capacity import Capacity
 
 from actors.errors import ModelServiceError
 from actors.llm.config import LLMConfig
+from actors.llm.rate_limits import should_retry, wait_asked
 from actors.llm.transcript import without_images
 
 logger = logging.getLogger(__name__)
@@ -184,10 +185,13 @@ class LLMClient:
             raise _Transient(f"connection error: {type(exc).__name__}: {exc}") from None
 
     def _check(self, response: httpx.Response, url: str) -> Any:
-        if response.status_code == 429 or response.status_code >= 500:
-            raise _Transient(f"HTTP {response.status_code}", _retry_after(response))
-        if response.status_code >= 400:
-            status = response.status_code
+        status, retry = response.status_code, should_retry(response.headers)
+        if status >= 400 and (retry or retry is None and (status == 429 or status >= 500)):
+            raise _Transient(f"HTTP {status}", wait_asked(response.headers))
+        if retry is False and (status == 429 or status >= 500):
+            raise LLMUnavailable(f"{url} answered HTTP {status} and asks not to be retried (x-should-retry: "
+                                 f"false): {_server_message(response)}")
+        if status >= 400:
             hint = _ACCESS_HINTS.get(status, "")
             if status in (401, 403) and not self.config.api_key:
                 hint = " (no API key is set)"
@@ -239,26 +243,6 @@ def _noting(error: LLMError, messages: list[dict[str, Any]], started: float, ret
 _ACCESS_HINTS = {401: " (check the API key)", 403: " (check the API key)",
                  404: " (check the model name and base URL)"}
 """The refusals that mean the configuration is wrong rather than the request (`LLMAccessError`)."""
-
-
-def _retry_after(response: httpx.Response) -> float | None:
-    """The wait the server asks for, in seconds: OpenAI's and Anthropic's `retry-after-ms`
-    (finer), else Retry-After in either of its forms (seconds, or an HTTP date)."""
-    try:
-        return max(0.0, float(response.headers["retry-after-ms"]) / 1000)
-    except (KeyError, ValueError):
-        pass
-    value = response.headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
-    except (TypeError, ValueError):
-        return None
 
 
 def _server_message(response: httpx.Response) -> str:

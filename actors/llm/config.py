@@ -58,6 +58,11 @@ PRICES: dict[str, Price] = {
     "gpt-4.1-mini": Price(0.40, 1.60),
     "gpt-4.1": Price(2.00, 8.00),
     "o4-mini": Price(1.10, 4.40),
+    "computer-use-preview": Price(3.00, 12.00),
+    "claude-sonnet-4": Price(3.00, 15.00),
+    "claude-haiku-4-5": Price(1.00, 5.00),
+    "claude-opus-4-1": Price(15.00, 75.00),
+    "claude-opus-4-5": Price(5.00, 25.00),
 }
 """Built-in prices, matched by the longest model-name prefix; a config file's
 `[prices."model"]` tables extend and override them."""

@@ -1,8 +1,9 @@
 // One step of an episode, as the viewer page shows it: the action drawn on the screen it was
 // taken on, and panels for the accessibility tree the agent saw, the step's model calls and
-// its errors. Inlined into page.html. Observations and calls are fetched when first needed
-// (`stepFile`); a step's target is found in its tree when the action names a node but
-// carries no box (a node id, or a role and name). It uses the page's `el` and `query`.
+// its errors, and the episode's own model calls. Inlined into page.html. Observations and calls
+// are fetched when first needed (`stepFile`); a step's target is found in its tree when the
+// action names a node but carries no box (a node id, or a role and name). It uses the page's
+// `el` and `query`.
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -103,7 +104,8 @@ function typedPlace(box, width, fontSize, w, h) {
 const stepFileCache = new Map();
 
 // {observation} or {calls}, or {error}: what the server says about a step's file. A running
-// episode's answers are not kept when they are errors (the file may not be written yet).
+// episode's errors are not kept (the file may not be written yet), nor its calls (a step's
+// change summary, and the classifier's calls about the episode, come after it).
 function stepFile(c, kind, step) {
   const url = `${c.files[kind]}/${step}${query}`;
   if (!stepFileCache.has(url)) {
@@ -111,14 +113,14 @@ function stepFile(c, kind, step) {
                                                                     + `recorded for step ${step}`})
       .catch(e => ({error: String(e)}));
     stepFileCache.set(url, answer);
-    answer.then(a => { if (a.error && c.status === "running") stepFileCache.delete(url); });
+    answer.then(a => { if (c.status === "running" && (a.error || kind === "calls")) stepFileCache.delete(url); });
   }
   return stepFileCache.get(url);
 }
 
 // ---- panels -------------------------------------------------------------------------------
 
-const panelState = {tree: false, calls: false, error: null, search: ""};  // null: open when there is an error
+const panelState = {tree: false, calls: false, error: null, search: "", "episode-calls": false};  // null: open when there is an error
 
 function panel(name, title, open) {
   const d = document.createElement("details");
@@ -240,23 +242,21 @@ function hoverBox(stage, box) {
 }
 
 // The model calls of step `s` (agent and summarizer): each request's messages (images named by
-// the screenshot that holds them, shown small), the reply, tokens, cost, latency, retries. At the
-// last step of an episode that ended on the agent's or the model service's error, the calls of the
-// decision that failed after it too (`s` null: the episode failed before its first step).
+// the file that holds them, shown small), the reply, tokens, cost, latency, retries. At the last
+// step of a finished episode (`s` null: it ended before its first step), also the calls of the
+// decision that failed after it (the agent's own error, or its model service's). The episode's
+// own calls (the classifier's) are in `episodeCallsPanel`.
 function callsPanel(c, s) {
   const d = panel("calls", "model calls", panelState.calls);
   const body = el("div", "calls-body", "loading…");
   d.append(body);
-  const failed = failedDecision(c, s);
-  const steps = [...(s ? [s.step] : []), ...(failed ? [failed] : [])];
-  Promise.all(steps.map(step => stepFile(c, "calls", step))).then(answers => {
+  const parts = [...(s ? [[s.step, ""]] : []), ...episodeEndCalls(c, s)];
+  Promise.all(parts.map(([step]) => stepFile(c, "calls", step))).then(answers => {
     const broken = answers.find(answer => answer.error);
     if (broken) { body.textContent = broken.error; return; }
     const shown = [];
     answers.forEach((answer, i) => {
-      if (steps[i] === failed && answer.calls.length) {
-        shown.push(el("div", "call-error", `step ${failed}: the decision that failed (no action was taken)`));
-      }
+      if (parts[i][1] && answer.calls.length) shown.push(el("div", "call-error", parts[i][1]));
       shown.push(...answer.calls.map(call => callView(c, call)));
     });
     const count = answers.reduce((n, answer) => n + answer.calls.length, 0);
@@ -267,15 +267,30 @@ function callsPanel(c, s) {
   return d;
 }
 
-// The step after the last one, where a decision that ended the episode would have been (the
-// agent's own error, or its model service's), when `s` is the episode's last step (or there is
-// none); else 0. Its calls, if any, are those of that decision.
-function failedDecision(c, s) {
-  const kind = (c.result || {}).error_kind;
-  if (kind !== "agent" && kind !== "model_service") return 0;
+// [step, heading] of the calls of a decision that ended the episode (after its last step), when
+// `s` is the last step of a finished episode (or it has none); it may hold no call.
+function episodeEndCalls(c, s) {
   const last = c.steps[c.steps.length - 1];
-  if (s !== (last || null)) return 0;
-  return last ? last.step + 1 : 1;
+  if (!c.result || (s || null) !== (last || null)) return [];
+  const next = last ? last.step + 1 : 1;
+  return [[next, `step ${next}: the decision that failed (no action was taken)`]];
+}
+
+// The model calls about the episode as a whole, tied to no step (recorded as step 0): the error
+// classifier's judgement of how it failed. Shown beside the verdict they explain, once there are any.
+function episodeCallsPanel(c) {
+  const d = panel("episode-calls", "model calls about the episode", panelState["episode-calls"]);
+  d.hidden = true;
+  const body = el("div", "calls-body");
+  d.append(body);
+  stepFile(c, "calls", 0).then(answer => {
+    if (answer.error) body.textContent = answer.error;
+    else if (answer.calls.length) body.replaceChildren(...answer.calls.map(call => callView(c, call)));
+    else return;
+    d.querySelector("summary").textContent = `model calls about the episode (${answer.error ? "unreadable" : answer.calls.length})`;
+    d.hidden = false;
+  });
+  return d;
 }
 
 function callView(c, call) {
@@ -285,9 +300,8 @@ function callView(c, call) {
     + `${call.input_tokens || 0} in / ${call.output_tokens || 0} out tokens${cost}`
     + ((call.retries || []).length ? ` · retried: ${call.retries.join("; ")}` : "")));
   for (const m of call.messages || []) {
-    const parts = typeof m.content === "string" ? [{type: "text", text: m.content}] : (m.content || []);
-    const shown = parts.map(part => part.type === "text" ? textPart(part.text)
-      : part.type === "image" ? imagePart(c, part) : el("pre", "", JSON.stringify(part)));
+    const parts = m.content === undefined ? [m] : contentParts(m.content);  // a Responses API item is its own part
+    const shown = parts.map(part => partView(c, part));
     let message;
     if (m.role === "system") {  // the same long instructions at every call: folded
       message = document.createElement("details");
@@ -297,7 +311,7 @@ function callView(c, call) {
       message.append(head, ...shown);
     } else {
       message = el("div", "message");
-      message.append(el("span", "who", (m.role || "?") + ": "), ...shown);
+      message.append(el("span", "who", (m.role || m.type || "?") + ": "), ...shown);
     }
     box.append(message);
   }
@@ -306,6 +320,24 @@ function callView(c, call) {
   if (call.rejected) box.append(el("div", "call-error", "sent back: " + call.rejected));
   if (call.gave_up) box.append(el("div", "call-error", "gave up: the request got no usable answer"));
   return box;
+}
+
+function contentParts(content) {
+  return typeof content === "string" ? [{type: "text", text: content}] : (content || []);
+}
+
+// One part of a message in any API's shape: text, a picture, a computer-use tool's result
+// (Anthropic's tool_result, OpenAI's computer_call_output) with the picture it carried, else its JSON.
+function partView(c, part) {
+  if (part.type === "text" || part.type === "input_text") return textPart(part.text);
+  if (part.type === "image") return imagePart(c, part);
+  if (part.type === "tool_result" || part.type === "computer_call_output") {
+    const box = el("div", "tool-result");
+    const inner = part.type === "tool_result" ? contentParts(part.content) : [part.output || {}];
+    box.append(el("span", "who", `${part.is_error ? "tool error" : "tool result"}: `), ...inner.map(p => partView(c, p)));
+    return box;
+  }
+  return el("pre", "", JSON.stringify(part));
 }
 
 // A screenshot (step-NNN.png) or a picture the agent was shown (agent-NNN.png: set-of-marks, scaled).

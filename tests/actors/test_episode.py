@@ -63,6 +63,9 @@ async def test_step_limit_ends_the_episode_with_its_reason_and_it_is_still_evalu
     assert outcome.result.reason.startswith("step limit of 1 reached; ")
     assert 0 < outcome.result.score < 1  # evaluated: the one step typed into a field
     assert outcome.result.error_kind is ErrorKind.AGENT
+    typed = outcome.steps[0].action
+    field = next(e for e in outcome.final.tree.walk() if e.node_id == typed.target.node_id)
+    assert field.text == typed.text  # the final screen is the one after the step, not the one before it
 
 
 async def test_time_limit_ends_the_episode_with_its_reason():

@@ -49,6 +49,26 @@ def too_long(folder: Path) -> str:
     return str(folder / ("x" * 300))
 
 
+def ran_with(config: dict):
+    """A run folder whose run.json recorded `config` (as much of it as a case needs) and that holds a result."""
+    def make(folder: Path) -> str:
+        run = folder / "ran"
+        run.mkdir(exist_ok=True)
+        (run / "run.json").write_text(json.dumps({"config": config}))
+        (run / "results.jsonl").write_text('{"result": {"episode_id": "sim-0-0000#1", "task_id": "sim-0-0000"}}\n')
+        return str(run)
+    return make
+
+
+LIMITS_AND_OPTIONS = {"limits": {"max_steps": 30}, "options": {"crash_rate": 0.5}}
+
+
+def garbled_run_json(folder: Path) -> str:
+    run = Path(ran_with({})(folder))
+    (run / "run.json").write_text('{"config": {"suite": "sim"')
+    return str(run)
+
+
 HELD: list[socket.socket] = []
 """Sockets rows hold open while their case runs; `release_held` closes them after each test."""
 
@@ -93,6 +113,9 @@ CASES = [
      ("--repeats: expected `int` >= 1, got", "repeats: expected `int` >= 1, got")),
     ("text repeats", ["--suite", "sim", "--repeats", "three"], {"suite": "sim", "repeats": "three"},
      ("--repeats: expected `int`, got 'three'", "repeats: expected `int`, got `str`")),
+    ("unknown screenshots choice", ["--suite", "sim", "--screenshots", "some"], {"suite": "sim", "screenshots": "some"},
+     ("argument --screenshots: invalid choice: 'some' (choose from 'all', 'failed', 'final', 'none')",
+      "screenshots: expected one of 'all', 'failed', 'final', 'none', got 'some'")),
     ("zero concurrency", ["--suite", "sim", "--concurrency", "0"], {"suite": "sim", "concurrency": 0},
      ("--concurrency: expected `int` >= 1, got", "concurrency: expected `int` >= 1, got")),
     ("negative concurrency", ["--suite", "sim", "--concurrency", "-1"], {"suite": "sim", "concurrency": -1},
@@ -128,6 +151,14 @@ CASES = [
      {"suite": "osworld", "tasks": osworld_tasks, "cache": MISSING}, f"osworld cache folder {MISSING}: no such folder"),
     ("unknown osworld domain", ["--suite", "osworld", "--osworld-tasks", osworld_tasks, "--osworld-domain", "chrom"],
      {"suite": "osworld", "tasks": osworld_tasks, "domain": ["chrom"]}, "osworld domain chrom: not in"),
+    ("computer-use agent without a model", ["--suite", "sim", "--agent", "anthropic-cu"],
+     {"suite": "sim", "agent": "anthropic-cu"},
+     "no LLM model given: pass --llm-model, set ANTHROPIC_MODEL, or `model` in the config file"),
+    ("unknown computer-use tool version",
+     ["--suite", "sim", "--agent", "anthropic-cu", "--llm-model", "m", "--llm-computer-tool", "computer_2099"],
+     {"suite": "sim", "agent": "anthropic-cu", "llm_model": "m", "llm_computer_tool": "computer_2099"},
+     ("--llm-computer-tool: invalid choice: 'computer_2099'",
+      "llm_computer_tool: expected one of 'computer_20250124', ")),
     ("malformed llm config, no LLM role", ["--suite", "sim", "--llm-config", malformed_llm_config],
      {"suite": "sim", "llm_config": malformed_llm_config}, "is not valid TOML"),
     ("episodes given to miniwob", ["--suite", "miniwob", "--episodes", "5"], {"suite": "miniwob", "episodes": 5},
@@ -168,6 +199,16 @@ CASES = [
      "importing 'raising_suite' raised RuntimeError: no config for this suite ("),
     ("agent class without decide", ["--suite", "sim", "--agent", agent_without_decide],
      {"suite": "sim", "agent": agent_without_decide}, "the class Agent has no `decide` method"),
+    ("resume with another agent", ["--suite", "sim", "--out", ran_with({"suite": "sim", "agent": "scripted"})],
+     {"suite": "sim", "out": ran_with({"suite": "sim", "agent": "scripted"})},
+     ("holds a run with other settings that change what an episode means: --agent (was 'scripted', now 'sim'); "
+      "resume it with its own settings, give --force", "means: agent (was 'scripted', now 'sim'); resume it")),
+    ("resume with other limits and suite options", ["--suite", "sim", "--out", ran_with(LIMITS_AND_OPTIONS)],
+     {"suite": "sim", "out": ran_with(LIMITS_AND_OPTIONS)},
+     ("--crash-rate (was 0.5, now 0.0), --max-steps (was 30, now 15)",
+      "crash_rate (was 0.5, now 0.0), max_steps (was 30, now 15)")),
+    ("resume of a garbled run.json", ["--suite", "sim", "--out", garbled_run_json],
+     {"suite": "sim", "out": garbled_run_json}, "ran/run.json: not readable as JSON (Expecting"),
 ]
 IDS = [case[0] for case in CASES]
 

@@ -37,6 +37,7 @@ def test_the_report_is_one_file_whose_links_resolve_and_whose_timeline_draws(run
         page.goto(report.as_uri())
         assert page.locator("#domains .bar-row").count() == 3  # forms, settings, signup
         assert page.locator("#episodes tbody tr").count() == 4
+        assert page.locator("#suite-figures").count() == 0  # sim has no figures of its own
         for href in page.eval_on_selector_all("#episodes a[href$='.jsonl'], #episodes a[href$='.png']",
                                               "links => links.map(a => a.getAttribute('href'))"):
             assert (run_dir / href).is_file(), href
@@ -166,17 +167,16 @@ def test_grounding_accuracy_over_no_boxed_step_is_undefined_not_zero(tmp_path):
 
 def test_the_report_lists_the_chosen_episodes_model_calls_and_what_went_wrong(tmp_path):
     run = stumbling_llm_run(tmp_path / "run")
-    (line,) = run.results
+    line = next(line for line in run.results if line.result.steps)  # the one with steps to pick
     calls = read_calls(episode_dir(run.folder, line.result.task_id, line.result.attempt))
     with chromium_page() as page:
         page.goto((run.folder / "report.html").as_uri())
         page.locator("#episodes a.pick").first.click()
         rows = page.locator("#calls tbody tr")
-        assert rows.count() == len(calls) == 5  # agent step 1, two tries at its summary, two at step 2
+        assert rows.count() == len(calls) == 6  # agent step 1, two tries at its summary, two at step 2, classifier
         texts = [rows.nth(i).inner_text() for i in range(rows.count())]
         assert sum("sent back: the reply contains no JSON object" in t for t in texts) == 4
-        assert sum("gave up" in t for t in texts) == 2  # the decision of step 2 and the summary of step 1
-        assert page.locator("#calls tr.gave-up").count() == 2
+        assert page.locator("#calls tr.gave-up").count() == 2  # the decision of step 2 and the summary of step 1
         for href in page.eval_on_selector_all("#calls a", "links => links.map(a => a.getAttribute('href'))"):
             assert (run.folder / href).is_file(), href  # the marked picture each call showed
         transcript = page.get_attribute("#transcript", "href")

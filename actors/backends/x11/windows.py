@@ -35,6 +35,14 @@ class WindowList:
             return "", ""  # closed between listing and reading
         return str(title), wm_class[1] if wm_class else ""
 
+    def wm_class(self, window_id: int) -> str:
+        """The window's WM_CLASS as `instance.class` (what `wmctrl -x` matches), "" when it has none."""
+        try:
+            wm_class = self.conn.create_resource_object("window", window_id).get_wm_class()
+        except xerror.BadWindow:
+            return ""
+        return ".".join(wm_class) if wm_class else ""
+
     def active(self) -> tuple[str | None, str | None]:
         ids = [w for w in self._window_ids("_NET_ACTIVE_WINDOW") if w]
         if not ids:

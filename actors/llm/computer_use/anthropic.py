@@ -22,14 +22,14 @@ import math
 from typing import Any, Literal
 
 from protocols import (
-    Action, Click, Decide, DoubleClick, Drag, Hotkey, Key, Move, Observation, Point, RightClick, Scroll, TypeText,
-    Wait,
+    Action, Click, Decide, DoubleClick, Drag, Fail, Hotkey, Key, Move, Observation, Point, RightClick, Scroll,
+    TypeText, Wait,
 )
 
 from actors.llm.client import LLMBadResponse, LLMClient
 from actors.llm.computer_use.keys import key_action, key_names
 from actors.llm.computer_use.loop import (
-    FINISHING, ComputerUsePolicy, Turn, final_action, model_action, outcome, read_action,
+    FINISHING, HELD_SCROLL, ComputerUsePolicy, Turn, final_action, model_action, outcome, read_action,
 )
 from actors.llm.preflight import PREFLIGHT_PROMPT
 from actors.llm.replies import ReplyError
@@ -133,6 +133,8 @@ class AnthropicComputerUse(ComputerUsePolicy):
         if not uses:
             if payload.get("stop_reason") == "max_tokens":
                 raise ReplyError("the reply was cut off at max_tokens before it chose an action")
+            if payload.get("stop_reason") == "refusal":
+                return Turn(Fail(reason=f"the model refused: {text}" if text else "the model refused"), text)
             return Turn(final_action(text), text)
         use = uses[0]
         if use.get("name") != "computer":
@@ -182,6 +184,8 @@ def _action(kind: Any, given: dict[str, Any]) -> Action:
     if kind == "key":
         return key_action(str(given["text"]).split("+"))
     if kind == "scroll":
+        if given.get("text"):
+            raise ValueError(HELD_SCROLL)
         place = given.get("coordinate")
         return Scroll(direction=given["scroll_direction"], amount=int(given.get("scroll_amount", 3)),
                       point=None if place is None else _point(place))

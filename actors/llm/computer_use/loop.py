@@ -14,8 +14,8 @@ calling the tool, its last message ends the episode: `ANSWER: ...` answers the t
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -28,11 +28,15 @@ from actors.llm.replies import ReplyError
 from actors.llm.screen import ModelScreen, Scale
 from actors.llm.transcript import without_images
 
-__all__ = ["FINISHING", "ComputerUsePolicy", "Turn", "final_action", "model_action", "outcome", "read_action"]
+__all__ = [
+    "FINISHING", "HELD_SCROLL", "ComputerUsePolicy", "Turn", "final_action", "model_action", "outcome", "read_action",
+]
 
 FINISHING = """\
 When the task is complete, stop using the tool and reply with a last message whose final line is \
 DONE, or ANSWER: <the answer> when the task asks a question, or FAIL: <why> when it cannot be done."""
+
+HELD_SCROLL = "troupe cannot hold keys while scrolling; scroll left or right to scroll sideways"
 
 
 @dataclass(frozen=True)
@@ -46,9 +50,9 @@ class Turn:
 
 
 class ComputerUsePolicy:
-    """The loop; a dialect supplies `endpoint`, `headers`, `body`, `opening`, `read`, `looked`,
-    `refused` and `usage`. `screen` fixes the size the model is shown (`--llm-screen`); without
-    it the dialect's `fit` chooses."""
+    """The loop; a dialect supplies the methods below "the dialect" (how a request is made, a reply
+    read and answered). `screen` fixes the size the model is shown (`--llm-screen`); without it
+    the dialect's `fit` chooses."""
 
     role = "agent"
 
@@ -85,6 +89,9 @@ class ComputerUsePolicy:
                     looks += 1
                     if looks > self.max_looks:
                         raise ReplyError(f"asked to see the screen {looks} times in a row; it has not changed")
+            except ModelServiceError as exc:  # an answer that is not the API's (LLMBadResponse)
+                exc.calls = _given_up(calls)
+                raise
             except ReplyError as exc:
                 bad += 1
                 calls[-1] = msgspec.structs.replace(calls[-1], rejected=str(exc))

@@ -29,10 +29,10 @@ from protocols import (
     Wait,
 )
 
-from actors.llm.client import LLMBadResponse
+from actors.llm.client import LLMBadResponse, LLMClient
 from actors.llm.computer_use.keys import key_action, key_names
 from actors.llm.computer_use.loop import (
-    FINISHING, ComputerUsePolicy, Turn, final_action, model_action, outcome, read_action,
+    FINISHING, HELD_SCROLL, ComputerUsePolicy, Turn, final_action, model_action, outcome, read_action,
 )
 from actors.llm.preflight import PREFLIGHT_PROMPT
 from actors.llm.replies import ReplyError
@@ -69,7 +69,7 @@ class _Thread:
 
 
 class OpenAIComputerUse(ComputerUsePolicy):
-    def __init__(self, client: Any, **settings: Any) -> None:
+    def __init__(self, client: LLMClient, **settings: Any) -> None:
         super().__init__(client, **settings)
         self._threads: dict[str, _Thread] = {}
 
@@ -93,8 +93,9 @@ class OpenAIComputerUse(ComputerUsePolicy):
                 "environment": environment}
 
     def body(self, conversation: Any, seen: Observation) -> dict[str, Any]:
+        summary = {"reasoning": {"summary": "concise"}} if self.preview else {}  # as OpenAI's examples ask it
         return {"model": self.client.config.model, "instructions": SYSTEM_PROMPT, "tools": [self.tool(seen)],
-                "truncation": "auto", **conversation}
+                "truncation": "auto", **summary, **conversation}
 
     def preflight_body(self) -> dict[str, Any]:
         return {"model": self.client.config.model, "input": PREFLIGHT_PROMPT, "max_output_tokens": 16,
@@ -123,11 +124,11 @@ class OpenAIComputerUse(ComputerUsePolicy):
         failed = request.history[-1].error if request.history else ""
         dropped = f" The {len(thread.then)} actions after it were not taken." if thread.then else ""
         told = [{"role": "user", "content": f"The action failed: {failed}.{dropped}"}] if failed else []
-        return {"previous_response_id": thread.response, "input": [self._output(thread, seen), *told]}
+        return {"previous_response_id": thread.response, "input": [_output(thread.call, thread.checks, seen), *told]}
 
     def read(self, payload: Any) -> Turn:
         output = payload.get("output") if isinstance(payload, dict) else None
-        if payload.get("status") == "failed" or not isinstance(output, list):
+        if not isinstance(output, list) or payload.get("status") == "failed":
             raise LLMBadResponse(f"{self.endpoint()} answered without an `output` list: {str(payload)[:200]!r}")
         said = [part.get("text", "") for item in output if item.get("type") == "message"
                 for part in item.get("content") or [] if part.get("type") == "output_text"]
@@ -173,15 +174,9 @@ class OpenAIComputerUse(ComputerUsePolicy):
         """The next request of the conversation: the answer to the reply's computer call, if it
         made one, and what the model is told."""
         call = next((item for item in payload.get("output") or [] if item.get("type") == "computer_call"), None)
-        answered = [] if call is None else [self._output(
-            _Thread(response=payload["id"], call=call["call_id"], checks=call.get("pending_safety_checks") or [],
-                    step=0), seen)]
+        answered = [] if call is None else [
+            _output(call["call_id"], call.get("pending_safety_checks") or [], seen)]
         return {"previous_response_id": payload["id"], "input": [*answered, *told]}
-
-    def _output(self, thread: _Thread, seen: Observation) -> dict[str, Any]:
-        checks = {"acknowledged_safety_checks": thread.checks} if thread.checks else {}
-        return {"type": "computer_call_output", "call_id": thread.call,
-                "output": _image("computer_screenshot", seen), **checks}
 
     def _thread(self, request: Decide) -> _Thread | None:
         """The episode's memory, if it is of the step before this one."""
@@ -235,6 +230,8 @@ def _action(kind: str, given: dict[str, Any]) -> Action:
     if kind == "type":
         return TypeText(text=given["text"])
     if kind == "scroll":
+        if held:
+            raise ValueError(HELD_SCROLL)
         dx, dy = int(given.get("scroll_x") or 0), int(given.get("scroll_y") or 0)
         if not dx and not dy:
             raise ValueError("the scroll distance is 0")
@@ -277,6 +274,13 @@ def _xy(point: Point | None) -> dict[str, int]:
     if point is None:
         raise ValueError("the action has no point")
     return {"x": round(point.x), "y": round(point.y)}
+
+
+def _output(call: str, checks: list[dict[str, Any]], seen: Observation) -> dict[str, Any]:
+    """The answer to computer call `call`: the screen now, its safety `checks` acknowledged."""
+    acknowledged = {"acknowledged_safety_checks": checks} if checks else {}
+    return {"type": "computer_call_output", "call_id": call, "output": _image("computer_screenshot", seen),
+            **acknowledged}
 
 
 def _image(kind: str, seen: Observation) -> dict[str, Any]:

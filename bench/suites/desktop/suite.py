@@ -117,7 +117,7 @@ def to_task(spec: dict[str, Any]) -> Task:
 
 
 class DesktopOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    task: Annotated[list[str], option("desktop: run only these tasks (default: all)")] = []
+    task: Annotated[list[str], option("desktop: run only these tasks (default: all)", resumable=True)] = []
 
 
 class DesktopSuite(Suite):

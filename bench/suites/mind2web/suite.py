@@ -46,8 +46,8 @@ class Mind2WebOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
                                 "data/<split>/*.json, raw_dump/ for screenshots, or the multimodal release's "
                                 "parquet files); required")] | None = None
     split: Annotated[list[str], option(f"mind2web: run only these splits ({', '.join(SPLITS)}; default: every "
-                                       "test split the data has)")] = []
-    task: Annotated[list[str], option("mind2web: run only these tasks (annotation_id)")] = []
+                                       "test split the data has)", resumable=True)] = []
+    task: Annotated[list[str], option("mind2web: run only these tasks (annotation_id)", resumable=True)] = []
 
 
 class Mind2WebSuite(Suite):

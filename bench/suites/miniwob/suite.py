@@ -76,8 +76,9 @@ class MiniWobChecker:
 
 class MiniWobOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     tasks: Annotated[str | list[str], option(
-        "miniwob: task names, 'default' (24 tasks) or 'all' (128)")] = "default"
-    seeds: Annotated[int | list[int], option("miniwob: a count N (seeds 0..N-1), or the seeds themselves")] = 3
+        "miniwob: task names, 'default' (24 tasks) or 'all' (128)", resumable=True)] = "default"
+    seeds: Annotated[int | list[int], option("miniwob: a count N (seeds 0..N-1), or the seeds themselves",
+                                             resumable=True)] = 3
 
 
 class MiniWobSuite(Suite):

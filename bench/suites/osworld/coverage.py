@@ -11,6 +11,7 @@ the next piece of work is obvious.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +22,10 @@ from bench.suites.osworld.getters import GETTERS
 from bench.suites.osworld.metrics import INFEASIBLE, SUPPORTED_FUNCTIONS, unsupported_rules
 from bench.suites.osworld.needs import Outside, getter_specs, outside, steps
 from bench.suites.osworld.setup import STEPS
+
+
+Installed = Callable[[str], bool]
+"""Whether a program is on this machine's PATH (shutil.which), for tasks that run on its desktop."""
 
 
 def troupe_lacks(task: Task) -> list[str]:
@@ -55,8 +60,8 @@ class Gap:
         return [*self.outside.kinds(), *self.troupe]
 
 
-def gap(task: Task, cache: Path | None) -> Gap:
-    return Gap(outside(task, cache), tuple(troupe_lacks(task)))
+def gap(task: Task, cache: Path | None, installed: Installed | None = None) -> Gap:
+    return Gap(outside(task, cache, installed), tuple(troupe_lacks(task)))
 
 
 def is_infeasible(task: Task) -> bool:
@@ -71,13 +76,14 @@ class DomainCoverage:
     lacking: dict[str, Gap] = field(default_factory=dict)
 
 
-def coverage(tasks: list[Task], cache: Path | None) -> dict[str, DomainCoverage]:
-    """Per domain, in the task list's order: runnable feasible tasks, runnable infeasible ones, the rest's gaps."""
+def coverage(tasks: list[Task], cache: Path | None, installed: Installed | None = None) -> dict[str, DomainCoverage]:
+    """Per domain, in the task list's order: runnable feasible tasks, runnable infeasible ones, the rest's gaps
+    (`installed`: which programs this machine has, where tasks run on its desktop)."""
     domains: dict[str, DomainCoverage] = {}
     for task in tasks:
         figures = domains.setdefault(task.domain, DomainCoverage())
         figures.tasks += 1
-        found = gap(task, cache)
+        found = gap(task, cache, installed)
         if found:
             figures.lacking[task.task_id] = found
         elif is_infeasible(task):
@@ -87,9 +93,9 @@ def coverage(tasks: list[Task], cache: Path | None) -> dict[str, DomainCoverage]
     return domains
 
 
-def report(tasks: list[Task], cache: Path | None, title: str) -> str:
+def report(tasks: list[Task], cache: Path | None, title: str, installed: Installed | None = None) -> str:
     """Plain text: a line per domain, each task that cannot run with what it lacks, the totals."""
-    domains = coverage(tasks, cache)
+    domains = coverage(tasks, cache, installed)
     lines = [title, f"{'domain':<20} {'tasks':>5} {'runnable':>8} {'infeasible':>10}"]
     total = DomainCoverage()
     needed: Counter = Counter()

@@ -6,10 +6,12 @@ On OSWorld's image VLC and LibreOffice have run before: VLC's vlcrc is there
 untouched VLC task gets a score or none depending on whether VLC wrote its
 file yet), and LibreOffice starts with no first-run Tip of the Day dialog
 (a libreoffice_impress task's setup presses keys into the document a few
-seconds after launching it, which such a dialog would take). `furnish`
-puts them in a fresh home before a task's setup: the vlcrc with every option
-at its default (bench.formats.vlcrc.UNCHANGED) and LibreOffice's user
-settings with the tip turned off.
+seconds after launching it, which such a dialog would take); and a text file
+opens in a text editor (GNOME's; here mousepad stands in), where Debian's
+LibreOffice Writer, once installed, claims text/plain. `furnish` puts them
+in a fresh home before a task's setup: the vlcrc with every option at its
+default (bench.formats.vlcrc.UNCHANGED), LibreOffice's user settings with
+the tip turned off, and the text editor as text/plain's application.
 """
 
 from __future__ import annotations
@@ -26,9 +28,12 @@ xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
 </oor:items>
 """
 """LibreOffice's registrymodifications.xcu once its Tip of the Day has been turned off."""
+MIME_DEFAULTS = "[Default Applications]\ntext/plain=mousepad.desktop\n"
+"""mimeapps.list: what xdg-open (the `open` step) starts for a text file."""
 HOME_FILES = {
     "/home/user/.config/vlc/vlcrc": UNCHANGED_VLCRC,
     "/home/user/.config/libreoffice/4/user/registrymodifications.xcu": LIBREOFFICE_SETTINGS,
+    "/home/user/.config/mimeapps.list": MIME_DEFAULTS,
 }
 
 

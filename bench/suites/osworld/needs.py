@@ -12,7 +12,10 @@
   the internet);
 - a Google account (the `googledrive` and `login` steps, `googledrive_file`);
 - a GNOME session or systemd state (`gsettings`, `timedatectl`, `pactl`);
-- VS Code (not packaged by Debian).
+- VS Code (not packaged by Debian);
+- with no VM, an application this machine has not installed: the task's
+  domain and `related_apps`, by the program Debian's package puts on the
+  PATH (`APPS`; asked only when the caller says what is installed).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import re
 import uuid
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from protocols import Task
 
@@ -37,6 +40,16 @@ _GOOGLE_GETTERS = frozenset({"googledrive_file"})
 _GNOME = re.compile(r"\b(gsettings|timedatectl|pactl)\b")
 _INSTALL = re.compile(r"\binstall", re.IGNORECASE)
 _VSCODE_APPS = frozenset({"vs_code", "vscode"})
+APPS: dict[str, tuple[str, str]] = {
+    "chrome": ("chromium", "chromium"), "browser": ("chromium", "chromium"),
+    "libreoffice_calc": ("localc", "libreoffice-calc"), "calc": ("localc", "libreoffice-calc"),
+    "libreoffice_writer": ("lowriter", "libreoffice-writer"), "writer": ("lowriter", "libreoffice-writer"),
+    "libreoffice_impress": ("loimpress", "libreoffice-impress"), "libreoffice": ("soffice", "libreoffice-core"),
+    "gimp": ("gimp", "gimp"), "vlc": ("vlc", "vlc"), "ubuntu_media_player": ("vlc", "vlc"),
+    "thunderbird": ("thunderbird", "thunderbird"), "picard": ("picard", "picard"),
+}
+"""An OSWorld application name (a domain or a `related_apps` entry, lowercased, spaces as _) -> the
+program that stands for it on this machine and the Debian package that installs it."""
 
 
 def cache_name(url: str, vm_path: str) -> str:
@@ -105,6 +118,13 @@ def needs_vscode(task: Task) -> bool:
     return task.domain == "vs_code" or bool(_VSCODE_APPS & set(task.raw_config.get("related_apps", [])))
 
 
+def needs_apps(task: Task, installed: Callable[[str], bool]) -> tuple[str, ...]:
+    """The Debian packages of the task's applications whose program `installed` says is not here."""
+    names = [task.domain, *(str(app).lower().replace(" ", "_") for app in task.raw_config.get("related_apps", []))]
+    wanted = [APPS[name] for name in names if name in APPS]
+    return tuple(dict.fromkeys(package for program, package in wanted if not installed(program)))
+
+
 @dataclass(frozen=True)
 class Outside:
     """What a task needs that this machine does not give it; empty when it needs nothing."""
@@ -114,9 +134,11 @@ class Outside:
     google: bool = False
     gnome: bool = False
     vscode: bool = False
+    apps: tuple[str, ...] = ()
+    """Debian packages of applications the task drives that this machine has not installed."""
 
     def __bool__(self) -> bool:
-        return bool(self.cache_files or self.web or self.google or self.gnome or self.vscode)
+        return bool(self.cache_files or self.web or self.google or self.gnome or self.vscode or self.apps)
 
     def _wants(self) -> list[tuple[str, bool]]:
         return [("the live web", self.web), ("a Google account", self.google), ("a GNOME session", self.gnome),
@@ -124,19 +146,23 @@ class Outside:
 
     def kinds(self) -> list[str]:
         """What it needs, without particulars (the cache as one need)."""
-        return ["cache files"] * bool(self.cache_files) + [label for label, needed in self._wants() if needed]
+        return (["cache files"] * bool(self.cache_files) + [label for label, needed in self._wants() if needed]
+                + [f"{package} (not installed)" for package in self.apps])
 
     def reasons(self) -> list[str]:
         named = [label for label, needed in self._wants() if needed]
         if self.cache_files:
             named.insert(0, f"{len(self.cache_files)} cache file(s) ({', '.join(self.cache_files[:3])}"
                             f"{', ...' if len(self.cache_files) > 3 else ''})")
+        if self.apps:
+            named.append(f"applications not installed here (Debian packages: {', '.join(self.apps)})")
         return named
 
 
-def outside(task: Task, cache: Path | None) -> Outside:
-    """What `task` lacks here, given the user's cache folder (None: no cache)."""
+def outside(task: Task, cache: Path | None, installed: Callable[[str], bool] | None = None) -> Outside:
+    """What `task` lacks here, given the user's cache folder (None: no cache) and, where the task runs
+    on this machine's desktop, which programs are `installed` (None: applications are not asked about)."""
     folder = None if cache is None else cache / task.task_id.split("/", 1)[1]
     absent = tuple(name for name in cache_files(task) if folder is None or not (folder / name).is_file())
     return Outside(cache_files=absent, web=needs_web(task), google=needs_google(task), gnome=needs_gnome(task),
-                   vscode=needs_vscode(task))
+                   vscode=needs_vscode(task), apps=() if installed is None else needs_apps(task, installed))

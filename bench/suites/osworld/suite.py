@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 from pathlib import Path
 from typing import Annotated
 
@@ -34,13 +35,14 @@ class OSWorldOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
                      ] | None = None
     cache: Annotated[str, option("osworld: the cache folder OSWorld's harness fills (<DIR>/<task id>/...): the "
                                  "task files downloads and cloud_file getters read")] | None = None
-    domain: Annotated[list[str], option("osworld: run only these domains")] = []
-    task: Annotated[list[str], option("osworld: run only these tasks (DOMAIN/ID)")] = []
+    domain: Annotated[list[str], option("osworld: run only these domains", resumable=True)] = []
+    task: Annotated[list[str], option("osworld: run only these tasks (DOMAIN/ID)", resumable=True)] = []
     url: Annotated[str, option("osworld: the OSWorld VM's server, or 'local' for a fresh desktop of troupe's Linux "
-                               "server per episode, no VM (default: $TROUPE_OSWORLD_URL, else local)")] | None = None
+                               "server per episode, no VM (default: $TROUPE_OSWORLD_URL, else local)",
+                               resumable=True)] | None = None
     password: Annotated[str, option("osworld: the VM user's password that {CLIENT_PASSWORD} stands for "
                                     "(default: $TROUPE_OSWORLD_PASSWORD, else OSWorld's 'password')",
-                                    secret=True)] | None = None
+                                    secret=True, resumable=True)] | None = None
 
 
 class OSWorldSuite(Suite):
@@ -112,8 +114,11 @@ class OSWorldSuite(Suite):
     def listing(self) -> str:
         tasks = self.selection() if self.domains else self.catalog.tasks
         where = f"cache {self.cache}" if self.cache else "no cache folder (--osworld-cache)"
+        local = self.url == LOCAL  # with no VM the applications are this machine's, so the listing asks for them
+        apps = "this machine's applications (no VM)" if local else f"the applications of the VM at {self.url}"
         lines = [report(tasks, self.cache, f"OSWorld tasks in {self.catalog.root}: {len(tasks)} in "
-                                           f"{len({t.domain for t in tasks})} domains; {where}")]
+                                           f"{len({t.domain for t in tasks})} domains; {where}; {apps}",
+                        (lambda program: shutil.which(program) is not None) if local else None)]
         lines += [f"unreadable: {problem}" for problem in self.catalog.problems.values()]
         return "\n".join(lines)
 

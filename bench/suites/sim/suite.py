@@ -64,10 +64,11 @@ def _task(index: int, rng: random.Random, seed: int, sim: dict[str, Any], fills:
 
 
 class SimOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    episodes: Annotated[int, option("sim: number of tasks to generate", ge=1)] = 24
+    episodes: Annotated[int, option("sim: number of tasks to generate", ge=1, resumable=True)] = 24
     seed: Annotated[int, option("sim: seed of the generated tasks")] = 0
     scale: Annotated[float, option("sim: multiply the realistic latencies (act 0.2 s, tree 0.5 s, LLM 2 s, ...) "
-                                   "by this", ge=0)] = 0.05
+                                   "by this: the speed of the simulation, as a machine's is, so a run may be resumed "
+                                   "at another", ge=0, resumable=True)] = 0.05
     agent_error_rate: Annotated[float, option("sim: chance the simulated agent clicks a wrong element",
                                               ge=0, le=1)] = 0.15
     crash_rate: Annotated[float, option("sim: chance a VM crashes at a step", ge=0, le=1)] = 0.0

@@ -42,14 +42,16 @@ class BareTaskId(UnknownTask):
 class WAAOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     tasks: Annotated[str, option("waa: an evaluation_examples_windows folder (test_all.json, examples/); "
                                  "required")] | None = None
-    task_list: Annotated[str, option("waa: the task list file inside the tasks folder")] = DEFAULT_LIST
-    domain: Annotated[list[str], option("waa: run only these domains")] = []
-    task: Annotated[list[str], option("waa: run only these tasks (DOMAIN/STEM)")] = []
-    url: Annotated[str, option("waa: the WAA server (default: $TROUPE_WAA_URL, else http://127.0.0.1:5000)")] | None = None
-    token: Annotated[str, option("waa: token for the server (default: $TROUPE_WAA_TOKEN)", secret=True)] | None = None
+    task_list: Annotated[str, option("waa: the task list file inside the tasks folder", resumable=True)] = DEFAULT_LIST
+    domain: Annotated[list[str], option("waa: run only these domains", resumable=True)] = []
+    task: Annotated[list[str], option("waa: run only these tasks (DOMAIN/STEM)", resumable=True)] = []
+    url: Annotated[str, option("waa: the WAA server (default: $TROUPE_WAA_URL, else http://127.0.0.1:5000)",
+                               resumable=True)] | None = None
+    token: Annotated[str, option("waa: token for the server (default: $TROUPE_WAA_TOKEN)", secret=True,
+                                 resumable=True)] | None = None
     devtools: Annotated[str, option("waa: where the VM's browser answers DevTools, for the Chrome and Edge tasks "
-                                    "(default: $TROUPE_WAA_DEVTOOLS, else port 9222 on the server's host)")
-                        ] | None = None
+                                    "(default: $TROUPE_WAA_DEVTOOLS, else port 9222 on the server's host)",
+                                    resumable=True)] | None = None
     fix: Annotated[list[str], option("waa: score these inputs on which WAA's own metric raises instead of filing "
                                      f"an evaluation error, as WAA gives no score (one of: {', '.join(FIXES)})")] = []
 

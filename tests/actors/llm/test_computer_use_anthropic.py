@@ -3,21 +3,23 @@ actions mapped onto troupe's and back, the screen scaled as the API asks, bad an
 
 import base64
 import io
+import json
 import re
 
+import msgspec
 import pytest
 from PIL import Image
 
 from actors.errors import ModelServiceError
-from actors.llm.client import LLMAccessError, LLMUnavailable
+from actors.llm.client import LLMAccessError, LLMBadResponse, LLMUnavailable
 from actors.llm.computer_use.anthropic import AnthropicComputerUse, action_of, tool_input
 from actors.errors import NoAnswer
 from actors.llm.replies import ReplyError
 from actors.llm.screen import ModelScreen
 from bench.suites.sim.suite import sim_tasks
 from protocols import (
-    Click, Decide, Done, DoubleClick, Drag, Hotkey, Key, Move, Observation, Point, RightClick, Scroll, TypeText,
-    Viewport, Wait,
+    Answer, Click, Decide, Done, DoubleClick, Drag, Fail, Hotkey, Key, Move, Observation, Point, RightClick, Scroll,
+    StepRecord, TypeText, Viewport, Wait,
 )
 from tests.fake_anthropic import FakeAnthropic, operator
 from tests.fake_llm import Reply
@@ -55,6 +57,8 @@ def test_each_tool_action_is_one_troupe_action_and_back(given, action):
     ({"action": "left_click"}, "the 'left_click' action is malformed: `coordinate` is missing"),
     ({"action": "key", "text": "hyper+q"}, "unknown key name 'hyper'"),
     ({"action": "type", "text": ""}, "`text` must not be empty"),
+    ({"action": "scroll", "coordinate": [1, 1], "scroll_direction": "down", "text": "shift"},
+     "troupe cannot hold keys while scrolling"),
 ])
 def test_an_action_troupe_cannot_take_is_a_reply_error_naming_it(given, said):
     with pytest.raises(ReplyError, match=re.escape(said)):
@@ -131,7 +135,45 @@ async def test_overloaded_answers_are_retried_and_recorded_then_a_service_that_s
 
 
 @pytest.mark.anyio
-async def test_a_final_message_without_the_tool_ends_the_episode(anyio_backend):
+async def test_a_final_message_without_the_tool_ends_the_episode_and_the_call_is_priced(anyio_backend):
     with FakeAnthropic(lambda body: "The form is complete.\n**DONE**", api_key=KEY) as server:
-        decision = await policy(server).decide(decide(screen(1280, 800)))
+        agent = AnthropicComputerUse(llm_client(server, api_key=KEY, model="claude-sonnet-4-5-20250929"))
+        decision = await agent.decide(decide(screen(1280, 800)))
     assert decision.action == Done() and decision.reasoning == "The form is complete.\n**DONE**"
+    assert decision.usage.cost == pytest.approx((100 * 3.00 + 20 * 15.00) / 1e6) == decision.calls[0].cost
+
+
+@pytest.mark.anyio
+async def test_a_refusal_gives_the_task_up_and_an_answer_answers_it(anyio_backend):
+    refusal = Reply(raw=json.dumps({"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+                                    "content": [], "stop_reason": "refusal", "usage": {"input_tokens": 5,
+                                                                                       "output_tokens": 0}}).encode())
+    with FakeAnthropic(lambda body: refusal, api_key=KEY) as server:
+        refused = await policy(server).decide(decide(screen(1280, 800)))
+    with FakeAnthropic(lambda body: "The total is shown.\nANSWER: 42", api_key=KEY) as server:
+        answered = await policy(server).decide(decide(screen(1280, 800)))
+    assert refused.action == Fail(reason="the model refused") and answered.action == Answer(text="42")
+
+
+@pytest.mark.anyio
+async def test_an_answer_that_is_no_message_is_a_model_service_error_keeping_its_call(anyio_backend):
+    with FakeAnthropic(lambda body: Reply(raw=b'{"type": "message", "usage": {}}'), api_key=KEY) as server:
+        with pytest.raises(LLMBadResponse, match=r"/messages answered without a `content` list") as caught:
+            await policy(server).decide(decide(screen(1280, 800)))
+    (call,) = caught.value.calls
+    assert call.gave_up and call.role == "agent" and call.step == 1
+
+
+@pytest.mark.anyio
+async def test_the_conversation_is_rebuilt_from_the_request_so_a_fresh_policy_asks_the_same(anyio_backend):
+    with FakeAnthropic(operator, api_key=KEY) as server:
+        first = await policy(server).decide(decide(screen(1280, 800)))
+        done = StepRecord(episode_id="e", step=1, action=first.action, reasoning=first.reasoning)
+        later = msgspec.structs.replace(decide(screen(1280, 800), step=2), history=(done,))
+        await policy(server).decide(later)
+        await policy(server).decide(later)  # another instance, as a restarted Agent's
+    asked, again = server.requests[-2:]
+    assert asked == again
+    use, result = asked["messages"][1]["content"][-1], asked["messages"][2]["content"][0]
+    assert use["input"] == {"action": "left_click", "coordinate": [240, 100]} and use["id"] == result["tool_use_id"]
+    assert [part["type"] for part in result["content"]] == ["text", "image"]  # "Done." and the screen now

@@ -254,7 +254,7 @@ def test_the_calls_panel_shows_the_picture_shown_the_replies_sent_back_and_the_d
     run = stumbling_llm_run(tmp_path / "llm").folder
     with viewer(run) as url, chromium_page() as page:
         page.goto(url)
-        page.locator(".card").first.click()
+        page.locator(".card[data-task='sim-0-0000']").click()
         page.wait_for_selector("#episode:not([hidden])")
         page.click("#episode .panel-calls > summary")
         page.wait_for_selector("#episode .panel-calls .call")
@@ -267,5 +267,15 @@ def test_the_calls_panel_shows_the_picture_shown_the_replies_sent_back_and_the_d
         assert errors.count("gave up: the request got no usable answer") == 2
         assert "step 2: the decision that failed (no action was taken)" in errors  # after the last step
         assert page.text_content("#episode .panel-calls > summary") == "model calls (5)"
+        page.click("#episode .panel-episode-calls > summary")  # the classifier's, about the whole episode
+        assert page.text_content("#episode .panel-episode-calls > summary") == "model calls about the episode (1)"
+        assert page.locator("#episode .panel-episode-calls .call-head").text_content().startswith("classifier · ")
         page.locator(picture).scroll_into_view_if_needed()
         page.locator("#episode .panel-calls").screenshot(path=str(artifacts(tmp_path) / "viewer-llm-calls.png"))
+        page.keyboard.press("Escape")
+        page.locator(".card[data-task='sim-0-0001']").click()  # its agent failed before any step
+        page.wait_for_selector("#episode .panel-calls .call")
+        assert page.locator("#episode .panel-calls .call").count() == 2  # its two replies
+        page.wait_for_selector("#episode .panel-episode-calls:not([hidden])")
+        assert page.locator("#episode .panel-episode-calls .call").count() == 1  # the classifier's
+        assert "step 1: the decision that failed (no action was taken)" in page.text_content("#episode .panel-calls")

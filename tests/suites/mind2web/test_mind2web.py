@@ -186,3 +186,26 @@ def test_the_viewer_shows_a_steps_candidates_the_chosen_one_and_the_reference(sc
         assert lines == [["page", "tree-line"], ["601", "tree-line reference"], ["602", "tree-line"],
                          ["603", "tree-line target"]]
         page.screenshot(path=str(artifacts(tmp_path) / "viewer-mind2web.png"))
+
+
+def test_the_report_shows_the_figures_per_split_website_and_domain(scripted_run, tmp_path):
+    _, out = scripted_run
+    with chromium_page() as page:
+        page.goto((out / "report.html").as_uri())
+        headings = page.locator("#suite-figures h3").all_text_contents()
+        assert headings[:2] == ["mind2web", "mind2web › splits"]
+        assert "mind2web › splits › test_task › websites" in headings
+        assert "mind2web › splits › test_domain › domains" in headings
+        cells = ("table => Object.fromEntries([...table.tBodies[0].rows].map(row => [row.cells[0].textContent, "
+                 "Object.fromEntries([...row.cells].slice(1).map((cell, i) => "
+                 "[table.tHead.rows[0].cells[i + 1].textContent, cell.textContent]))]))")
+        tables = page.eval_on_selector_all("#suite-figures table", f"tables => tables.map({cells})")
+        overall, splits = tables[0]["overall"], tables[1]
+        assert (overall["tasks"], overall["element accuracy"], overall["task success interval"]) == (
+            "5", "0.7", "[0.1176, 0.7693]")
+        assert [splits[s][c] for s in SCRIPTED for c in ("tasks", "operation f1", "task success rate")] == [
+            "2", "0.75", "0.5", "1", "1", "1", "2", "1", "0"]
+        assert splits["test_task"]["micro operation f1"] == "0.6667"  # a nested block's figures as columns
+        united = tables[headings.index("mind2web › splits › test_task › websites")]["united"]
+        assert (united["operation f1"], united["step success rate"], united["task success rate"]) == ("0.5", "0.5", "0")
+        page.locator("#suite-figures").screenshot(path=str(artifacts(tmp_path) / "report-mind2web.png"))

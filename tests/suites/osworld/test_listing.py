@@ -112,3 +112,61 @@ def test_a_malformed_file_is_reported_by_file_and_field_and_the_rest_still_list(
     (problem,) = catalog.problems.values()
     assert str(problem).startswith(f"{broken}: evaluator.result: expected a list of 2 entries, one per function")
     assert f"unreadable: {broken}: evaluator.result" in OSWorldSuite(catalog).listing()
+
+
+@pytest.fixture(scope="module")
+def full_cache(catalog, tmp_path_factory) -> Path:
+    """A cache folder in OSWorld's layout holding every file any task names (empty: --list only looks)."""
+    cache = tmp_path_factory.mktemp("osworld-cache")
+    for task in catalog.tasks:
+        folder = cache / task.task_id.split("/", 1)[1]
+        folder.mkdir(exist_ok=True)
+        for name in cache_files(task):
+            (folder / name).write_bytes(b"")
+    return cache
+
+
+def listed(capsys, *options: str) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """--list's rows per domain (tasks, runnable, infeasible) and each task that cannot run with what it lacks."""
+    assert main(["--suite", "osworld", "--osworld-tasks", str(OSWORLD), "--list", *options]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[0]: line.split()[1:4] for line in out.splitlines()
+            if line.split() and line.split()[0] in {*COUNTS, "all"}}
+    lacking = dict(line.strip().removeprefix("cannot run ").split(": lacks ", 1) for line in out.splitlines()
+                   if line.strip().startswith("cannot run "))
+    return rows, lacking
+
+
+CACHE_BACKED = ["libreoffice_calc/01b269ae-2111-4a07-81fd-3fcd711993b0",
+                "libreoffice_writer/adf5e2c3-64c7-4644-b7b6-d2f0167927e7",
+                "libreoffice_impress/9cf05d24-6bd9-4dae-8967-f67d88f5d38a",
+                "thunderbird/f201fbc3-44e6-46fc-bcaa-432f9815454c"]
+"""The cache-backed tasks tests/suites/osworld/test_local_cache.py runs end to end."""
+
+
+def test_with_every_cache_file_each_task_runs_or_names_what_else_it_lacks(catalog, full_cache, capsys):
+    rows, lacking = listed(capsys, "--osworld-cache", str(full_cache))
+    assert not [task_id for task_id, lacks in lacking.items() if "cache file" in lacks]
+    assert all(lacks for lacks in lacking.values())
+    runnable = int(rows["all"][1]) + int(rows["all"][2])
+    assert runnable + len(lacking) == len(catalog.tasks) == 369
+    for task_id in CACHE_BACKED:  # runnable, unless this machine lacks the application (then only that)
+        assert lacking.get(task_id, "applications not installed here").startswith("applications not installed here")
+    assert runnable > 41
+
+
+def test_without_its_applications_a_task_names_the_debian_packages_it_lacks(full_cache, capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # a machine with none of the applications
+    rows, lacking = listed(capsys, "--osworld-cache", str(full_cache))
+    assert "Debian packages: thunderbird" in lacking["thunderbird/f201fbc3-44e6-46fc-bcaa-432f9815454c"]
+    assert "Debian packages: libreoffice-calc" in lacking["libreoffice_calc/01b269ae-2111-4a07-81fd-3fcd711993b0"]
+    assert "Debian packages: chromium" in lacking["chrome/bb5e4c0d-f964-439c-97b6-bdb9747de3f4"]
+    assert "os/e0df059f-28a6-4169-924f-b9623e7184cc" not in lacking  # the os tasks drive no application
+    assert rows["os"][1] != "0" and all(rows[domain][1] == "0" for domain in ("vlc", "gimp", "thunderbird"))
+
+
+def test_against_a_vm_the_listing_does_not_ask_about_this_machines_applications(full_cache, capsys, monkeypatch,
+                                                                                tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    _, lacking = listed(capsys, "--osworld-cache", str(full_cache), "--osworld-url", "http://192.0.2.1:5000")
+    assert not any("Debian packages" in lacks for lacks in lacking.values())

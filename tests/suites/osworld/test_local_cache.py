@@ -2,12 +2,14 @@
 cache folder in OSWorld's layout with files it makes in the formats the tasks name (the real ones live
 in a data set this machine cannot reach), and per domain a task runs its set-up (the download from the
 cache, LibreOffice opening the file), then the oracle reaches the solved state through the episode's own
-server (LibreOffice quit, the solved file uploaded where the task reads it) and scores 1, while the
-untouched state scores 0. Each domain once per event loop, as test_local_apps: on asyncio the oracle
+server (the application quit, the solved file uploaded where the task reads it) and scores 1, while the
+untouched state scores 0: a Calc, a Writer and an Impress task, a Thunderbird one whose profile comes
+from the cache as a tarball, and an os one whose check script the cache holds. Each domain once per event loop, as test_local_apps: on asyncio the oracle
 solves, on trio the agent leaves the task alone."""
 
 from __future__ import annotations
 
+import functools
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -21,15 +23,18 @@ from bench.suites.osworld.needs import cache_name, getter_specs, steps
 from protocols import ErrorKind, Task
 
 from tests.osworld_servers import run_on_local_desktops
-from tests.office_files import document, slides, xlsx
+from tests.task_files import document, slides, tar_gz, xlsx
 from tests.paths import ROOT
 
 OSWORLD = ROOT.parent / "shared" / "osworld" / "evaluation_examples"
 
-pytestmark = [pytest.mark.anyio,
-              pytest.mark.skipif(not OSWORLD.is_dir(), reason="no shared OSWorld data"),
-              pytest.mark.skipif(shutil.which("soffice") is None,
-                                 reason="LibreOffice is not installed (scripts/setup.sh --osworld-apps installs it)")]
+pytestmark = [pytest.mark.anyio, pytest.mark.skipif(not OSWORLD.is_dir(), reason="no shared OSWorld data"),
+              pytest.mark.timeout(300)]  # LibreOffice's first start on a fresh profile takes 10-15 s at load ~10
+
+
+def requires(program: str):
+    return pytest.mark.skipif(shutil.which(program) is None,
+                              reason=f"{program} is not installed (scripts/setup.sh --osworld-apps installs it)")
 
 
 LEVELS = [["Student", "Level", "Term", "Group", "Tutor"],
@@ -57,6 +62,17 @@ FILL_BLANKS = "libreoffice_calc/01b269ae-2111-4a07-81fd-3fcd711993b0"
 ADD_REFERENCE = "libreoffice_writer/adf5e2c3-64c7-4644-b7b6-d2f0167927e7"
 GREEN_SLIDE = "libreoffice_impress/9cf05d24-6bd9-4dae-8967-f67d88f5d38a"
 TALK = ("Forests of the north", "Where they grow", "What lives there")
+APPEND_BR = "os/5ced85fc-fa1a-4217-95fd-0fb530545ce2"
+EVAL_BR = (b"#!/bin/bash\n# like the task's eval.sh: output.txt in the folder the terminal starts in\n"
+           b"if [ \"$(cat output.txt 2>/dev/null)\" = \"$(printf '1<br/>\\n2<br/>\\n3<br/>')\" ]; then\n"
+           b"  echo 'Success: The task has been completed correctly.'\nelse\n  echo 'Failure.'\nfi\n")
+NO_QUOTE_INDENT = "thunderbird/f201fbc3-44e6-46fc-bcaa-432f9815454c"
+PROFILE = ".thunderbird/t5q2a5hp.default-release"
+PROFILES_INI = (b"[Profile0]\nName=default-release\nIsRelative=1\nPath=t5q2a5hp.default-release\nDefault=1\n\n"
+                b"[General]\nStartWithLastProfile=1\nVersion=2\n")
+PREFS = ('// Mozilla User Preferences\n\nuser_pref("mail.identity.id1.fullName", "Anonym");\n'
+         'user_pref("mail.identity.id1.useremail", "anonym@example.org");\n')
+"""A profile like the task's thunderbird-profile.tar.gz (one identity); solved, replies do not quote."""
 
 
 class Made:
@@ -73,6 +89,11 @@ MADE: dict[str, Made] = {
     ADD_REFERENCE: Made(start={"Essay_Writing_English_for_uni.docx": essay("<add here>")},
                         gold={"Essay_Writing_English_for_uni_Gold.docx": essay("[2]", f"[2] {REFERENCE}")},
                         solved=essay("[2]", f"[2] {REFERENCE}")),
+    APPEND_BR: Made(start={"eval.sh": EVAL_BR}, gold={}, solved=b""),
+    NO_QUOTE_INDENT: Made(
+        start={"thunderbird-profile.tar.gz": tar_gz({".thunderbird/profiles.ini": PROFILES_INI,
+                                                     f"{PROFILE}/prefs.js": PREFS.encode()})},
+        gold={}, solved=(PREFS + 'user_pref("mail.identity.id1.auto_quote", false);\n').encode()),
     GREEN_SLIDE: Made(start={"214_9.pptx": slides(*TALK)}, gold={"214_9_Gold.pptx": slides(*TALK, background="00A933")},
                       solved=slides(*TALK, background="00A933")),
 }
@@ -108,38 +129,62 @@ def quits(program: str) -> str:
     return f"pkill -x {program}; while pkill -0 {program}; do sleep 0.1; done"
 
 
-async def upload_solved(server, task: Task) -> None:
-    """LibreOffice quit (so the postconfig's save cannot write its own copy over it), then the solved
-    file where the task's result getter reads it."""
+async def upload_solved(server, task: Task, program: str) -> None:
+    """The oracle: `program` quit (so neither the postconfig's save nor the program's own exit writes its
+    copy over it), then the solved file where the task's result getter reads it."""
     path = task.evaluation_spec["result"]["path"]
     async with httpx.AsyncClient(headers={TOKEN_HEADER: server.token}, timeout=120) as http:
-        (await http.post(f"{server.url}/execute", json={"command": quits("soffice.bin"), "shell": True})
+        (await http.post(f"{server.url}/execute", json={"command": quits(program), "shell": True})
          ).raise_for_status()
         (await http.post(f"{server.url}/setup/upload", data={"file_path": path},
                          files={"file_data": (Path(path).name, MADE[task.task_id].solved)})).raise_for_status()
 
 
-async def check(task: Task, cache: Path, anyio_backend: str, solve: Callable = upload_solved) -> None:
-    """On asyncio the oracle solves the task (1.0), on trio the untouched state scores 0."""
-    solving = anyio_backend == "asyncio"
-    (result,) = (await run_on_local_desktops([task], solve if solving else None, call_seconds=120,
-                                             cache=cache)).values()
+async def in_terminal(server, task: Task, command: str) -> None:
+    """The oracle of a terminal task: `command` run in the session, as typed at its terminal."""
+    async with httpx.AsyncClient(headers={TOKEN_HEADER: server.token}, timeout=120) as http:
+        (await http.post(f"{server.url}/execute", json={"command": command, "shell": True})).raise_for_status()
+
+
+async def check(task: Task, cache: Path, anyio_backend: str, quit: str = "soffice.bin",
+                solve: Callable | None = None) -> None:
+    """On asyncio the oracle solves the task (1.0: by `solve`, else by uploading the solved file once `quit`
+    has quit), on trio the untouched state scores 0."""
+    oracle = (solve or functools.partial(upload_solved, program=quit)) if anyio_backend == "asyncio" else None
+    solving = oracle is not None
+    (result,) = (await run_on_local_desktops([task], oracle, call_seconds=120, cache=cache)).values()
     assert result.error_kind in (ErrorKind.NONE, ErrorKind.AGENT), result.reason
     assert result.score == (1.0 if solving else 0.0), result.reason
     print(f"\nosworld {task.task_id} from the cache, {'solved' if solving else 'untouched'}: {result.reason}; "
           f"reset {result.timings.reset:.2f} s")
 
 
+@requires("localc")
 async def test_a_calc_task_downloads_from_the_cache_opens_in_calc_and_compare_table_scores_it(
         tasks, cache, anyio_backend):
     await check(tasks[FILL_BLANKS], cache, anyio_backend)
 
 
+@requires("lowriter")
 async def test_a_writer_task_downloads_from_the_cache_opens_in_writer_and_compare_docx_files_scores_it(
         tasks, cache, anyio_backend):
     await check(tasks[ADD_REFERENCE], cache, anyio_backend)
 
 
+@requires("loimpress")
 async def test_an_impress_task_downloads_from_the_cache_opens_in_impress_and_compare_pptx_files_scores_it(
         tasks, cache, anyio_backend):
     await check(tasks[GREEN_SLIDE], cache, anyio_backend)
+
+
+@requires("thunderbird")
+async def test_a_thunderbird_task_unpacks_its_profile_from_the_cache_and_check_thunderbird_prefs_scores_it(
+        tasks, cache, anyio_backend):
+    await check(tasks[NO_QUOTE_INDENT], cache, anyio_backend, quit="thunderbird")
+
+
+async def test_an_os_task_downloads_its_check_from_the_cache_at_evaluation_and_it_scores_the_terminals_work(
+        tasks, cache, anyio_backend):
+    """The check script comes from the cache in the postconfig, and the getter runs it."""
+    await check(tasks[APPEND_BR], cache, anyio_backend,
+                solve=functools.partial(in_terminal, command="printf '1\\n2\\n3' | sed 's|$|<br/>|' > output.txt"))

@@ -10,7 +10,7 @@ import pytest
 
 from bench.suites.osworld.writer import compare_docx_files
 
-from tests.office_files import document
+from tests.task_files import document
 from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, docs
 
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"OSWorld's reference code is not at {REFERENCE}")

@@ -149,18 +149,25 @@ class LinuxDesktop:
 
     # --- windows -----------------------------------------------------------------------
 
-    def find_window(self, name: str, strict: bool, timeout: float = 10.0) -> int:
-        """The id of the first window titled `name` (exactly when strict, else containing it)."""
+    def find_window(self, name: str, strict: bool, timeout: float = 10.0, by_class: bool = False) -> int:
+        """The id of the first window titled `name` (exactly when strict, else containing it), or with
+        `by_class` whose WM_CLASS (`instance.class`, as `wmctrl -x` reads it) is or holds `name`; a class's
+        `-default` suffix is not read (Thunderbird 115 and later name theirs `thunderbird-default`, where
+        the one on OSWorld's VM, which its tasks name, is `thunderbird`)."""
         deadline = time.monotonic() + timeout
         windows = WindowList(self.session.display)
         try:
             while True:
                 for window_id in windows._window_ids("_NET_CLIENT_LIST"):
-                    title = windows.title_and_app(window_id)[0]
-                    if title == name or (not strict and name.lower() in title.lower()):
+                    text = (windows.wm_class(window_id).removesuffix("-default") if by_class
+                            else windows.title_and_app(window_id)[0])
+                    if text == name or (not strict and name.lower() in text.lower()):
                         return window_id
                 if time.monotonic() > deadline:
-                    raise LookupError(f"no window titled {name!r} (open: {windows.titles()})")
+                    what = "of class" if by_class else "titled"
+                    seen = ([windows.wm_class(w) for w in windows._window_ids("_NET_CLIENT_LIST")] if by_class
+                            else windows.titles())
+                    raise LookupError(f"no window {what} {name!r} (open: {seen})")
                 time.sleep(0.1)
         finally:
             windows.close()

@@ -271,8 +271,11 @@ class Endpoints:
 
     def _window(self, body: Any, then: Callable[[int], None], done: str) -> Reply:
         try:
-            window_id = self.desktop.find_window(window_title(_field(body, "window_name")),
-                                                 _field(body, "strict", bool) if "strict" in body else False)
+            name = _field(body, "window_name")
+            by_class = _field(body, "by_class", bool) if "by_class" in body else False
+            name = name if by_class else window_title(name)
+            window_id = self.desktop.find_window(name, _field(body, "strict", bool) if "strict" in body else False,
+                                                 by_class=by_class)
         except LookupError as exc:
             return _text(404, str(exc))
         then(window_id)

@@ -1,25 +1,43 @@
 """The desktop's accessibility tree in OSWorld's own XML, as its server's /accessibility answers on Ubuntu.
 
-OSWorld's tree-reading getters and metrics match on its form: a
-`desktop-frame` root, one element per AT-SPI node named by its role (spaces
-as "-"), the accessible name in `name`, each state set as
-`st:<state>="true"`, the position and size as `cp:screencoord="(x, y)"`
-and `cp:size="(w, h)"` for nodes both visible and showing, and the node's
-text (object replacement characters removed) as element text, in the
-namespaces `https://accessibility.ubuntu.example.org/ns/*`. The tree is read
-over D-Bus (actors.backends.x11.atspi); the children of a node that is not
-showing are not read (closed menus, other tabs), where OSWorld's walks them
-too. Attributes, actions, values and the Calc-table special case are not in
-it.
+OSWorld's tree-reading getters and metrics, and agents' prompts, match on
+its form (server/main.py's `_create_atspi_node`): a `desktop-frame` root,
+one element per AT-SPI node named by its role (libatspi's role name, spaces
+as "-"), with, in this order, the accessible name in `name`; each state set
+as `st:<state>="true"`; the object's attributes as `attr:<key>`; for nodes
+both visible and showing the position and size as `cp:screencoord="(x, y)"`
+and `cp:size="(w, h)"`; `image="true"` and `selection="true"` for objects
+with those interfaces; a Value's `val:value`, `val:min`, `val:max` and
+`val:step` (Python's str of the number); each action's `act:<name>_desc` and
+`act:<name>_kb` (name's spaces as "-"); and the node's whole text (object
+replacement characters removed) as element text, in the namespaces
+`https://accessibility.ubuntu.example.org/ns/*`.
+
+Below a LibreOffice Calc document (`document spreadsheet`), a `table`'s
+children are its visible cells, found as OSWorld finds them: row by row,
+the first showing cell within the first 500 columns of the first 500 rows,
+then per row the showing cells from that column on, until a row's first
+one is not showing; cell (r, c) is child r * columns + c.
+
+Where this differs from OSWorld's server, on purpose: the children of a node
+that is not showing are not read (closed menus, other tabs; most of a GTK
+tree, and most of its time); applications come in the registry's order
+(OSWorld's threads append them as they finish); an attribute whose key is
+no XML name, and characters XML cannot carry, are left out (lxml raises on
+them, and OSWorld's walk then drops the node and its later siblings).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+from jeepney.io.blocking import DBusConnection
+
 from actors.backends.treewalk import Walk, WalkLimits
 from actors.backends.x11 import atspi
+from actors.backends.x11.atspi import ACCESSIBLE, AtspiReader, CallFailed, Ref, call, properties
 
 UBUNTU = "https://accessibility.ubuntu.example.org/ns"
 NAMESPACES = {prefix: f"{UBUNTU}/{path}" for prefix, path in (
@@ -33,29 +51,142 @@ STATES = dict(enumerate((
     "truncated", "animated", "invalid_entry", "supports_autocompletion", "selectable_text", "is_default", "visited",
     "checkable", "has_popup", "read_only")))
 """AtspiStateType's bits by name, as pyatspi's StateType names them without `STATE_`, lower case."""
-LIMITS = WalkLimits(max_depth=50, max_children=1024, max_nodes=20_000, seconds=20.0)
+LIMITS = WalkLimits(max_depth=50, max_children=1024, max_nodes=50_000, seconds=20.0)
 """OSWorld's own depth and width caps."""
+SCAN = 500
+"""OSWorld looks for a sheet's first showing cell in this many rows and columns."""
+TABLE = "org.a11y.atspi.Table"
+_SHOWING = 1 << 25
+_XML_NAME = re.compile(r"[A-Za-z_][\w.\-]*\Z")
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_REPLACEMENTS = re.compile("[\ufffc\ufffd]")
+
+
+class OSWorldReader(AtspiReader):
+    """Every detail OSWorld's server reads, and Calc's visible cells in place of its table's 2^31 children."""
+
+    def __init__(self, connection: DBusConnection, limits: WalkLimits) -> None:
+        super().__init__(connection, limits, states=STATES, detail=True)
+        self.in_sheet: set[Ref] = set()
+
+    def read_level(self, refs: list[Ref]) -> list[tuple[dict[str, Any], list[Ref]]]:
+        level = super().read_level(refs)
+        for ref, (node, children) in zip(refs, level):
+            if ref in self.in_sheet or node.get("role") == "document spreadsheet":
+                self.in_sheet.update(children)
+        return level
+
+    def lists_children(self, ref: Ref, node: dict[str, Any]) -> bool:
+        return not self._is_sheet(ref, node) and super().lists_children(ref, node)
+
+    def _is_sheet(self, ref: Ref, node: dict[str, Any]) -> bool:
+        return ref in self.in_sheet and node["role"] == "table"
+
+    def children_by_index(self, parents: list[tuple[Ref, dict[str, Any]]]) -> list[list[Ref]]:
+        others = super().children_by_index([(ref, node) for ref, node in parents if not self._is_sheet(ref, node)])
+        return [self.visible_cells(ref) if self._is_sheet(ref, node) else others.pop(0) for ref, node in parents]
+
+    def _showing(self, table: Ref, indices: list[int]) -> list[Ref | None]:
+        """The children at `indices`, None for each one not showing (two round trips for them all)."""
+        refs = [None if isinstance(reply, CallFailed) else tuple(reply[0]) for reply in
+                self.batch([call(table, ACCESSIBLE, "GetChildAtIndex", "i", (index,)) for index in indices])]
+        states = self.batch([call(ref, ACCESSIBLE, "GetState") for ref in refs if ref])
+        showing = iter(not isinstance(reply, CallFailed) and bool(reply[0][0] & _SHOWING) for reply in states)
+        return [ref if ref and next(showing) else None for ref in refs]
+
+    def _runs(self, table: Ref, columns: int, rows: list[int], start: int, width: int) -> list[list[Ref]]:
+        """Per row, its showing cells from column `start` on, up to the first that is not."""
+        runs: list[list[Ref]] = [[] for _ in rows]
+        going, offset = list(range(len(rows))), start
+        while going and offset < columns:
+            span = range(offset, min(offset + width, columns))
+            cells = iter(self._showing(table, [rows[row] * columns + column for row in going for column in span]))
+            still = []
+            for row in going:
+                probed = [next(cells) for _ in span]
+                showing = next((position for position, cell in enumerate(probed) if cell is None), len(probed))
+                runs[row] += probed[:showing]
+                if showing == len(probed):
+                    still.append(row)
+            going, offset = still, offset + width
+        return runs
+
+    def visible_cells(self, table: Ref) -> list[Ref]:
+        reply = self.batch([properties(table, TABLE)])[0]
+        if isinstance(reply, CallFailed):
+            return []
+        columns, rows = reply[0]["NColumns"][1], reply[0]["NRows"][1]
+        for row in range(min(rows, SCAN + 1)):
+            probed = self._showing(table, [row * columns + column for column in range(min(columns, SCAN + 1))])
+            start = next((column for column, cell in enumerate(probed) if cell), None)
+            if start is not None:
+                break
+        else:
+            return []
+        first = probed[start:]
+        if None in first:
+            first = first[:first.index(None)]
+        else:
+            first += self._runs(table, columns, [row], len(probed), SCAN)[0]
+        below = range(row + 1, rows)
+        # how far down the first column shows, probed a stretch at a time; then those rows in full
+        last = row
+        while last + 1 < rows:
+            stretch = list(range(last + 1, min(last + 65, rows)))
+            shown = self._showing(table, [r * columns + start for r in stretch])
+            count = next((position for position, cell in enumerate(shown) if cell is None), len(shown))
+            last += count
+            if count < len(shown):
+                break
+        cells = list(first)
+        for run in self._runs(table, columns, list(below[:last - row]), start, len(first) + 1):
+            cells += run
+        return cells
+
+
+def _xml(value: str) -> str:
+    return _NOT_XML.sub("", value)
+
+
+def _attributes(node: dict[str, Any]) -> list[str]:
+    attributes = [f"name={quoteattr(_xml(node.get('name', '')))}"]
+    states = node.get("states", [])
+    attributes += [f'st:{state}="true"' for state in states]
+    attributes += [f"attr:{key}={quoteattr(_xml(value))}" for key, value in node.get("attributes", {}).items()
+                   if _XML_NAME.match(key)]
+    if "visible" in states and "showing" in states and "extents" in node:
+        x, y, w, h = node["extents"]
+        attributes += [f'cp:screencoord="({x}, {y})"', f'cp:size="({w}, {h})"']
+    interfaces = node.get("interfaces", [])
+    attributes += [f'{flag}="true"' for flag, interface in (("image", "Image"), ("selection", "Selection"))
+                   if interface in interfaces]
+    if "value" in node:
+        attributes += [f'val:{key}="{number}"' for key, number in zip(("value", "min", "max", "step"), node["value"])
+                       if number is not None]
+    actions: dict[str, str] = {}
+    for name, description, binding in node.get("actions", []):
+        actions[f"act:{name.replace(' ', '-')}_desc"] = description
+        actions[f"act:{name.replace(' ', '-')}_kb"] = binding
+    attributes += [f"{key}={quoteattr(_xml(value))}" for key, value in actions.items() if _XML_NAME.match(key[4:])]
+    return attributes
 
 
 def _element(node: dict[str, Any]) -> str:
     tag = (node.get("role") or "unknown").strip().replace(" ", "-") or "unknown"
-    attributes = [f"name={quoteattr(node.get('name', ''))}"]
-    states = node.get("states", [])
-    attributes += [f'st:{state}="true"' for state in states]
-    if "visible" in states and "showing" in states and node.get("extents"):
-        x, y, w, h = node["extents"]
-        attributes += [f'cp:screencoord="({x}, {y})"', f'cp:size="({w}, {h})"']
-    text = escape(node.get("text", "").replace("\ufffc", "").replace("\ufffd", ""))
-    children = "".join(_element(child) for child in node.get("children", []) if child)
-    return f"<{tag} {' '.join(attributes)}>{text}{children}</{tag}>"
+    text = escape(_xml(_REPLACEMENTS.sub("", node.get("text", ""))))
+    children = "".join(_element(child) for child in node.get("children", []) if child and "gone" not in child)
+    return f"<{tag} {' '.join(_attributes(node))}>{text}{children}</{tag}>"
 
 
 def to_xml(desktop: dict[str, Any]) -> str:
-    """A tree `atspi.capture` read, from the registry's root, as OSWorld's XML."""
+    """A tree `OSWorldReader` read, from the registry's root, as OSWorld's XML."""
     spaces = " ".join(f'xmlns:{prefix}="{uri}"' for prefix, uri in NAMESPACES.items())
-    applications = "".join(_element(child) for child in desktop.get("children", []) if child)
+    applications = "".join(_element(child) for child in desktop.get("children", [])
+                           if child and "gone" not in child)
     return f"<desktop-frame {spaces}>{applications}</desktop-frame>"
 
 
 def capture(session_bus: str) -> str:
-    return to_xml(atspi.capture(session_bus, Walk(LIMITS), states=STATES))
+    walk = Walk(LIMITS)
+    with atspi.connect(session_bus) as connection:
+        return to_xml(walk.run_levels(atspi.REGISTRY_ROOT, OSWorldReader(connection, walk.limits).read_level))

@@ -150,3 +150,31 @@ def test_a_launched_pkill_is_this_desktops_too(server):
     finally:
         outsider.kill()
         outsider.wait()
+
+
+def test_window_steps_find_a_window_by_its_class_as_wmctrl_x_does(server):
+    """OSWorld's Thunderbird tasks close `Mail.thunderbird` by class; Debian's Thunderbird's class has a
+    `-default` suffix, which is not read."""
+    launched = call(server, "POST", "/setup/launch",
+                    json={"command": ["xterm", "-name", "Mail", "-class", "thunderbird-default"]})
+    assert launched.status_code == 200
+    by_class = {"window_name": "Mail.thunderbird", "strict": True, "by_class": True}
+    assert call(server, "POST", "/setup/activate_window", json=by_class).status_code == 200
+    assert call(server, "POST", "/setup/activate_window",
+                json={**by_class, "window_name": "Mail"}).status_code == 404  # strict: the whole class
+    assert call(server, "POST", "/setup/activate_window", json={**by_class, "strict": False,
+                                                                 "window_name": "thunderbird"}).status_code == 200
+    assert call(server, "POST", "/setup/close_window", json=by_class).status_code == 200
+
+
+def test_open_file_answers_once_the_files_window_is_up(server):
+    """As OSWorld's server: the file opens in its application, and the answer waits for its window."""
+    text_editor = call(server, "POST", "/execute", json={"command": "xdg-mime default mousepad.desktop text/plain",
+                                                         "shell": True})
+    assert text_editor.status_code == 200
+    upload = call(server, "POST", "/setup/upload", data={"file_path": "/home/user/Desktop/notes_to_open.txt"},
+                  files={"file_data": ("notes_to_open.txt", b"hello\n")})
+    assert upload.status_code == 200
+    opened = call(server, "POST", "/setup/open_file", json={"path": "/home/user/Desktop/notes_to_open.txt"})
+    assert (opened.status_code, opened.text) == (200, "File opened and window activated successfully")
+    assert call(server, "POST", "/setup/activate_window", json={"window_name": "notes_to_open"}).status_code == 200

@@ -1,9 +1,10 @@
-"""Office files the OSWorld tests make in the formats its tasks name (the task files themselves live in a
-data set this machine cannot reach)."""
+"""Files the OSWorld tests make in the formats its tasks name (the task files themselves live in a data set
+this machine cannot reach): documents, workbooks, decks, a mail client's profile."""
 
 from __future__ import annotations
 
 import io
+import tarfile
 
 import docx
 from openpyxl import Workbook
@@ -42,4 +43,15 @@ def slides(*titles: str, background: str | None = None) -> bytes:
         fill.fore_color.rgb = RGBColor.from_string(background)
     out = io.BytesIO()
     deck.save(out)
+    return out.getvalue()
+
+
+def tar_gz(files: dict[str, bytes]) -> bytes:
+    """A .tar.gz holding `files` by their paths inside it."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as archive:
+        for name, data in files.items():
+            member = tarfile.TarInfo(name)
+            member.size = len(data)
+            archive.addfile(member, io.BytesIO(data))
     return out.getvalue()
