@@ -234,6 +234,7 @@ class AtspiReader:
                 ask(index, "value", properties(ref, VALUE))
             if self.detail and ACTION in interfaces:
                 ask(index, "actions", call(ref, ACTION, "GetActions"))
+                ask(index, "first action", call(ref, ACTION, "GetName", "i", (0,)))  # most have one at most
             if showing and node["child_count"]:
                 if self.lists_children(ref, node):
                     ask(index, "children", call(ref, ACCESSIBLE, "GetChildren"))
@@ -256,6 +257,9 @@ class AtspiReader:
                                  for key in ("CurrentValue", "MinimumValue", "MaximumValue", "MinimumIncrement")]
             elif what == "actions":
                 node["actions"] = [list(action) for action in reply[0]]
+            elif what == "first action":
+                if node.get("actions"):
+                    node["actions"][0][0] = reply[0]
             else:
                 children[index] = [tuple(child) for child in reply[0]]
         if self.detail:
@@ -269,9 +273,10 @@ class AtspiReader:
         return children
 
     def _action_names(self, refs: list[Ref], nodes: list[dict[str, Any] | None]) -> None:
-        """GetActions answers each action's localized name ("Click"); pyatspi's getName is GetName's ("click")."""
+        """GetActions answers each action's localized name ("Click"); pyatspi's getName is GetName's ("click"),
+        which the level's batch asked of the first action."""
         asked = [(node, position) for node in nodes if node and "actions" in node
-                 for position in range(len(node["actions"]))]
+                 for position in range(1, len(node["actions"]))]
         refs_of = {id(node): ref for ref, node in zip(refs, nodes) if node}
         replies = self.batch([call(refs_of[id(node)], ACTION, "GetName", "i", (position,))
                               for node, position in asked])
