@@ -305,7 +305,7 @@ async def _episodes(plan: RunPlan, started: datetime.datetime, placed: dict[str,
     with _configuration_errors_unwrapped():
         async with (_placement(plan, say, placed) as placements, _vm_slots(plan, placements) as vm_slot,
                     anyio.create_task_group() as tg):
-            sink = await spawn(tg, ResultSink(out))
+            sink = await spawn(tg, ResultSink(out, screenshots=config.screenshots))
             bus = EventBus()
             with ExitStack() as stack:
                 relayed = anyio.Event()
