@@ -41,6 +41,7 @@ from actors.run_folder import (
     RERUN_KINDS, RESULTS, STEPS, TASK, ResultLine, ResultsError, count_results, episode_dir, episode_label,
     observation_path, read_results, screenshot_path,
 )
+from actors.screens import Keep, ScreenStore
 from actors.transcript import ScreenshotFiles, write_calls
 from actors.whole_writes import append_whole, write_whole, writing
 
@@ -53,9 +54,11 @@ logger = logging.getLogger(__name__)
 class ResultSink(Actor):
     mailbox_size = 1024
 
-    def __init__(self, run_dir: Path, name: str = NAME) -> None:
+    def __init__(self, run_dir: Path, name: str = NAME, screenshots: Keep = "all") -> None:
         super().__init__(name)
         self.run_dir = Path(run_dir)
+        self.store = ScreenStore(self.run_dir, screenshots)
+        """Each distinct screenshot once, and only those `screenshots` keeps (`actors.screens`)."""
         self.attempts: dict[str, Path] = {}
         """Each episode id's folder, from its EpisodeStarted."""
         self.finished: set[tuple[str, int]] = set()
@@ -78,7 +81,7 @@ class ResultSink(Actor):
                 await anyio.to_thread.run_sync(_write_task, self._folder(episode_id), task)
             case StepTaken(record=record, screenshot=screenshot, before=before, calls=calls):
                 folder = self._folder(record.episode_id)
-                await anyio.to_thread.run_sync(_write_step, folder, record, screenshot, before)
+                await anyio.to_thread.run_sync(_write_step, folder, record, screenshot, before, self.store)
                 await anyio.to_thread.run_sync(write_calls, folder, calls, self.screenshots)
             case StepSummarized(episode_id=episode_id, summary=summary, calls=calls):
                 line = to_json({"summary": summary}) + b"\n"
@@ -92,6 +95,7 @@ class ResultSink(Actor):
                 if analysis is not None:
                     await anyio.to_thread.run_sync(write_calls, folder, analysis.calls, self.screenshots)
                 self.screenshots.forget(folder)
+                await anyio.to_thread.run_sync(self.store.finished, folder, result.success)
                 self.attempts.pop(result.episode_id, None)
                 key = result.task_id, result.repeat
                 if key in self.finished:
@@ -130,15 +134,16 @@ def _write_task(folder: Path, task: Task) -> None:
     write_whole(folder / TASK, to_json(task) + b"\n")
 
 
-def _write_step(folder: Path, record: StepRecord, screenshot: bytes, before: Observation | None) -> None:
+def _write_step(folder: Path, record: StepRecord, screenshot: bytes, before: Observation | None,
+                store: ScreenStore) -> None:
     append_whole(folder / STEPS, to_json({"step": record}) + b"\n", False)
     if screenshot:
-        write_whole(screenshot_path(folder, record.step), screenshot)
+        store.write(screenshot_path(folder, record.step), screenshot)
     if before is not None:
         write_whole(observation_path(folder, record.step), to_json(msgspec.structs.replace(before, screenshot=b"")))
         first = screenshot_path(folder, 0)
         if record.step == 1 and before.screenshot and not first.exists():
-            write_whole(first, before.screenshot)
+            store.write(first, before.screenshot)
 
 
 def _end_torn_line(path: Path) -> None:

@@ -8,7 +8,9 @@ and a browser read it too:
   .lock                                          held by the run writing the folder (`actors.run_lock`)
   episodes/<task>/<attempt>/task.json            the task as the suite gave it
   episodes/<task>/<attempt>/steps.jsonl          {"step": StepRecord} and {"summary": ChangeSummary} lines
-  episodes/<task>/<attempt>/step-NNN.png         the screen after step NNN (000: after reset)
+  episodes/<task>/<attempt>/step-NNN.png         the screen after step NNN (000: after reset): a hard
+                                                 link to its one stored copy in screens/ (`actors.screens`)
+  screens/<xx>/<sha256>.png                      each distinct screenshot of the run, once
   episodes/<task>/<attempt>/observation-NNN.json what the agent saw before step NNN, without pixels
   episodes/<task>/<attempt>/calls.jsonl          every model call (agent, summarizer, classifier), one
                                                  `ModelCall` a line: the request (its images named by

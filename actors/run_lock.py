@@ -18,7 +18,7 @@ from pathlib import Path
 from actors.errors import ConfigError
 from actors.whole_writes import writing
 
-__all__ = ["LOCK", "FolderBusy", "check_unlocked", "hold_run_folder"]
+__all__ = ["LOCK", "FolderBusy", "check_unlocked", "hold_run_folder", "writer_alive"]
 
 LOCK = ".lock"
 
@@ -47,6 +47,26 @@ def check_unlocked(folder: Path) -> None:
         raise _busy(Path(folder), fd) from None
     finally:
         os.close(fd)
+
+
+def writer_alive(folder: Path) -> bool:
+    """Whether the process whose pid `folder`'s lock file names is alive on this host: a run that
+    has not recorded its end is still going on, not stopped. The lock itself is not tried (taking it,
+    even shared and for an instant, would refuse a run starting on the folder then), so a pid reused
+    since its run died reads as alive."""
+    try:
+        pid = int((Path(folder) / LOCK).read_text().strip())
+    except (OSError, ValueError):
+        return False
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except PermissionError:  # alive, another user's
+        return True
+    except OSError:
+        return False
+    return True
 
 
 @contextmanager

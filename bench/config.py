@@ -25,6 +25,7 @@ from typing import Annotated, Any, Callable, Literal
 import msgspec
 
 from actors.errors import ConfigError
+from actors.screens import SCREENSHOTS
 from actors.llm.observation import DIFF_THRESHOLD, MODES
 from actors.llm.tree_text import TREE_TOKENS
 from protocols.numbers import MAX_SECONDS
@@ -158,6 +159,10 @@ class RunConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     retry_errors: Annotated[bool, option(
         "resuming, run again the episodes that ended on a model-service or environment error (the "
         "re-run's result replaces theirs; their folders are kept)", resumable=True)] = True
+    screenshots: Annotated[Literal[SCREENSHOTS], option(
+        "which screenshots the run folder keeps: all, failed (every screen of the episodes that did not "
+        "succeed, the last of those that did), final (each episode's last) or none; each distinct image is "
+        "stored once whatever is kept", resumable=True)] = "all"
     force: Annotated[bool, option(
         "an existing --out run with settings that change what an episode means (agent, model, observation, "
         "limits, suite options): instead of refusing, run these settings in a sub-folder OUT/config-N of "
@@ -299,5 +304,15 @@ def _convert(values: dict[str, Any], struct: type[msgspec.Struct], strict: bool,
             raise ConfigError(reason) from None
         if not strict:
             reason = reason.replace(", got `str`", "")
+        if reason.startswith("Invalid enum value"):
+            reason = f"expected one of {', '.join(map(repr, _choices(struct, field)))}"
         raise ConfigError(f"{name_of(prefix + field)}: {reason[0].lower()}{reason[1:]}, "
                           f"got {values.get(field)!r}") from None
+
+
+def _choices(struct: type[msgspec.Struct], name: str) -> tuple[Any, ...]:
+    """The values a Literal field allows."""
+    field = next(field for field in msgspec.inspect.type_info(struct).fields if field.name == name)
+    kinds = field.type.types if isinstance(field.type, msgspec.inspect.UnionType) else (field.type,)
+    kinds = tuple(kind.type if isinstance(kind, msgspec.inspect.Metadata) else kind for kind in kinds)
+    return next((kind.values for kind in kinds if isinstance(kind, msgspec.inspect.LiteralType)), ())

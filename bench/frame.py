@@ -16,6 +16,7 @@ from pathlib import Path
 
 from actors.run_folder import RESULTS, ResultLine, ResultsError, count_results, read_results
 from bench.extras import install_hint
+from bench.run_record import RUN_INFO
 from bench.summary import summarize
 
 __all__ = ["COLUMNS", "DOMAIN_COLUMNS", "domains_frame", "episodes_frame", "read_run"]
@@ -47,10 +48,14 @@ def read_run(folder: str | os.PathLike) -> list[ResultLine]:
     that is not a run folder.
 
     `read_results` reads a missing results.jsonl as a run with no episodes yet,
-    which is right when resuming but hides a mistyped path when analysing.
+    which is right when resuming but hides a mistyped path when analysing: here a
+    folder is a run when it has results.jsonl, or run.json (a run that has started
+    and finished no episode yet).
     """
     path = Path(folder) / RESULTS
     if not path.is_file():
+        if (Path(folder) / RUN_INFO).is_file():
+            return []
         raise ResultsError(f"{folder}: not a run folder (no {RESULTS})")
     return count_results(read_results(Path(folder))).lines
 

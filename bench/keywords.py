@@ -34,6 +34,7 @@ class RunKeywords(TypedDict, total=False):
     viewer_token: str
     out: str | os.PathLike[str]
     retry_errors: bool
+    screenshots: Literal["all", "failed", "final", "none"]
     force: bool
     max_steps: int
     episode_timeout: float

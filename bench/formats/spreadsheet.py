@@ -8,6 +8,14 @@
   leaves none (None). A file that is not a zip, a sheet or part that is not
   there, or XML that does not parse raise (`zipfile.BadZipFile`, `KeyError`,
   `ElementTree.ParseError`): each suite gives these its reference's outcome.
+- `Workbooks`: the result and expected workbooks as both references open
+  them: openpyxl (for sheets' properties, styles, charts), pandas (for sheet
+  data) and the raw bytes (for cell values), and sheets named the task
+  schema's way: an int or "RI<n>" is the result's n-th sheet, "RN<name>"
+  the result's sheet by name, "EI<n>"/"EN<name>" the same in the expected
+  workbook; an index past the end names no sheet (""). A file either
+  library cannot open raises `UnreadableWorkbook`, a sheet named otherwise
+  (or in an expected workbook the task has none of) `SheetIndexError`;
 - `value_matches`: a value against a `{method, ref}` rule, as both
   references' _match_value_to_rule: eq, ne, lt, le, gt, ge, re[.FLAG...],
   approx:T, range.XY, str_list_eq, str_set_eq, spreadsheet_range. A method
@@ -26,12 +34,82 @@ import zipfile
 from typing import Any
 from xml.etree import ElementTree
 
+import openpyxl
 from openpyxl.worksheet.cell_range import MultiCellRange
+from openpyxl.worksheet.worksheet import Worksheet
 
-__all__ = ["MAIN", "METHODS", "UnknownMethod", "sheet_cells", "value_matches"]
+__all__ = ["MAIN", "METHODS", "SheetIndexError", "UnknownMethod", "UnreadableWorkbook", "Workbooks", "sheet_cells",
+           "value_matches"]
 
 MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 METHODS = "eq, ne, lt, le, gt, ge, re[.FLAG], approx:T, range.XY, str_list_eq, str_set_eq, spreadsheet_range"
+
+
+class UnreadableWorkbook(Exception):
+    """openpyxl or pandas cannot open the `which` ("result" or "expected") file."""
+
+    def __init__(self, which: str, exc: Exception) -> None:
+        super().__init__(f"the {which} file is not an xlsx workbook ({type(exc).__name__}: {exc})")
+        self.which = which
+
+
+class SheetIndexError(ValueError):
+    """A sheet named neither as an int, RI<n>, RN<name>, EI<n> nor EN<name>, or one in an expected
+    workbook the task has none of (both references raise on these)."""
+
+
+class Workbooks:
+    def __init__(self, result: bytes, expected: bytes | None) -> None:
+        import pandas  # noqa: PLC0415 - a large import, needed once a table is compared
+
+        self.pandas = pandas
+        self.raw = {"R": result, "E": expected}
+        self.xl: dict[str, openpyxl.Workbook] = {}
+        self.frames: dict[str, Any] = {}
+        for side, which in (("R", "result"), ("E", "expected")):
+            if self.raw[side] is None:
+                continue
+            try:
+                self.xl[side] = openpyxl.load_workbook(io.BytesIO(self.raw[side]))
+                self.frames[side] = pandas.ExcelFile(io.BytesIO(self.raw[side]))
+            except Exception as exc:  # noqa: BLE001 - openpyxl and pandas raise many kinds on a broken file
+                raise UnreadableWorkbook(which, exc) from None
+
+    def names(self, side: str) -> list[str] | None:
+        """The sheet names, None for an expected workbook the task has none of."""
+        return list(self.frames[side].sheet_names) if side in self.frames else None
+
+    def locate(self, index: Any) -> tuple[str, str]:
+        """(side, sheet name) for a sheet named the schema's way; "" for an index that names no sheet."""
+        if isinstance(index, int):
+            side, how, key = "R", "I", str(int(index))
+        elif isinstance(index, str) and index[:2] in ("RI", "RN", "EI", "EN"):
+            side, how, key = index[0], index[1], index[2:]
+        else:
+            raise SheetIndexError(f"sheet index {index!r} is not an int, RI<n>, RN<name>, EI<n> or EN<name>")
+        if side not in self.xl:
+            raise SheetIndexError(f"sheet {index!r} is in the expected workbook, and the task has none")
+        if how == "N":
+            return side, key
+        try:
+            return side, self.names(side)[int(key)]
+        except (IndexError, ValueError):
+            return side, ""
+
+    def sheet(self, index: Any) -> Worksheet | None:
+        side, name = self.locate(index)
+        try:
+            return self.xl[side][name]
+        except KeyError:
+            return None
+
+    def frame(self, index: Any) -> Any:
+        """The sheet as pandas reads it (`read_excel`), None when it cannot (both references' _load_sheet)."""
+        side, name = self.locate(index)
+        try:
+            return self.pandas.read_excel(self.frames[side], name)
+        except Exception:  # noqa: BLE001 - any failure reads as "no sheet"
+            return None
 
 
 def _text(element: ElementTree.Element) -> str:

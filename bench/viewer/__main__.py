@@ -10,10 +10,12 @@ any selection of them compared, opens in the same page as above.
 
 URL is what the supervisor printed for `--viewer` (http://HOST:PORT/?token=...)
 or the stream's ws:// address. The stream is JSON, so this reads it without
-troupe's classes. When the run ends it prints how the episodes finished and
-exits; `--follow` waits for the next run instead (a supervisor restarted and
-resuming, say). A refused token ends it with the server's reason; an address
-where nothing answers, with one line saying so (with `--follow`, it waits).
+troupe's classes. When the run ends (the server says so) it prints how the
+episodes finished, once, and exits; `--follow` waits for the next run instead
+(a supervisor restarted and resuming, say). A stream that closes before the
+run ended says so, with the episodes seen so far. A refused token ends it with
+the server's reason; an address where nothing answers, with one line saying so
+(with `--follow`, it waits).
 """
 
 from __future__ import annotations
@@ -95,6 +97,7 @@ class Tally:
 
     def __init__(self) -> None:
         self.statuses: dict[str, str] = {}
+        self._said_end: tuple | None = None
 
     def see(self, message: dict) -> None:
         match message.get("msg"):
@@ -105,11 +108,22 @@ class Tally:
             case "episode_finished":
                 self.statuses[message["task_id"]] = message["status"]
 
-    def summary(self) -> Text:
+    def end(self, message: dict) -> list[Text]:
+        """The lines of the run's end (`run_ended`): the summary, and the command that browses its
+        folder again when the server names it; none when this end was said already (a viewer that
+        rejoins an ended run before its server has gone is told the end again)."""
+        said = (self.summary().plain, message.get("total"), message.get("finished"), message.get("folder"))
+        if said == self._said_end:
+            return []
+        self._said_end = said
+        folder = message.get("folder")
+        return [self.summary()] + ([Text(f"browse it: python -m bench.viewer {folder}", "dim")] if folder else [])
+
+    def summary(self, head: str = "run ended") -> Text:
         counts: dict[str, int] = {}
         for status in self.statuses.values():
             counts[status] = counts.get(status, 0) + 1
-        text = Text(f"run ended: {len(self.statuses)} episodes finished", "bold")
+        text = Text(f"{head}: {len(self.statuses)} episodes finished", "bold")
         for status, count in sorted(counts.items()):
             text.append(", ")
             text.append(f"{count} {status}", STYLES.get(status, ""))
@@ -124,10 +138,17 @@ class NoRunThere(TroupeError):
     """Nothing answered at the viewer's address (and the viewer was not told to wait for a run)."""
 
 
+LOST = "disconnected before the run ended"
+"""The summary's head when the stream closed without the server saying the run ended (the
+supervisor was killed, say)."""
+
+
 async def follow(url: str, token: str | None, out: Callable[[Text], None], *, keep_following: bool = False) -> None:
-    """Print the stream at `url` until the run ends, then a summary; with `keep_following`,
-    reconnect (with backoff) to whatever run serves there next, until interrupted. Without it,
-    an address where nothing answers is NoRunThere: a mistyped port is said, not retried forever."""
+    """Print the stream at `url` until the run ends (the server says so: `run_ended`), then a
+    summary, once; with `keep_following`, reconnect (with backoff) to whatever run serves there
+    next, until interrupted. A stream that closes before the run ended says so, with the
+    episodes seen so far. Without `keep_following`, an address where nothing answers is
+    NoRunThere: a mistyped port is said, not retried forever."""
     delay = 0.25
     tally = Tally()
     while True:
@@ -142,16 +163,23 @@ async def follow(url: str, token: str | None, out: Callable[[Text], None], *, ke
             out(Text(f"(no run at {url}: {exc}; retrying)", "dim"))
         else:
             delay = 0.25
+            ended = False
             try:
                 while True:
                     message = json.loads(await ws.receive())
                     tally.see(message)
                     for text in line(message):
                         out(text)
+                    if message.get("msg") == "run_ended":
+                        ended = True
+                        for text in tally.end(message):
+                            out(text)
             except ConnectionClosed as exc:
-                out(Text(f"(disconnected: {exc.code} {exc.reason})", "dim"))
+                if not ended:
+                    out(Text(f"(disconnected: {exc.code} {exc.reason})", "dim"))
                 if not keep_following:
-                    out(tally.summary())
+                    if not ended:
+                        out(tally.summary(LOST))
                     return
         await anyio.sleep(delay)
         delay = min(delay * 2, 5.0)
@@ -190,12 +218,13 @@ def main(argv: list[str] | None = None, prog: str = "python -m bench.viewer") ->
 def serve_folders(parser: argparse.ArgumentParser, folders: list[Path], token: str | None, port: int) -> int:
     """Serve finished run folders, or the runs under one folder, until interrupted, after printing
     the page's URL."""
+    from bench.run_record import RUN_INFO
     from bench.viewer.catalog import Catalog
     from bench.viewer.catalog_server import CatalogServer
     from bench.viewer.folders import FinishedRuns
     from bench.viewer.server import FinishedRunsServer
 
-    if len(folders) == 1 and folders[0].is_dir() and not (folders[0] / RESULTS).exists():
+    if len(folders) == 1 and folders[0].is_dir() and not any((folders[0] / name).exists() for name in (RESULTS, RUN_INFO)):
         catalog = Catalog(folders[0])
         if not catalog.runs():
             parser.error(f"{folders[0]}: not a run folder (no {RESULTS}), and no run folder under it")

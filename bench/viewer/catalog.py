@@ -1,10 +1,13 @@
 """Every run under a folder, as the viewer's folder page lists them: one row per run.
 
-A run is a folder holding results.jsonl; the walk does not descend into one
-(its episodes are no runs) nor into hidden folders. A run is named by its
+A run is a folder holding results.jsonl, or run.json (a run that has started and
+finished no episode yet); the walk does not descend into one (its episodes are
+no runs) except into its `config-N` folders (the runs `--force` started there
+with other settings), nor into hidden folders. A run is named by its
 path under the root (its id in URLs), and only those ids are opened, so a URL
 never reaches outside the root. Each row says what run.json and summary.json
-say: suite, agent, when it started and whether it ended, and success with its
+say: suite, agent, when it started and whether it ended (or is still running:
+its writer's process is alive), and success with its
 95% Wilson interval (counted from results.jsonl when summary.json is not there
 yet, or is older than the last result: a run going on, or resumed). A run
 whose files cannot be read is a row naming the file; the rest of the folder is
@@ -28,14 +31,15 @@ from pathlib import Path
 from typing import Any
 
 from actors.run_folder import RESULTS, ResultsError
+from actors.run_lock import writer_alive
 from bench.frame import read_run
+from bench.run_record import FORCED, RUN_INFO
 from bench.summary import success_cell, summarize
 from bench.viewer.files import StepFile
 from bench.viewer.folders import FinishedRuns
 
 __all__ = ["Catalog", "UnknownRun", "run_version"]
 
-RUN_INFO = "run.json"
 SUMMARY = "summary.json"
 KEEP_OPENED = 8
 """Selections of runs kept read, the most recently opened first."""
@@ -55,9 +59,9 @@ class Catalog:
         """Run id (its path under the root, with /) -> its folder, for every run under the root."""
         found: dict[str, Path] = {}
         for folder, subfolders, files in os.walk(self.root):
-            if RESULTS in files:
+            if RESULTS in files or RUN_INFO in files:
                 found[Path(folder).relative_to(self.root).as_posix()] = Path(folder)
-                subfolders.clear()
+                subfolders[:] = sorted(name for name in subfolders if name.startswith(FORCED))
             else:
                 subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
         return found
@@ -100,21 +104,25 @@ class Catalog:
 
 
 def run_version(folder: Path) -> tuple[int, int]:
-    """What changes when a run gains a result: results.jsonl's size and time."""
-    stat = (folder / RESULTS).stat()
+    """What changes when a run gains a result: results.jsonl's size and time ((0, 0) before its first)."""
+    try:
+        stat = (folder / RESULTS).stat()
+    except FileNotFoundError:
+        return 0, 0
     return stat.st_size, stat.st_mtime_ns
 
 
 def _row(run_id: str, folder: Path) -> dict[str, Any]:
-    row: dict[str, Any] = {"id": run_id, "suite": "", "agent": "", "date": "", "ended": None, "episodes": 0,
-                           "succeeded": 0, "success": "", "interval": None, "error": ""}
+    row: dict[str, Any] = {"id": run_id, "suite": "", "agent": "", "date": "", "ended": None, "running": False,
+                           "episodes": 0, "succeeded": 0, "success": "", "interval": None, "error": ""}
     try:
         info = _json(folder / RUN_INFO)
         config = _object(info.get("config"))
         model = _object(config.get("llm")).get("model")
         agent = str(config.get("agent") or "")
         row.update(suite=str(config.get("suite") or ""), date=str(info.get("started") or ""), ended=info.get("ended"),
-                   agent=agent + (f" ({model})" if model and agent == "llm" else ""))
+                   agent=agent + (f" ({model})" if model and agent == "llm" else ""),
+                   running=bool(info) and not info.get("ended") and writer_alive(folder))
         summary = _json(folder / SUMMARY) if _newer(folder / SUMMARY, folder / RESULTS) else {}
         if not summary:
             lines = read_run(folder)

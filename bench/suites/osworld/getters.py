@@ -25,7 +25,7 @@ the metrics here read the bytes the same way).
   'unknown' when it names none;
 - `accessibility_tree`: /accessibility's `AT` text, None when it fails;
 - Chrome's profile getters (chrome.py), its appearance mode (chrome_appearance.py) and its tabs
-  (chrome_tabs.py).
+  (chrome_tabs.py) and parts of the active tab's address (chrome_urls.py).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ import httpx
 from bench.suites.osworld.chrome import CHROME_GETTERS
 from bench.suites.osworld.chrome_appearance import APPEARANCE_GETTERS
 from bench.suites.osworld.chrome_tabs import TAB_GETTERS
+from bench.suites.osworld.chrome_urls import URL_GETTERS
 from bench.suites.osworld.episode import Episode
 from bench.suites.osworld.errors import GetterFailed
 
@@ -179,6 +180,7 @@ GETTERS: dict[str, Getter] = {
     **CHROME_GETTERS,
     **APPEARANCE_GETTERS,
     **TAB_GETTERS,
+    **URL_GETTERS,
 }
 
 

@@ -30,6 +30,7 @@ from bench.suites.osworld.chrome_tabs import TAB_METRICS
 from bench.suites.osworld.errors import MetricFailed
 from bench.suites.osworld.gimp import GIMP_METRICS
 from bench.suites.osworld.impress import IMPRESS_METRICS
+from bench.suites.osworld.json_object import JSON_METRICS
 from bench.suites.osworld.slides import SLIDES_METRICS
 from bench.suites.osworld.tables import RULES as TABLE_RULES, TABLE_METRICS
 from bench.suites.osworld.thunderbird import THUNDERBIRD_METRICS
@@ -130,6 +131,7 @@ METRICS: dict[str, Metric] = {
     "diff_text_file": diff_text_file,
     **CHROME_METRICS,
     **TAB_METRICS,
+    **JSON_METRICS,
     **VLC_METRICS,
     **GIMP_METRICS,
     **IMPRESS_METRICS,

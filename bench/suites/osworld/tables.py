@@ -45,92 +45,33 @@ supported ones and --list names a task needing another.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 from typing import Any
 
-import openpyxl
 from openpyxl.cell.cell import MergedCell
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.cell_range import MultiCellRange
 from openpyxl.worksheet.worksheet import Worksheet
 
-from bench.formats.spreadsheet import MAIN, sheet_cells, value_matches
+from bench.formats.spreadsheet import MAIN, SheetIndexError, UnreadableWorkbook, Workbooks, sheet_cells, value_matches
 from bench.suites.osworld.errors import MetricFailed
 
 
 class _NoScore(Exception):
-    """The whole table scores 0 at once (OSWorld's `return 0.0`: a result it cannot open, or inside the rule loop)."""
+    """The whole table scores 0 at once (OSWorld's `return 0.0` inside the rule loop)."""
 
 
-class Books:
-    """The result and expected workbooks as OSWorld opens them: openpyxl (for sheets' properties),
-    pandas (for sheet data) and the raw bytes (for cell values)."""
-
-    def __init__(self, result: bytes, expected: bytes | None) -> None:
-        import pandas
-
-        self.pandas = pandas
-        self.raw = {"R": result, "E": expected}
-        self.xl: dict[str, openpyxl.Workbook] = {}
-        self.frames: dict[str, Any] = {}
-        for side in ("R", "E"):
-            if self.raw[side] is None:
-                continue
-            try:
-                self.xl[side] = openpyxl.load_workbook(io.BytesIO(self.raw[side]))
-                self.frames[side] = pandas.ExcelFile(io.BytesIO(self.raw[side]))
-            except Exception as exc:  # noqa: BLE001 - openpyxl and pandas raise many kinds on a broken file
-                if side == "R":
-                    raise _NoScore from None
-                raise MetricFailed(f"compare_table: the expected file is not an xlsx workbook "
-                                   f"({type(exc).__name__}: {exc}; OSWorld's function raises here)") from None
-
-    def names(self, side: str) -> list[str] | None:
-        return list(self.frames[side].sheet_names) if side in self.frames else None
+class Books(Workbooks):
+    """The workbooks as OSWorld opens them (spreadsheet.Workbooks), and cell values as OSWorld reads them."""
 
     def locate(self, index: Any) -> tuple[str, str]:
-        """(side, sheet name) as OSWorld's _parse_sheet_idx: "" for an index that names no sheet."""
-        if isinstance(index, int):
-            side, how, key = "R", "I", index
-        elif isinstance(index, str) and index[:2] in ("RI", "RN", "EI", "EN"):
-            side, how, key = index[0], index[1], index[2:]
-        else:
-            raise MetricFailed(f"compare_table: sheet index {index!r} is not an int, RI<n>, RN<name>, EI<n> or "
-                               "EN<name> (OSWorld's function raises here)")
-        if how == "N":
-            return side, key
         try:
-            return side, self.names(side)[int(key)]
-        except (IndexError, ValueError, TypeError):
-            return side, ""
-
-    def _present(self, side: str, index: Any) -> None:
-        if side not in self.xl:
-            raise MetricFailed(f"compare_table: sheet {index!r} is in the expected workbook, and the task has none "
-                               "(OSWorld's function raises here)")
-
-    def sheet(self, index: Any) -> Worksheet | None:
-        side, name = self.locate(index)
-        self._present(side, index)
-        try:
-            return self.xl[side][name]
-        except KeyError:
-            return None
-
-    def frame(self, index: Any) -> Any:
-        side, name = self.locate(index)
-        self._present(side, index)
-        try:
-            return self.pandas.read_excel(self.frames[side], name)
-        except Exception:  # noqa: BLE001 - OSWorld's _load_sheet reads any failure as "no sheet"
-            return None
+            return super().locate(index)
+        except SheetIndexError as exc:
+            raise MetricFailed(f"compare_table: {exc} (OSWorld's function raises here)") from None
 
     def cell_value(self, index: Any, coordinate: str) -> Any:
         side, name = self.locate(index)
-        if self.raw[side] is None:
-            raise MetricFailed(f"compare_table: cell {coordinate} of sheet {index!r} is in the expected workbook, "
-                               "and the task has none (OSWorld's function raises here)")
         return read_cell_value(self.raw[side], name, coordinate)
 
 
@@ -359,8 +300,10 @@ def compare_table(result: bytes | None, expected: bytes | None = None, **options
         return 0.0
     try:
         books = Books(result, expected)
-    except _NoScore:  # a result openpyxl or pandas cannot open
-        return 0.0
+    except UnreadableWorkbook as exc:
+        if exc.which == "result":
+            return 0.0
+        raise MetricFailed(f"compare_table: {exc} (OSWorld's function raises here)") from None
     if "rules" not in options:
         raise MetricFailed("compare_table: options need a `rules` list (OSWorld's function raises here)")
     try:

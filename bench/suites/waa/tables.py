@@ -49,96 +49,34 @@ does not know is a `MetricFailed` naming it when a task's rules reach it.
 
 from __future__ import annotations
 
-import io
 import itertools
 import zipfile
 from contextvars import ContextVar
 from typing import Any, Callable
 from xml.etree import ElementTree
 
-import openpyxl
 from openpyxl.utils import coordinate_to_tuple
-from openpyxl.workbook.workbook import Workbook
 from openpyxl.worksheet.worksheet import Worksheet
 
-from bench.formats.spreadsheet import MAIN, UnknownMethod, sheet_cells, value_matches
+from bench.formats.spreadsheet import (MAIN, SheetIndexError, UnknownMethod, UnreadableWorkbook, Workbooks, sheet_cells,
+                                       value_matches)
 from bench.suites.waa.conditional_formats import conditional_cells
 from bench.suites.waa.errors import MetricFailed, ReferenceCrash
 
-def _frame_reader() -> Any:
-    try:
-        import pandas
-    except ImportError:
-        raise MetricFailed("compare_table sheet_data reads sheets with pandas, as WAA does: install pandas") from None
-    return pandas
-
-
-class Books:
-    """The result and expected workbooks as WAA opens them: openpyxl (formulas as
-    written, for styles and charts), pandas (for sheet data) and raw XML (cell values)."""
-
-    def __init__(self, result: bytes, expected: bytes | None) -> None:
-        self.raw = {"R": result, "E": expected}
-        self.xl: dict[str, Workbook] = {}
-        self.frames: dict[str, Any] = {}
-        for side, which in (("R", "result"), ("E", "expected")):
-            if self.raw[side] is None:
-                continue
-            try:
-                self.xl[side] = openpyxl.load_workbook(io.BytesIO(self.raw[side]))
-                self.frames[side] = _frame_reader().ExcelFile(io.BytesIO(self.raw[side]))
-            except MetricFailed:
-                raise
-            except Exception as exc:  # noqa: BLE001 - openpyxl and pandas raise many kinds on a broken file
-                raise _Unreadable(which, exc) from None
-
-    def names(self, side: str) -> list[str] | None:
-        """The sheet names, None for an expected workbook the task has none of."""
-        return list(self.frames[side].sheet_names) if side in self.frames else None
+class Books(Workbooks):
+    """The workbooks as WAA opens them (spreadsheet.Workbooks), and cell values as WAA reads them."""
 
     def locate(self, index: Any) -> tuple[str, str]:
-        """(side, sheet name) for a sheet named the schema's way; "" for an index past the end."""
-        if isinstance(index, int) and not isinstance(index, bool):
-            side, how, key = "R", "I", str(index)
-        elif isinstance(index, str) and index[:2] in ("RI", "RN", "EI", "EN"):
-            side, how, key = index[0], index[1], index[2:]
-        else:
+        if isinstance(index, bool):
             raise MetricFailed(f"compare_table: sheet index {index!r} is not an int, RI<n>, RN<name>, EI<n> or EN<name>")
-        if side not in self.xl:
-            raise MetricFailed(f"compare_table: sheet {index!r} is in the expected workbook, and there is none "
-                               "(WAA raises reading it)")
-        if how == "N":
-            return side, key
         try:
-            return side, self.names(side)[int(key)]
-        except (IndexError, ValueError):
-            return side, ""
-
-    def sheet(self, index: Any) -> Worksheet | None:
-        side, name = self.locate(index)
-        try:
-            return self.xl[side][name]
-        except KeyError:
-            return None
-
-    def frame(self, index: Any) -> Any:
-        side, name = self.locate(index)
-        try:
-            return _frame_reader().read_excel(self.frames[side], name)
-        except MetricFailed:
-            raise
-        except Exception:  # noqa: BLE001 - WAA's _load_sheet reads any failure as "no sheet"
-            return None
+            return super().locate(index)
+        except SheetIndexError as exc:
+            raise MetricFailed(f"compare_table: {exc} (WAA raises reading it)") from None
 
     def cell_value(self, index: Any, coordinate: str) -> Any:
         side, name = self.locate(index)
         return read_cell_value(self.raw[side], name, coordinate)
-
-
-class _Unreadable(Exception):
-    def __init__(self, which: str, exc: Exception) -> None:
-        super().__init__(f"the {which} file is not an xlsx workbook ({type(exc).__name__}: {exc})")
-        self.which = which
 
 
 # --- cell values from the sheet's XML, as WAA's read_cell_value ----------------------------------
@@ -436,7 +374,7 @@ def compare_table(result: bytes | None, expected: bytes | None = None, *,
         return 0.0
     try:
         books = Books(result, expected)
-    except _Unreadable as exc:
+    except UnreadableWorkbook as exc:
         if exc.which == "result":
             return 0.0
         raise ReferenceCrash(f"compare_table: {exc}", fix="missing-file", fixed=0.0) from None

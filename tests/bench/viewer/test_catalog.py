@@ -5,6 +5,7 @@ model transcript written by the ResultSink's own writer (no model runs here), an
 import json
 import os
 import shutil
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -21,6 +22,7 @@ from bench.viewer.catalog_server import CatalogServer
 from bench.viewer.search import Search
 from protocols import ModelCall
 from runtime.websocket import ConnectionClosed, connect
+from tests.actors.test_run_lock import supervisor
 from tests.bench.viewer.test_server import http_get, receive_json
 from tests.bench.viewer.test_runs import artifacts, viewer
 from tests.chromium import chromium_page
@@ -152,7 +154,9 @@ def test_the_catalog_finds_runs_at_any_depth_but_not_inside_a_run_or_a_hidden_fo
     inner.mkdir(parents=True)
     (tmp_path / "outer" / "results.jsonl").write_text("")
     (inner / "results.jsonl").write_text("")
-    assert set(Catalog(tmp_path).runs()) == {"outer"}
+    (tmp_path / "outer" / "config-2").mkdir()  # a run of other settings, which --force put there
+    (tmp_path / "outer" / "config-2" / "run.json").write_text("{}")
+    assert set(Catalog(tmp_path).runs()) == {"outer", "outer/config-2"}
     with pytest.raises(UnknownRun, match="no run named"):
         Catalog(root).folders([])
 
@@ -195,3 +199,28 @@ async def test_the_folder_server_lists_searches_and_streams_a_selection_on_eithe
         with anyio.fail_after(5), pytest.raises(ConnectionClosed, match="no run '..' under"):
             await refused.receive()
         tg.cancel_scope.cancel()
+
+
+def test_a_run_that_has_started_and_finished_no_episode_is_listed_as_running(tmp_path):
+    """A real run, slowed so that its first episode is far off: run.json is there, results.jsonl is not."""
+    out = tmp_path / "runs" / "slow"
+    process = supervisor(out, "50", wait=False)
+    try:
+        deadline = time.monotonic() + 60
+        while not (out / "run.json").exists():
+            assert process.poll() is None and time.monotonic() < deadline, process.stderr.read()
+            time.sleep(0.05)
+        with viewer(tmp_path / "runs") as url, chromium_page() as page:
+            page.goto(url)
+            cells = page.locator("#runs tr[data-run=slow] td").all_text_contents()
+            assert not (out / "results.jsonl").exists()  # what this test is about
+            assert (cells[1], cells[4], cells[5]) == ("slow", "none finished yet", "0")
+            assert cells[6].endswith(" (running)")
+            page.click("#runs tr[data-run=slow] a")  # opens, with no card yet
+            page.wait_for_function("() => document.querySelector('#status').textContent === 'finished: slow'")
+            assert page.locator(".card").count() == 0
+    finally:
+        process.kill()
+        process.wait()
+    (row,) = Catalog(tmp_path / "runs").rows()
+    assert (row["running"], row["ended"], row["episodes"], row["error"]) == (False, None, 0, "")  # stopped, not ended

@@ -34,22 +34,62 @@ async def test_the_terminal_viewer_prints_live_steps_in_colour_and_a_summary_whe
             _, port = await start_viewer(run, bus, token="t")
             url, token = stream_url(f"http://127.0.0.1:{port}/?token=t")
             assert (url, token) == (f"ws://127.0.0.1:{port}/events", "t")
-            outer.start_soon(functools.partial(follow, url, token, lines.append))
+            watching = anyio.Event()
+            outer.start_soon(functools.partial(until_returned, watching, follow, url, token, lines.append))
             await wait_for(lines, 1)
             for event in (started(), step(1), finished("forms/t1", success=True),
                           started("forms/t2"), finished("forms/t2", error_kind=ErrorKind.ENVIRONMENT, reason="VM gone")):
                 bus.publish(event)
-            await wait_for(lines, 6)
-            run.cancel_scope.cancel()  # the run ends: its viewer server goes away
-        with anyio.fail_after(5):
-            await wait_for(lines, 8)  # the viewer printed the summary and returned by itself
+            bus.close()  # the run ends: its server says so (run_ended) and closes the stream
+            with anyio.fail_after(5):
+                await watching.wait()  # the viewer printed the summary and returned by itself
+            run.cancel_scope.cancel()
     plain = [line.plain for line in lines]
     assert plain[:4] == ["connected: 0 running, 0 finished", "> forms/t1 started (attempt 1)",
                          "  forms/t1 step 1: click 'Submit'", "# forms/t1 succeeded after 2 steps: "]
-    assert plain[5] == "# forms/t2 environment error after 2 steps: VM gone"
-    assert plain[6].startswith("(disconnected")
-    assert plain[7] == "run ended: 2 episodes finished, 1 environment error, 1 succeeded"
+    assert plain[5:] == ["# forms/t2 environment error after 2 steps: VM gone",
+                         "run ended: 2 episodes finished, 1 environment error, 1 succeeded"]  # no "disconnected"
     assert (lines[3].style, lines[5].style) == ("green", "yellow")
+
+
+async def test_a_stream_that_closes_before_the_run_ended_is_said_to_have():
+    bus = EventBus()
+    lines = []
+    async with anyio.create_task_group() as outer:
+        async with anyio.create_task_group() as run:
+            _, port = await start_viewer(run, bus)
+            outer.start_soon(follow, f"ws://127.0.0.1:{port}/events", None, lines.append)
+            await wait_for(lines, 1)
+            bus.publish(finished("forms/t1", success=True))
+            await wait_for(lines, 2)
+            run.cancel_scope.cancel()  # the server goes away without saying the run ended (a killed supervisor)
+        await wait_for(lines, 4)
+    assert lines[2].plain.startswith("(disconnected: ")
+    assert lines[3].plain == "disconnected before the run ended: 1 episodes finished, 1 succeeded"
+
+
+async def until_returned(returned, function, *args, **kwargs):
+    await function(*args, **kwargs)
+    returned.set()
+
+
+async def test_with_follow_the_end_is_said_once_however_often_the_ended_run_is_rejoined():
+    bus = EventBus()
+    lines = []
+    async with anyio.create_task_group() as tg:
+        _, port = await start_viewer(tg, bus)
+        tg.start_soon(functools.partial(follow, f"ws://127.0.0.1:{port}/events", None, lines.append,
+                                        keep_following=True))
+        await wait_for(lines, 1)
+        bus.publish(finished("forms/t1", success=True))
+        bus.close()
+        with anyio.fail_after(10):  # the server stays up: the viewer rejoins the ended run, told its end again
+            while sum(line.plain.startswith("connected: ") for line in lines) < 3:
+                await anyio.sleep(0.01)
+        tg.cancel_scope.cancel()
+    plain = [line.plain for line in lines]
+    assert plain.count("run ended: 1 episodes finished, 1 succeeded") == 1
+    assert not any(line.startswith("(disconnected") for line in plain)
 
 
 async def test_with_follow_the_terminal_viewer_waits_for_the_next_run():
@@ -90,9 +130,9 @@ async def test_the_terminal_viewer_counts_the_episodes_a_resumed_run_finished_be
             await wait_for(lines, 1)
             for event in (started(), finished("forms/t1", success=True)):
                 bus.publish(event)
-            await wait_for(lines, 3)
+            bus.close()
+            await wait_for(lines, 4)
             run.cancel_scope.cancel()
-        await wait_for(lines, 5)
     assert lines[0].plain == "connected: 0 running, 0 finished, 2 finished before this run resumed"
     assert lines[-1].plain == "run ended: 3 episodes finished, 1 failed, 2 succeeded"
 
@@ -132,7 +172,7 @@ async def test_a_resumed_runs_viewer_names_what_the_folder_already_held(tmp_path
                               viewer=f"127.0.0.1:{port}", on_event=hold_the_run_until_watched)
     assert len(run.results) == 5
     assert lines[0].startswith("connected: ") and lines[0].endswith(", 3 finished before this run resumed")
-    assert lines[-1].startswith("run ended: 5 episodes finished")
+    assert lines[-2:] == ["run ended: 5 episodes finished, 5 succeeded", f"browse it: python -m bench.viewer {out}"]
 
 
 async def test_without_follow_an_address_where_nothing_answers_is_said_not_retried():

@@ -137,16 +137,21 @@ async def run(tasks, solve=None):
     return {task_id.split("/", 1)[1]: result for task_id, result in results.items()}
 
 
-async def test_the_chrome_tasks_untouched_solved_and_declared_infeasible():
+async def test_the_chrome_tasks_untouched_solved_and_declared_infeasible(anyio_backend):
+    """Once per event loop, as the other OSWorld domains: on asyncio the oracle solves every task (and
+    says Fail on the infeasible ones), on trio the agent leaves the feasible ones untouched (both on both
+    would double minutes of Chromium desktops)."""
     wanted = [*PROGRAMS, *ADDRESSES, *INFEASIBLE]
     tasks = {t.task_id.split("/", 1)[1]: t for t in Catalog.load(OSWORLD).tasks
              if t.domain == "chrome" and t.task_id.split("/", 1)[1] in wanted}
     assert len(tasks) == 14
+    if anyio_backend == "asyncio":
+        solved = await run(list(tasks.values()), solve)
+        outcome = {task: (result.score, result.reason) for task, result in solved.items()}
+        assert {task: verdict for task, verdict in outcome.items() if verdict[0] != 1.0} == {}
+        return
     untouched = await run([tasks[task] for task in [*PROGRAMS, PASSWORDS]])
     verdicts = {task: (result.score, result.reason) for task, result in untouched.items()}
     print("\nuntouched:", "; ".join(f"{task[:8]} {score:g} ({reason})" for task, (score, reason) in verdicts.items()))
     assert {task for task, (score, _) in verdicts.items() if score == 1.0} == ALREADY_SOLVED, verdicts
     assert all(score == 0.0 for task, (score, _) in verdicts.items() if task not in ALREADY_SOLVED), verdicts
-    solved = await run(list(tasks.values()), solve)
-    outcome = {task: (result.score, result.reason) for task, result in solved.items()}
-    assert {task: verdict for task, verdict in outcome.items() if verdict[0] != 1.0} == {}

@@ -1,0 +1,79 @@
+"""Screenshots stored once per distinct image (each step's file a hard link to it), `--screenshots`
+choosing which a run keeps, and every reader (the run folder's, the viewer's) still finding each step's."""
+
+import errno
+import hashlib
+import os
+from collections import defaultdict
+
+import pytest
+
+import bench
+from actors.run_folder import read_screenshot, read_steps, result_dir
+from actors.screens import SCREENS, ScreenStore
+from bench.perf.storage import Stored
+from bench.viewer.files import parse
+from bench.viewer.folders import FinishedRuns
+
+SIM = {"episodes": 6, "scale": 0.0, "agent_error_rate": 0.9}
+
+
+def step_files(folder):
+    return sorted(folder.glob("episodes/**/step-[0-9][0-9][0-9].png"))
+
+
+def stored_images(folder):
+    return sorted((folder / SCREENS).glob("*/*.png"))
+
+
+async def test_identical_screens_are_stored_once_and_every_step_still_reads_its_own(tmp_path, anyio_backend):
+    run = await bench.run("sim", options=SIM, out=tmp_path / "run")
+    by_content = defaultdict(set)
+    for path in step_files(run.folder):
+        by_content[hashlib.sha256(path.read_bytes()).hexdigest()].add(path.stat().st_ino)
+    assert len(step_files(run.folder)) > len(by_content) > 1  # some screens repeat (the sim's form redrawn alike)
+    assert all(len(inodes) == 1 for inodes in by_content.values())  # one copy of each distinct image
+    assert sorted(path.stem for path in stored_images(run.folder)) == sorted(by_content)
+    figures = Stored(run.folder)  # what bench.perf.storage prints
+    assert figures.per_step_files == sum(path.stat().st_size for path in step_files(run.folder))
+    stored = sum(path.stat().st_size for path in stored_images(run.folder))
+    assert figures.screenshots == stored < figures.per_step_files
+    assert (figures.images, figures.distinct) == (len(step_files(run.folder)), len(by_content))
+
+    finished = FinishedRuns([run.folder])
+    for card in finished.cards:
+        folder = result_dir(run.folder, card["result"])
+        for record in read_steps(folder):
+            shot = read_screenshot(folder, record.step)
+            assert shot and finished.step_file(parse(f"{card['files']['shot']}/{record.step}")) == shot
+
+
+@pytest.mark.parametrize("keep", ["final", "failed", "none"])
+async def test_a_run_keeps_the_screens_it_was_told_to_and_no_image_nobody_shows(tmp_path, keep, anyio_backend):
+    run = await bench.run("sim", options=SIM, screenshots=keep, max_steps=6, out=tmp_path / "run")
+    assert {line.result.success for line in run.results} == {True, False}
+    for line in run.results:
+        folder = result_dir(run.folder, line.result)
+        shots = sorted(path.name for path in folder.glob("step-*.png"))
+        last = f"step-{max(record.step for record in read_steps(folder)):03d}.png"
+        if keep == "none":
+            assert shots == []
+        elif keep == "final" or line.result.success:
+            assert shots == [last]
+        else:
+            assert len(shots) == line.result.steps + 1 and shots[-1] == last  # the reset's screen, then each step's
+    assert all(path.stat().st_nlink > 1 for path in stored_images(run.folder))  # every stored image is shown
+    assert len(stored_images(run.folder)) == len({path.stat().st_ino for path in step_files(run.folder)})
+
+
+def test_a_filesystem_without_hard_links_gets_copies(tmp_path, monkeypatch):
+    def refuse(source, target):
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(os, "link", refuse)
+    store = ScreenStore(tmp_path)
+    for step in (1, 2):
+        store.write(tmp_path / f"step-00{step}.png", b"\x89PNG same image")
+    first, second = tmp_path / "step-001.png", tmp_path / "step-002.png"
+    assert first.read_bytes() == second.read_bytes() == b"\x89PNG same image"
+    assert first.stat().st_ino != second.stat().st_ino
