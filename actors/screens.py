@@ -66,9 +66,14 @@ class ScreenStore:
         """An episode ended: keep what `keep` says of its screens (`final` and, for a success,
         `failed` keep the last one only)."""
         if self.keep == "final" or (self.keep == "failed" and success):
-            shots = sorted(folder.glob("step-[0-9][0-9][0-9].png"))
-            for path in shots[:-1]:
+            for path in _shots(folder)[:-1]:
                 self.remove(path)
+
+    def clear(self, folder: Path) -> None:
+        """Remove every screen of an episode folder about to be written again (an attempt that never
+        finished), and the stored images only it showed."""
+        for path in _shots(folder):
+            self.remove(path)
 
     def remove(self, path: Path) -> None:
         """Remove a step's screenshot, and its stored image once no step links to it."""
@@ -83,3 +88,8 @@ class ScreenStore:
     def _blob(self, image: bytes) -> Path:
         digest = hashlib.sha256(image).hexdigest()
         return self.root / digest[:2] / f"{digest}.png"
+
+
+def _shots(folder: Path) -> list[Path]:
+    """An episode folder's step screenshots, in step order."""
+    return sorted(folder.glob("step-[0-9][0-9][0-9].png"))
