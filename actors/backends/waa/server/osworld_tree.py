@@ -55,6 +55,8 @@ LIMITS = WalkLimits(max_depth=50, max_children=1024, max_nodes=50_000, seconds=2
 """OSWorld's own depth and width caps."""
 SCAN = 500
 """OSWorld looks for a sheet's first showing cell in this many rows and columns."""
+PROBE = 64
+"""Cells whose showing state is asked at once while looking for where a sheet's visible part starts and ends."""
 TABLE = "org.a11y.atspi.Table"
 _SHOWING = 1 << 25
 _XML_NAME = re.compile(r"[A-Za-z_][\w.\-]*\Z")
@@ -111,28 +113,38 @@ class OSWorldReader(AtspiReader):
             going, offset = still, offset + width
         return runs
 
+    def _first_run(self, table: Ref, columns: int, row: int) -> tuple[int, list[Ref]] | None:
+        """The row's first showing cell within its first SCAN + 1 columns, probed a stretch at a time, and
+        the showing cells that follow it."""
+        for offset in range(0, min(columns, SCAN + 1), PROBE):
+            span = range(offset, min(offset + PROBE, SCAN + 1, columns))
+            probed = self._showing(table, [row * columns + column for column in span])
+            start = next((position for position, cell in enumerate(probed) if cell), None)
+            if start is None:
+                continue
+            run = probed[start:]
+            if None in run:
+                return offset + start, run[:run.index(None)]
+            return offset + start, run + self._runs(table, columns, [row], span.stop, PROBE)[0]
+        return None
+
     def visible_cells(self, table: Ref) -> list[Ref]:
         reply = self.batch([properties(table, TABLE)])[0]
         if isinstance(reply, CallFailed):
             return []
         columns, rows = reply[0]["NColumns"][1], reply[0]["NRows"][1]
         for row in range(min(rows, SCAN + 1)):
-            probed = self._showing(table, [row * columns + column for column in range(min(columns, SCAN + 1))])
-            start = next((column for column, cell in enumerate(probed) if cell), None)
-            if start is not None:
+            found = self._first_run(table, columns, row)
+            if found:
+                start, first = found
                 break
         else:
             return []
-        first = probed[start:]
-        if None in first:
-            first = first[:first.index(None)]
-        else:
-            first += self._runs(table, columns, [row], len(probed), SCAN)[0]
         below = range(row + 1, rows)
         # how far down the first column shows, probed a stretch at a time; then those rows in full
         last = row
         while last + 1 < rows:
-            stretch = list(range(last + 1, min(last + 65, rows)))
+            stretch = list(range(last + 1, min(last + 1 + PROBE, rows)))
             shown = self._showing(table, [r * columns + start for r in stretch])
             count = next((position for position, cell in enumerate(shown) if cell is None), len(shown))
             last += count
