@@ -24,7 +24,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from actors.whole_writes import write_whole, writing
+from actors.whole_writes import FolderFull, write_whole, writing
 
 __all__ = ["SCREENS", "SCREENSHOTS", "Keep", "ScreenStore"]
 
@@ -47,10 +47,13 @@ class ScreenStore:
             return
         blob = self._blob(image)
         if not blob.exists():
-            with writing(blob):
-                blob.parent.mkdir(parents=True, exist_ok=True)
-            partial = blob.with_name(f".{blob.name}.{os.getpid()}")
-            write_whole(partial, image)
+            try:
+                with writing(blob):
+                    blob.parent.mkdir(parents=True, exist_ok=True)
+                partial = blob.with_name(f".{blob.name}.{os.getpid()}")
+                write_whole(partial, image)
+            except FolderFull as full:  # said as the step's screenshot, the file the user knows
+                raise FolderFull(path, full.reason) from None
             os.replace(partial, blob)  # never a half-written image that later screens would link to
         with writing(path):
             path.unlink(missing_ok=True)

@@ -32,6 +32,7 @@ from typing import Any
 
 from actors.run_folder import RESULTS, ResultsError
 from actors.run_lock import writer_alive
+from protocols import TroupeError
 from bench.frame import read_run
 from bench.run_record import FORCED, RUN_INFO
 from bench.summary import success_cell, summarize
@@ -45,7 +46,7 @@ KEEP_OPENED = 8
 """Selections of runs kept read, the most recently opened first."""
 
 
-class UnknownRun(LookupError):
+class UnknownRun(TroupeError, LookupError):
     """A run id that names no run under the catalog's root."""
 
 

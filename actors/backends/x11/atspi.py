@@ -13,7 +13,7 @@ sees it), name, description, states (names), extents [x, y, w, h] in screen
 pixels (absent when the toolkit reports the object off screen), text (for
 objects with a Text interface), child_count; a node gone while the level
 was read is `{"gone": True, "states": []}`. `actors.normalize.atspi` turns
-it into UIElements. With `detail`, a node also carries what OSWorld's server
+it into UIElements. With `detail`, a node also carries what a pyatspi-based tree server
 reads through pyatspi: `attributes` (a dict), `interfaces`, `value` (current,
 minimum, maximum, step) and `actions` ([name, description, key binding]),
 and its text is read whole.
