@@ -13,7 +13,7 @@ sees it), name, description, states (names), extents [x, y, w, h] in screen
 pixels (absent when the toolkit reports the object off screen), text (for
 objects with a Text interface), child_count; a node gone while the level
 was read is `{"gone": True, "states": []}`. `actors.normalize.atspi` turns
-it into UIElements. With `detail`, a node also carries what OSWorld's server
+it into UIElements. With `detail`, a node also carries what a pyatspi-based tree server
 reads through pyatspi: `attributes` (a dict), `interfaces`, `value` (current,
 minimum, maximum, step) and `actions` ([name, description, key binding]),
 and its text is read whole.
@@ -26,13 +26,13 @@ with more children than the walk keeps (a spreadsheet's table answers
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-from jeepney import DBusAddress, HeaderFields, Message, MessageType, new_method_call
+from jeepney import DBusAddress, Message, new_method_call
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
 
 from actors.backends.treewalk import Walk, WalkLimits
+from actors.backends.x11 import dbus_wire
 
 ACCESSIBLE = "org.a11y.atspi.Accessible"
 ACTION = "org.a11y.atspi.Action"
@@ -108,14 +108,14 @@ def message(call: Call) -> Message:
 
 
 def encoded(call: Call, serial: int) -> bytes:
-    """The call's bytes with `serial`. Encoding is most of a capture's CPU and the same objects are
-    asked the same calls every step, so each call is encoded once and then only its header's serial
-    (bytes 8-11, little-endian as jeepney writes them) changes."""
+    """The call's bytes with `serial`. The same objects are asked the same calls every step, so each
+    call is encoded once and then only its header's serial (bytes 8-11, little-endian) changes."""
     template = _ENCODED.get(call)
     if template is None:
         if len(_ENCODED) >= _ENCODED_MAX:
             _ENCODED.clear()
-        template = _ENCODED[call] = message(call).serialise(serial=1)
+        ref, interface, method, signature, body = call
+        template = _ENCODED[call] = dbus_wire.method_call(1, ref[0], ref[1], interface, method, signature, body)
     return template[:8] + serial.to_bytes(4, "little") + template[12:]
 
 
@@ -131,6 +131,9 @@ class AtspiReader:
         self.detail = detail
         self.timeout = timeout
         self.role_names: dict[int, str] = dict(enumerate(ROLES))
+        # jeepney authenticated the connection; its parser may hold the start of a message already read
+        self.replies = dbus_wire.Replies(connection.sock, connection.parser.buf.peek(connection.parser.buf.bytes_buffered))
+        connection.sock.settimeout(timeout)
 
     def batch(self, calls: list[Call]) -> list[Any]:
         """Write every call at once, then collect the replies: one round trip's latency, not n. A reply
@@ -145,13 +148,11 @@ class AtspiReader:
             serials[serial] = index
         self.conn.sock.sendall(b"".join(data))
         replies: list[Any] = [None] * len(calls)
-        deadline = time.monotonic() + self.timeout
         while serials:
-            reply = self.conn.receive(timeout=max(0.0, deadline - time.monotonic()))
-            index = serials.pop(reply.header.fields.get(HeaderFields.reply_serial, -1), None)
+            kind, serial, body = self.replies.receive()
+            index = serials.pop(serial, None)
             if index is not None:
-                failed = reply.header.message_type == MessageType.error
-                replies[index] = CallFailed(*reply.body) if failed else reply.body
+                replies[index] = CallFailed(*body) if kind == dbus_wire.ERROR else body
         return replies
 
     def read_level(self, refs: list[Ref]) -> list[tuple[dict[str, Any], list[Ref]]]:
@@ -233,6 +234,7 @@ class AtspiReader:
                 ask(index, "value", properties(ref, VALUE))
             if self.detail and ACTION in interfaces:
                 ask(index, "actions", call(ref, ACTION, "GetActions"))
+                ask(index, "first action", call(ref, ACTION, "GetName", "i", (0,)))  # most have one at most
             if showing and node["child_count"]:
                 if self.lists_children(ref, node):
                     ask(index, "children", call(ref, ACCESSIBLE, "GetChildren"))
@@ -255,6 +257,9 @@ class AtspiReader:
                                  for key in ("CurrentValue", "MinimumValue", "MaximumValue", "MinimumIncrement")]
             elif what == "actions":
                 node["actions"] = [list(action) for action in reply[0]]
+            elif what == "first action":
+                if node.get("actions"):
+                    node["actions"][0][0] = reply[0]
             else:
                 children[index] = [tuple(child) for child in reply[0]]
         if self.detail:
@@ -268,9 +273,10 @@ class AtspiReader:
         return children
 
     def _action_names(self, refs: list[Ref], nodes: list[dict[str, Any] | None]) -> None:
-        """GetActions answers each action's localized name ("Click"); pyatspi's getName is GetName's ("click")."""
+        """GetActions answers each action's localized name ("Click"); pyatspi's getName is GetName's ("click"),
+        which the level's batch asked of the first action."""
         asked = [(node, position) for node in nodes if node and "actions" in node
-                 for position in range(len(node["actions"]))]
+                 for position in range(1, len(node["actions"]))]
         refs_of = {id(node): ref for ref, node in zip(refs, nodes) if node}
         replies = self.batch([call(refs_of[id(node)], ACTION, "GetName", "i", (position,))
                               for node, position in asked])

@@ -93,8 +93,9 @@ class OpenAIComputerUse(ComputerUsePolicy):
                 "environment": environment}
 
     def body(self, conversation: Any, seen: Observation) -> dict[str, Any]:
+        summary = {"reasoning": {"summary": "concise"}} if self.preview else {}  # as OpenAI's examples ask it
         return {"model": self.client.config.model, "instructions": SYSTEM_PROMPT, "tools": [self.tool(seen)],
-                "truncation": "auto", **conversation}
+                "truncation": "auto", **summary, **conversation}
 
     def preflight_body(self) -> dict[str, Any]:
         return {"model": self.client.config.model, "input": PREFLIGHT_PROMPT, "max_output_tokens": 16,

@@ -6,6 +6,7 @@ import io
 import json
 import re
 
+import msgspec
 import pytest
 from PIL import Image
 
@@ -18,7 +19,7 @@ from actors.llm.screen import ModelScreen
 from bench.suites.sim.suite import sim_tasks
 from protocols import (
     Answer, Click, Decide, Done, DoubleClick, Drag, Fail, Hotkey, Key, Move, Observation, Point, RightClick, Scroll,
-    TypeText, Viewport, Wait,
+    StepRecord, TypeText, Viewport, Wait,
 )
 from tests.fake_anthropic import FakeAnthropic, operator
 from tests.fake_llm import Reply
@@ -161,3 +162,18 @@ async def test_an_answer_that_is_no_message_is_a_model_service_error_keeping_its
             await policy(server).decide(decide(screen(1280, 800)))
     (call,) = caught.value.calls
     assert call.gave_up and call.role == "agent" and call.step == 1
+
+
+@pytest.mark.anyio
+async def test_the_conversation_is_rebuilt_from_the_request_so_a_fresh_policy_asks_the_same(anyio_backend):
+    with FakeAnthropic(operator, api_key=KEY) as server:
+        first = await policy(server).decide(decide(screen(1280, 800)))
+        done = StepRecord(episode_id="e", step=1, action=first.action, reasoning=first.reasoning)
+        later = msgspec.structs.replace(decide(screen(1280, 800), step=2), history=(done,))
+        await policy(server).decide(later)
+        await policy(server).decide(later)  # another instance, as a restarted Agent's
+    asked, again = server.requests[-2:]
+    assert asked == again
+    use, result = asked["messages"][1]["content"][-1], asked["messages"][2]["content"][0]
+    assert use["input"] == {"action": "left_click", "coordinate": [240, 100]} and use["id"] == result["tool_use_id"]
+    assert [part["type"] for part in result["content"]] == ["text", "image"]  # "Done." and the screen now

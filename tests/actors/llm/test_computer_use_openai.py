@@ -86,7 +86,7 @@ async def test_a_batch_is_taken_one_step_at_a_time_then_the_response_is_continue
     assert second.reasoning == "action 2 of the 2 the model asked for at step 1"
     assert third.action == Click(point=Point(240, 196))  # 'City'
     continued = server.requests[1]
-    assert continued["previous_response_id"] == "resp_0001"
+    assert continued["previous_response_id"] == "resp_0001" and "reasoning" not in continued
     (output,) = continued["input"]
     assert output["type"] == "computer_call_output" and output["acknowledged_safety_checks"][0]["id"] == "cu_sc_1"
 
@@ -123,6 +123,7 @@ async def test_an_unknown_action_goes_back_with_the_screenshot_then_ends_the_dec
                                            r"computer tool has no action 'teleport'") as caught:
             await policy(server, "computer-use-preview").decide(decide(1))
     assert len(server.requests) == len(caught.value.calls) == 3
+    assert server.requests[0]["reasoning"] == {"summary": "concise"}  # the preview model's summaries, as documented
     output, told = server.requests[1]["input"]
     assert output["call_id"] == "call_1" and output["output"]["type"] == "computer_screenshot"
     assert "has no action 'teleport'" in told["content"]

@@ -1,5 +1,7 @@
 """The X11 backend on a real Xvfb display with real applications (Mousepad, xterm)."""
 
+import signal
+
 import pytest
 
 from actors.observer import Observer
@@ -86,7 +88,12 @@ async def test_input_outside_the_screen_is_a_step_error(desktop):
 
 async def test_a_slow_tree_leaves_the_observation_partial_with_its_screenshot(desktop):
     await desktop.reset(editor_task(), 1)
-    observation = await Observer(desktop).capture(tree_timeout=0.001)
+    editor = next(proc.popen for proc in desktop.session.procs if proc.name == "mousepad")
+    editor.send_signal(signal.SIGSTOP)  # a hung application: its tree's calls go unanswered
+    try:
+        observation = await Observer(desktop).capture(tree_timeout=0.5)
+    finally:
+        editor.send_signal(signal.SIGCONT)
     assert observation.partial == ("tree",) and observation.tree is None
     assert observation.screenshot.startswith(b"\x89PNG") and observation.window_title
     complete = await Observer(desktop).capture(tree_timeout=30)
