@@ -1,6 +1,5 @@
 """The X11 backend on a real Xvfb display with real applications (Mousepad, xterm)."""
 
-import os
 import signal
 
 import pytest
@@ -92,11 +91,11 @@ async def test_a_hung_application_leaves_the_observation_partial_with_its_screen
     not its screenshot or window; once it answers again the tree is whole."""
     await desktop.reset(editor_task(), 1)
     editor = next(proc.popen for proc in desktop.session.procs if proc.name == "mousepad")
-    os.kill(editor.pid, signal.SIGSTOP)
+    editor.send_signal(signal.SIGSTOP)  # a hung application: its tree's calls go unanswered
     try:
         observation = await Observer(desktop).capture(tree_timeout=0.5)
     finally:
-        os.kill(editor.pid, signal.SIGCONT)
+        editor.send_signal(signal.SIGCONT)
     assert observation.partial == ("tree",) and observation.tree is None
     assert observation.screenshot.startswith(b"\x89PNG") and "notes.txt" in observation.window_title
     complete = await Observer(desktop).capture(tree_timeout=30)
