@@ -6,7 +6,8 @@ from actors.backends.input_plan import Plan, StepError
 from actors.backends.windows import input as win_input
 from actors.backends.x11 import xdotool
 from protocols import (
-    BBox, Click, DoubleClick, Drag, Hotkey, Key, Move, Point, RightClick, Scroll, Target, TypeText, UIElement, Wait,
+    BBox, Click, DoubleClick, Drag, Hotkey, Key, Move, Point, RightClick, Scroll, Target, TripleClick, TypeText,
+    UIElement, Wait,
 )
 
 TREE = UIElement(node_id="0", role="window", children=(
@@ -20,6 +21,7 @@ def test_pointer_actions_resolve_points_targets_and_held_modifiers():
     assert PLAN.ops(Click(point=Point(x=0.5, y=0.5, unit="norm"), modifiers=("ctrl",))) == [
         ("key_down", "ctrl"), ("move", 640, 400), ("click", "left", 1), ("key_up", "ctrl")]
     assert PLAN.ops(DoubleClick(target=Target(node_id="1")))[-1] == ("click", "left", 2)
+    assert PLAN.ops(TripleClick(point=Point(x=1, y=2))) == [("move", 1, 2), ("click", "left", 3)]
     assert PLAN.ops(RightClick(point=Point(x=1, y=2))) == [("move", 1, 2), ("click", "right", 1)]
     assert PLAN.ops(Move(point=Point(x=1.0, y=1.0, unit="norm"))) == [("move", 1279, 799)]
     assert PLAN.ops(Drag(point=Point(x=10, y=10), end_target=Target(node_id="1"))) == [
