@@ -63,6 +63,8 @@ def test_windows_calls_and_unicode_events():
         ("key_down", "meta"), ("press", "escape"), ("type", "é😀\n")])
     assert calls[:4] == [("moveTo", (5, 5), {}), ("hscroll", (-3,), {}), ("keyDown", ("win",), {}),
                          ("press", ("esc",), {})]
+    assert win_input.calls(PLAN.ops(TripleClick(point=Point(x=1, y=2)))) == [
+        ("moveTo", (1, 2), {}), ("click", (), {"button": "left", "clicks": 3, "interval": 0.05})]
     events = win_input.unicode_events("é😀\n")
     assert [unit for unit, flags in events[::2]] == [0xE9, 0xD83D, 0xDE00, 0x0D]  # surrogate pair, Enter as \r
     assert [flags for _, flags in events[:2]] == [win_input.KEYEVENTF_UNICODE,
