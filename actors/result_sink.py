@@ -76,7 +76,7 @@ class ResultSink(Actor):
         match message:
             case EpisodeStarted(episode_id=episode_id, task_id=task_id, attempt=attempt, task=task, repeat=repeat):
                 self.attempts[episode_id] = episode_dir(self.run_dir, task_id, attempt, repeat)
-                await anyio.to_thread.run_sync(_start_folder, self._folder(episode_id), task)
+                await anyio.to_thread.run_sync(_start_folder, self._folder(episode_id), task, self.store)
             case TaskAdopted(episode_id=episode_id, task=task):
                 await anyio.to_thread.run_sync(_write_task, self._folder(episode_id), task)
             case StepTaken(record=record, screenshot=screenshot, before=before, calls=calls):
@@ -121,10 +121,11 @@ class ResultSink(Actor):
         return self.attempts.get(episode_id) or episode_dir(self.run_dir, episode_id, 1)
 
 
-def _start_folder(folder: Path, task: Task | None) -> None:
+def _start_folder(folder: Path, task: Task | None, store: ScreenStore) -> None:
     with writing(folder):
-        if folder.exists():
-            shutil.rmtree(folder)  # an unfinished attempt of an earlier, interrupted run
+        if folder.exists():  # an unfinished attempt of an earlier, interrupted run
+            store.clear(folder)
+            shutil.rmtree(folder)
         folder.mkdir(parents=True)
     if task is not None:
         _write_task(folder, task)

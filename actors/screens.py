@@ -24,7 +24,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from actors.whole_writes import write_whole, writing
+from actors.whole_writes import FolderFull, write_whole, writing
 
 __all__ = ["SCREENS", "SCREENSHOTS", "Keep", "ScreenStore"]
 
@@ -47,10 +47,13 @@ class ScreenStore:
             return
         blob = self._blob(image)
         if not blob.exists():
-            with writing(blob):
-                blob.parent.mkdir(parents=True, exist_ok=True)
-            partial = blob.with_name(f".{blob.name}.{os.getpid()}")
-            write_whole(partial, image)
+            try:
+                with writing(blob):
+                    blob.parent.mkdir(parents=True, exist_ok=True)
+                partial = blob.with_name(f".{blob.name}.{os.getpid()}")
+                write_whole(partial, image)
+            except FolderFull as full:  # said as the step's screenshot, the file the user knows
+                raise FolderFull(path, full.reason) from None
             os.replace(partial, blob)  # never a half-written image that later screens would link to
         with writing(path):
             path.unlink(missing_ok=True)
@@ -66,9 +69,14 @@ class ScreenStore:
         """An episode ended: keep what `keep` says of its screens (`final` and, for a success,
         `failed` keep the last one only)."""
         if self.keep == "final" or (self.keep == "failed" and success):
-            shots = sorted(folder.glob("step-[0-9][0-9][0-9].png"))
-            for path in shots[:-1]:
+            for path in _shots(folder)[:-1]:
                 self.remove(path)
+
+    def clear(self, folder: Path) -> None:
+        """Remove every screen of an episode folder about to be written again (an attempt that never
+        finished), and the stored images only it showed."""
+        for path in _shots(folder):
+            self.remove(path)
 
     def remove(self, path: Path) -> None:
         """Remove a step's screenshot, and its stored image once no step links to it."""
@@ -83,3 +91,8 @@ class ScreenStore:
     def _blob(self, image: bytes) -> Path:
         digest = hashlib.sha256(image).hexdigest()
         return self.root / digest[:2] / f"{digest}.png"
+
+
+def _shots(folder: Path) -> list[Path]:
+    """An episode folder's step screenshots, in step order."""
+    return sorted(folder.glob("step-[0-9][0-9][0-9].png"))

@@ -180,6 +180,8 @@ async def plan(suite: str | type[Suite] = "miniwob", values: dict[str, Any] | No
         summarizer if summarizer is not None else config.summarizer or loaded.default_summarizer, llm)
     config = msgspec.structs.replace(config, agent=agent_label, summarizer=summarizer_label)
     llm.check(used=config.uses_llm())
+    if config.uses_llm() and config.llm.model is None:  # the model the run uses, whoever named it (run.json)
+        config = msgspec.structs.replace(config, llm=msgspec.structs.replace(config.llm, model=llm.config.model))
     _check_viewer(config, name_of)
     _check_slots_per_browser(loaded, config, name_of)
     if config.connect and not _token(config):

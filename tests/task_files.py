@@ -23,8 +23,9 @@ def document(*paragraphs: str) -> bytes:
 
 
 def xlsx(rows: list[list[object]]) -> bytes:
-    """An .xlsx workbook of one sheet holding `rows`."""
+    """An .xlsx workbook of one sheet, named Sheet1 as LibreOffice names it, holding `rows`."""
     workbook = Workbook()
+    workbook.active.title = "Sheet1"
     for row in rows:
         workbook.active.append(row)
     out = io.BytesIO()

@@ -18,7 +18,7 @@ import pytest
 PUBLIC = {
     "protocols": {
         "ACTION_TYPES", "Action", "Answer", "Click", "Done", "DoubleClick", "Drag", "Fail", "Hotkey", "Key",
-        "Move", "Point", "RightClick", "Scroll", "Target", "TypeText", "Wait",
+        "Move", "Point", "RightClick", "Scroll", "Target", "TripleClick", "TypeText", "Wait",
         "Ack", "Act", "Acted", "Analyze", "Analyzed", "Decide", "Decision", "EpisodeFinished", "EpisodeStarted", "ModelCalled",
         "Evaluate", "EventsDropped", "Failure", "Flush", "Hello", "Inspect", "Inspected", "Message", "Observe",
         "Observed", "Reset", "StepSummarized", "StepTaken", "Summarize", "Summarized", "TaskAdopted", "Usage",

@@ -38,6 +38,8 @@ import openpyxl
 from openpyxl.worksheet.cell_range import MultiCellRange
 from openpyxl.worksheet.worksheet import Worksheet
 
+from protocols import TroupeError
+
 __all__ = ["MAIN", "METHODS", "SheetIndexError", "UnknownMethod", "UnreadableWorkbook", "Workbooks", "sheet_cells",
            "value_matches"]
 
@@ -45,7 +47,7 @@ MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 METHODS = "eq, ne, lt, le, gt, ge, re[.FLAG], approx:T, range.XY, str_list_eq, str_set_eq, spreadsheet_range"
 
 
-class UnreadableWorkbook(Exception):
+class UnreadableWorkbook(TroupeError):
     """openpyxl or pandas cannot open the `which` ("result" or "expected") file."""
 
     def __init__(self, which: str, exc: Exception) -> None:
@@ -53,7 +55,7 @@ class UnreadableWorkbook(Exception):
         self.which = which
 
 
-class SheetIndexError(ValueError):
+class SheetIndexError(TroupeError, ValueError):
     """A sheet named neither as an int, RI<n>, RN<name>, EI<n> nor EN<name>, or one in an expected
     workbook the task has none of (both references raise on these)."""
 
@@ -137,7 +139,7 @@ def sheet_cells(xlsx: bytes, sheet_name: str) -> tuple[list[str] | None, dict[st
     return shared, cells
 
 
-class UnknownMethod(ValueError):
+class UnknownMethod(TroupeError, ValueError):
     """A `{method, ref}` rule whose method neither reference knows (both raise)."""
 
 

@@ -2,7 +2,8 @@
 
 A run is a folder holding results.jsonl, or run.json (a run that has started and
 finished no episode yet); the walk does not descend into one (its episodes are
-no runs) nor into hidden folders. A run is named by its
+no runs) except into its `config-N` folders (the runs `--force` started there
+with other settings), nor into hidden folders. A run is named by its
 path under the root (its id in URLs), and only those ids are opened, so a URL
 never reaches outside the root. Each row says what run.json and summary.json
 say: suite, agent, when it started and whether it ended (or is still running:
@@ -31,8 +32,9 @@ from typing import Any
 
 from actors.run_folder import RESULTS, ResultsError
 from actors.run_lock import writer_alive
+from protocols import TroupeError
 from bench.frame import read_run
-from bench.run_record import RUN_INFO
+from bench.run_record import FORCED, RUN_INFO
 from bench.summary import success_cell, summarize
 from bench.viewer.files import StepFile
 from bench.viewer.folders import FinishedRuns
@@ -44,7 +46,7 @@ KEEP_OPENED = 8
 """Selections of runs kept read, the most recently opened first."""
 
 
-class UnknownRun(LookupError):
+class UnknownRun(TroupeError, LookupError):
     """A run id that names no run under the catalog's root."""
 
 
@@ -60,7 +62,7 @@ class Catalog:
         for folder, subfolders, files in os.walk(self.root):
             if RESULTS in files or RUN_INFO in files:
                 found[Path(folder).relative_to(self.root).as_posix()] = Path(folder)
-                subfolders.clear()
+                subfolders[:] = sorted(name for name in subfolders if name.startswith(FORCED))
             else:
                 subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
         return found

@@ -6,14 +6,18 @@ import hashlib
 import os
 from collections import defaultdict
 
+import anyio
 import pytest
 
 import bench
+from actors.result_sink import ResultSink
 from actors.run_folder import read_screenshot, read_steps, result_dir
 from actors.screens import SCREENS, ScreenStore
 from bench.perf.storage import Stored
 from bench.viewer.files import parse
 from bench.viewer.folders import FinishedRuns
+from protocols import Done, EpisodeStarted, Flush, StepRecord, StepTaken
+from runtime.actor import spawn
 
 SIM = {"episodes": 6, "scale": 0.0, "agent_error_rate": 0.9}
 
@@ -77,3 +81,15 @@ def test_a_filesystem_without_hard_links_gets_copies(tmp_path, monkeypatch):
     first, second = tmp_path / "step-001.png", tmp_path / "step-002.png"
     assert first.read_bytes() == second.read_bytes() == b"\x89PNG same image"
     assert first.stat().st_ino != second.stat().st_ino
+
+
+async def test_an_attempt_started_again_takes_the_images_only_it_showed_with_it(tmp_path, anyio_backend):
+    async with anyio.create_task_group() as tg:
+        sink = await spawn(tg, ResultSink(tmp_path))
+        for screen in (b"\x89PNG first try", b"\x89PNG second try"):  # a run killed mid-episode, then resumed
+            await sink.tell(EpisodeStarted(episode_id="t#1", task_id="t", attempt=1, at=0.0))
+            await sink.tell(StepTaken(record=StepRecord(episode_id="t#1", step=1, action=Done()), screenshot=screen))
+            await sink.ask(Flush())
+        tg.cancel_scope.cancel()
+    assert [path.read_bytes() for path in stored_images(tmp_path)] == [b"\x89PNG second try"]
+    assert (tmp_path / "episodes" / "t" / "1" / "step-001.png").read_bytes() == b"\x89PNG second try"

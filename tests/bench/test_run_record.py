@@ -9,6 +9,7 @@ import pytest
 import bench
 from actors.errors import ConfigError
 from actors.run_folder import read_results
+from bench.api import plan
 from tests.bench.test_cli import run_cli
 
 SIM = {"episodes": 3, "scale": 0.0}
@@ -60,3 +61,17 @@ def test_force_runs_other_settings_in_a_sub_folder_that_the_same_command_resumes
 
     third = bench.run_sync("sim", options={**SIM, "agent_error_rate": 0.5}, out=out, force=True)
     assert third.folder == out / "config-3" and len(third.results) == 3
+
+
+async def test_a_model_named_by_the_environment_is_recorded_and_compared(tmp_path, anyio_backend, monkeypatch):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "run.json").write_text(json.dumps({"config": {"agent": "llm", "llm": {"model": "model-a"}}}))
+    (out / "results.jsonl").write_text('{"result": {"episode_id": "sim-0-0000#1", "task_id": "sim-0-0000"}}\n')
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_MODEL", "model-b")
+    values = {"out": out, "llm_base_url": "http://127.0.0.1:9/v1", "llm_preflight": False}
+    with pytest.raises(ConfigError, match=r"means: llm_model \(was 'model-a', now 'model-b'\)"):
+        await plan("sim", values, agent="llm")
+    monkeypatch.setenv("OPENAI_MODEL", "model-a")
+    assert (await plan("sim", values, agent="llm")).config.llm.model == "model-a"

@@ -13,7 +13,7 @@ sees it), name, description, states (names), extents [x, y, w, h] in screen
 pixels (absent when the toolkit reports the object off screen), text (for
 objects with a Text interface), child_count; a node gone while the level
 was read is `{"gone": True, "states": []}`. `actors.normalize.atspi` turns
-it into UIElements. With `detail`, a node also carries what OSWorld's server
+it into UIElements. With `detail`, a node also carries what a pyatspi-based tree server
 reads through pyatspi: `attributes` (a dict), `interfaces`, `value` (current,
 minimum, maximum, step) and `actions` ([name, description, key binding]),
 and its text is read whole.
@@ -26,13 +26,13 @@ with more children than the walk keeps (a spreadsheet's table answers
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-from jeepney import DBusAddress, HeaderFields, Message, MessageType, new_method_call
+from jeepney import DBusAddress, Message, new_method_call
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
 
 from actors.backends.treewalk import Walk, WalkLimits
+from actors.backends.x11 import dbus_wire
 
 ACCESSIBLE = "org.a11y.atspi.Accessible"
 ACTION = "org.a11y.atspi.Action"
@@ -45,6 +45,7 @@ Ref = tuple[str, str]
 _SCREEN_COORDS = 0
 _OFF_SCREEN = -(2**31)
 _SHOWING, _VISIBLE = 1 << 25, 1 << 30
+_ACTION_PARTS = ("GetName", "GetDescription", "GetKeyBinding")
 _BATCH = 4096
 MAX_TEXT = 20_000
 """Characters of an object's text kept, unless `detail` asks for all of it."""
@@ -108,14 +109,14 @@ def message(call: Call) -> Message:
 
 
 def encoded(call: Call, serial: int) -> bytes:
-    """The call's bytes with `serial`. Encoding is most of a capture's CPU and the same objects are
-    asked the same calls every step, so each call is encoded once and then only its header's serial
-    (bytes 8-11, little-endian as jeepney writes them) changes."""
+    """The call's bytes with `serial`. The same objects are asked the same calls every step, so each
+    call is encoded once and then only its header's serial (bytes 8-11, little-endian) changes."""
     template = _ENCODED.get(call)
     if template is None:
         if len(_ENCODED) >= _ENCODED_MAX:
             _ENCODED.clear()
-        template = _ENCODED[call] = message(call).serialise(serial=1)
+        ref, interface, method, signature, body = call
+        template = _ENCODED[call] = dbus_wire.method_call(1, ref[0], ref[1], interface, method, signature, body)
     return template[:8] + serial.to_bytes(4, "little") + template[12:]
 
 
@@ -131,6 +132,9 @@ class AtspiReader:
         self.detail = detail
         self.timeout = timeout
         self.role_names: dict[int, str] = dict(enumerate(ROLES))
+        # jeepney authenticated the connection; its parser may hold the start of a message already read
+        self.replies = dbus_wire.Replies(connection.sock, connection.parser.buf.peek(connection.parser.buf.bytes_buffered))
+        connection.sock.settimeout(timeout)
 
     def batch(self, calls: list[Call]) -> list[Any]:
         """Write every call at once, then collect the replies: one round trip's latency, not n. A reply
@@ -145,13 +149,11 @@ class AtspiReader:
             serials[serial] = index
         self.conn.sock.sendall(b"".join(data))
         replies: list[Any] = [None] * len(calls)
-        deadline = time.monotonic() + self.timeout
         while serials:
-            reply = self.conn.receive(timeout=max(0.0, deadline - time.monotonic()))
-            index = serials.pop(reply.header.fields.get(HeaderFields.reply_serial, -1), None)
+            kind, serial, body = self.replies.receive()
+            index = serials.pop(serial, None)
             if index is not None:
-                failed = reply.header.message_type == MessageType.error
-                replies[index] = CallFailed(*reply.body) if failed else reply.body
+                replies[index] = CallFailed(*body) if kind == dbus_wire.ERROR else body
         return replies
 
     def read_level(self, refs: list[Ref]) -> list[tuple[dict[str, Any], list[Ref]]]:
@@ -232,7 +234,9 @@ class AtspiReader:
             if self.detail and VALUE in interfaces:
                 ask(index, "value", properties(ref, VALUE))
             if self.detail and ACTION in interfaces:
-                ask(index, "actions", call(ref, ACTION, "GetActions"))
+                ask(index, "actions", properties(ref, ACTION, "NActions"))
+                for part, method in enumerate(_ACTION_PARTS):  # the first action's: most have one at most
+                    ask(index, f"action {part}", call(ref, ACTION, method, "i", (0,)))
             if showing and node["child_count"]:
                 if self.lists_children(ref, node):
                     ask(index, "children", call(ref, ACCESSIBLE, "GetChildren"))
@@ -254,7 +258,10 @@ class AtspiReader:
                 node["value"] = [values.get(key, ("d", None))[1]
                                  for key in ("CurrentValue", "MinimumValue", "MaximumValue", "MinimumIncrement")]
             elif what == "actions":
-                node["actions"] = [list(action) for action in reply[0]]
+                node["actions"] = [["", "", ""] for _ in range(reply[0][1])]
+            elif what.startswith("action "):
+                if node.get("actions"):
+                    node["actions"][0][int(what[-1])] = reply[0]
             else:
                 children[index] = [tuple(child) for child in reply[0]]
         if self.detail:
@@ -268,15 +275,16 @@ class AtspiReader:
         return children
 
     def _action_names(self, refs: list[Ref], nodes: list[dict[str, Any] | None]) -> None:
-        """GetActions answers each action's localized name ("Click"); pyatspi's getName is GetName's ("click")."""
-        asked = [(node, position) for node in nodes if node and "actions" in node
-                 for position in range(len(node["actions"]))]
+        """The name, description and key binding of each action past the first, as pyatspi asks them
+        (GetActions' triples differ: a localized name, and Gecko's descriptions are not GetDescription's)."""
+        asked = [(node, position, part) for node in nodes if node and "actions" in node
+                 for position in range(1, len(node["actions"])) for part in range(len(_ACTION_PARTS))]
         refs_of = {id(node): ref for ref, node in zip(refs, nodes) if node}
-        replies = self.batch([call(refs_of[id(node)], ACTION, "GetName", "i", (position,))
-                              for node, position in asked])
-        for (node, position), reply in zip(asked, replies):
+        replies = self.batch([call(refs_of[id(node)], ACTION, _ACTION_PARTS[part], "i", (position,))
+                              for node, position, part in asked])
+        for (node, position, part), reply in zip(asked, replies):
             if not isinstance(reply, CallFailed):
-                node["actions"][position][0] = reply[0]
+                node["actions"][position][part] = reply[0]
 
     def children_by_index(self, parents: list[tuple[Ref, dict[str, Any]]]) -> list[list[Ref]]:
         """The first children, as many as the walk keeps, of nodes too wide to list (GetChildAtIndex)."""

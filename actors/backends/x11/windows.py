@@ -12,6 +12,9 @@ import time
 
 from Xlib import X, display as xdisplay, error as xerror
 
+FOCUS_GRACE = 3.0
+"""Seconds a setup step waits, after its window appeared, for the window manager to focus it."""
+
 
 class WindowList:
     def __init__(self, display: str) -> None:
@@ -63,15 +66,24 @@ class WindowList:
             time.sleep(0.02)
 
     def wait_for(self, title: str, timeout: float) -> str:
-        """Block until a window whose title contains `title` exists; return its full title."""
+        """Block until a window whose title contains `title` exists; return its full title.
+
+        Then wait (at most FOCUS_GRACE more) until the window manager has made it the active
+        window: one mapped a moment ago has no focus yet on a loaded machine, so the first
+        observation would name no window and keys typed then would go nowhere. A window that
+        never gets focus (a task opening another after it) is not an error."""
         deadline = time.monotonic() + timeout
         while True:
             found = [t for t in self.titles() if title in t]
             if found:
-                return found[0]
+                break
             if time.monotonic() > deadline:
                 raise TimeoutError(f"no window titled like {title!r} within {timeout:g} s; open: {self.titles()}")
             time.sleep(0.05)
+        focus_deadline = time.monotonic() + FOCUS_GRACE
+        while title not in (self.active()[0] or "") and time.monotonic() < focus_deadline:
+            time.sleep(0.02)
+        return found[0]
 
     def close(self) -> None:
         self.conn.close()

@@ -154,7 +154,9 @@ def test_the_catalog_finds_runs_at_any_depth_but_not_inside_a_run_or_a_hidden_fo
     inner.mkdir(parents=True)
     (tmp_path / "outer" / "results.jsonl").write_text("")
     (inner / "results.jsonl").write_text("")
-    assert set(Catalog(tmp_path).runs()) == {"outer"}
+    (tmp_path / "outer" / "config-2").mkdir()  # a run of other settings, which --force put there
+    (tmp_path / "outer" / "config-2" / "run.json").write_text("{}")
+    assert set(Catalog(tmp_path).runs()) == {"outer", "outer/config-2"}
     with pytest.raises(UnknownRun, match="no run named"):
         Catalog(root).folders([])
 

@@ -1,6 +1,7 @@
 """The live viewer page in a real headless Chromium, watching a real supervisor process:
 cards for running episodes, updates as steps arrive, the actor timeline, and reconnecting
-after the supervisor is killed and started again on the same port."""
+after the supervisor is killed and started again on the same port; and a running episode's
+model calls, which come after the page first asked for them."""
 
 import os
 import signal
@@ -11,8 +12,16 @@ import time
 import urllib.error
 import urllib.request
 
+from anyio.from_thread import start_blocking_portal
+
+from actors.run_folder import episode_dir
+from actors.transcript import ScreenshotFiles, write_calls
+from bench.viewer.server import ViewerServer
+from protocols import ChangeSummary, EpisodeFinished, EpisodeResult, ModelCall, StepSummarized
+from runtime.events import EventBus
 from tests.chromium import chromium_page
 from tests.bench.viewer.test_runs import artifacts
+from tests.bench.viewer.test_server import started, step
 from tests.paths import ROOT
 
 TOKEN = "v13w"
@@ -175,3 +184,29 @@ def test_without_a_summarizer_the_live_page_says_so_instead_of_waiting_for_one(t
     finally:
         process.kill()
         process.wait()
+
+
+def test_a_running_episodes_model_calls_are_fetched_again_once_written(tmp_path):
+    """The live server in this process (its loop in a thread); the calls are written into the run folder
+    as the ResultSink writes them: after the page first asked for them (a change summary comes after its
+    step, the classifier's calls with the episode's end)."""
+    folder = episode_dir(tmp_path, "forms/t1", 1)
+    with start_blocking_portal() as portal, chromium_page() as page:
+        bus = EventBus()
+        run, port = portal.start_task(ViewerServer(bus, run_dir=tmp_path).run)
+        for event in (started(), step(1)):
+            portal.call(bus.publish, event)
+        page.goto(f"http://127.0.0.1:{port}/")
+        page.click(".card[data-task='forms/t1']")
+        page.click("#episode .panel-calls > summary")
+        page.wait_for_function("() => document.querySelector('#episode .panel-calls .calls-body').textContent"
+                               ".startsWith('no model calls recorded')")
+        write_calls(folder, (ModelCall(role="summarizer", step=1, reply="form sent"),), ScreenshotFiles())
+        portal.call(bus.publish, StepSummarized(episode_id="forms/t1#1", summary=ChangeSummary(step=1, changes="x")))
+        page.wait_for_selector("#episode .panel-calls .call")
+        write_calls(folder, (ModelCall(role="classifier", step=0, reply="{}"),), ScreenshotFiles())
+        portal.call(bus.publish, EpisodeFinished(result=EpisodeResult(episode_id="forms/t1#1", task_id="forms/t1",
+                                                                      steps=1)))
+        page.wait_for_selector("#episode .panel-episode-calls:not([hidden])")
+        assert page.text_content("#episode .panel-episode-calls > summary") == "model calls about the episode (1)"
+        run.cancel()

@@ -4,7 +4,7 @@ in a data set this machine cannot reach), and per domain a task runs its set-up 
 cache, LibreOffice opening the file), then the oracle reaches the solved state through the episode's own
 server (the application quit, the solved file uploaded where the task reads it) and scores 1, while the
 untouched state scores 0: a Calc, a Writer and an Impress task, a Thunderbird one whose profile comes
-from the cache as a tarball, and an os one whose check script the cache holds. Each domain once per event loop, as test_local_apps: on asyncio the oracle
+from the cache as a tarball, an os one whose check script the cache holds, and a multi_apps one. Each domain once per event loop, as test_local_apps: on asyncio the oracle
 solves, on trio the agent leaves the task alone."""
 
 from __future__ import annotations
@@ -62,6 +62,11 @@ FILL_BLANKS = "libreoffice_calc/01b269ae-2111-4a07-81fd-3fcd711993b0"
 ADD_REFERENCE = "libreoffice_writer/adf5e2c3-64c7-4644-b7b6-d2f0167927e7"
 GREEN_SLIDE = "libreoffice_impress/9cf05d24-6bd9-4dae-8967-f67d88f5d38a"
 TALK = ("Forests of the north", "Where they grow", "What lives there")
+NEW_MODELS = "multi_apps/deec51c9-3b1e-4b9e-993c-4776f20e8bb2"
+MODELS = [["Title", "Authors", "Link"], ["A new foundation model", "Ann, Bob", "2310.00001"],
+          ["Scaling laws again", "Kim", "2310.00002"], ["Instruction tuning at scale", "Lee, Wu", "2310.00003"],
+          ["Small models, big data", "Roy", "2310.00004"]]
+"""The sheet the task asks for (its sheet_fuzzy rule reads A2:C5), in a file whose name has spaces."""
 APPEND_BR = "os/5ced85fc-fa1a-4217-95fd-0fb530545ce2"
 EVAL_BR = (b"#!/bin/bash\n# like the task's eval.sh: output.txt in the folder the terminal starts in\n"
            b"if [ \"$(cat output.txt 2>/dev/null)\" = \"$(printf '1<br/>\\n2<br/>\\n3<br/>')\" ]; then\n"
@@ -89,6 +94,8 @@ MADE: dict[str, Made] = {
     ADD_REFERENCE: Made(start={"Essay_Writing_English_for_uni.docx": essay("<add here>")},
                         gold={"Essay_Writing_English_for_uni_Gold.docx": essay("[2]", f"[2] {REFERENCE}")},
                         solved=essay("[2]", f"[2] {REFERENCE}")),
+    NEW_MODELS: Made(start={"New Large Language Models.xlsx": xlsx(MODELS[:1])},
+                     gold={"New Large Language Models Gold.xlsx": xlsx(MODELS)}, solved=xlsx(MODELS)),
     APPEND_BR: Made(start={"eval.sh": EVAL_BR}, gold={}, solved=b""),
     NO_QUOTE_INDENT: Made(
         start={"thunderbird-profile.tar.gz": tar_gz({".thunderbird/profiles.ini": PROFILES_INI,
@@ -188,3 +195,8 @@ async def test_an_os_task_downloads_its_check_from_the_cache_at_evaluation_and_i
     """The check script comes from the cache in the postconfig, and the getter runs it."""
     await check(tasks[APPEND_BR], cache, anyio_backend,
                 solve=functools.partial(in_terminal, command="printf '1\\n2\\n3' | sed 's|$|<br/>|' > output.txt"))
+
+
+@requires("localc")
+async def test_a_multi_apps_task_with_spaces_in_its_file_names_is_scored_by_sheet_fuzzy(tasks, cache, anyio_backend):
+    await check(tasks[NEW_MODELS], cache, anyio_backend)

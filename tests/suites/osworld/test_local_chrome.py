@@ -24,7 +24,8 @@ from tests.paths import ROOT
 OSWORLD = ROOT.parent / "shared" / "osworld" / "evaluation_examples"
 pytestmark = [pytest.mark.anyio,
               pytest.mark.skipif(not OSWORLD.is_dir(), reason="no shared OSWorld data"),
-              pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed")]
+              pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed"),
+              pytest.mark.timeout(300)]  # 14 Chromium desktops in turn: 100-124 s at load ~16, past the 120 s default
 
 PREFERENCES = {
     "bb5e4c0d-f964-439c-97b6-bdb9747de3f4": {"default_search_provider_data": {"template_url_data": {

@@ -17,7 +17,10 @@ Below a LibreOffice Calc document (`document spreadsheet`), a `table`'s
 children are its visible cells, found as OSWorld finds them: row by row,
 the first showing cell within the first 500 columns of the first 500 rows,
 then per row the showing cells from that column on, until a row's first
-one is not showing; cell (r, c) is child r * columns + c.
+one is not showing; cell (r, c) is child r * columns + c. The first showing
+cell is the one at the table's top-left pixel, asked directly (OSWorld's
+scan of a sheet scrolled down asks 501 cells per row above it), and the
+rest are probed many cells per round trip.
 
 Where this differs from OSWorld's server, on purpose: the children of a node
 that is not showing are not read (closed menus, other tabs; most of a GTK
@@ -37,7 +40,7 @@ from jeepney.io.blocking import DBusConnection
 
 from actors.backends.treewalk import Walk, WalkLimits
 from actors.backends.x11 import atspi
-from actors.backends.x11.atspi import ACCESSIBLE, AtspiReader, CallFailed, Ref, call, properties
+from actors.backends.x11.atspi import ACCESSIBLE, COMPONENT, AtspiReader, CallFailed, Ref, call, properties
 
 UBUNTU = "https://accessibility.ubuntu.example.org/ns"
 NAMESPACES = {prefix: f"{UBUNTU}/{path}" for prefix, path in (
@@ -55,6 +58,8 @@ LIMITS = WalkLimits(max_depth=50, max_children=1024, max_nodes=50_000, seconds=2
 """OSWorld's own depth and width caps."""
 SCAN = 500
 """OSWorld looks for a sheet's first showing cell in this many rows and columns."""
+PROBE = 64
+"""Cells whose showing state is asked at once while looking for where a sheet's visible part starts and ends."""
 TABLE = "org.a11y.atspi.Table"
 _SHOWING = 1 << 25
 _XML_NAME = re.compile(r"[A-Za-z_][\w.\-]*\Z")
@@ -84,7 +89,7 @@ class OSWorldReader(AtspiReader):
 
     def children_by_index(self, parents: list[tuple[Ref, dict[str, Any]]]) -> list[list[Ref]]:
         others = super().children_by_index([(ref, node) for ref, node in parents if not self._is_sheet(ref, node)])
-        return [self.visible_cells(ref) if self._is_sheet(ref, node) else others.pop(0) for ref, node in parents]
+        return [self.visible_cells(ref, node) if self._is_sheet(ref, node) else others.pop(0) for ref, node in parents]
 
     def _showing(self, table: Ref, indices: list[int]) -> list[Ref | None]:
         """The children at `indices`, None for each one not showing (two round trips for them all)."""
@@ -111,28 +116,57 @@ class OSWorldReader(AtspiReader):
             going, offset = still, offset + width
         return runs
 
-    def visible_cells(self, table: Ref) -> list[Ref]:
+    def _corner_run(self, table: Ref, node: dict[str, Any], columns: int) -> tuple[int, int, list[Ref]] | None:
+        """The first showing cell as OSWorld's scan finds it, without the scan: the cell at the table's
+        top-left pixel, since no cell above it or left of it shows (frozen rows and columns included, which
+        are the top and left of the grid), and the showing cells that follow it in its row. None when the
+        table says no such cell, or it is past the scan's SCAN rows or columns."""
+        if "extents" not in node:
+            return None
+        x, y, _, _ = node["extents"]
+        (at,) = self.batch([call(table, COMPONENT, "GetAccessibleAtPoint", "iiu", (x, y, 0))])
+        if isinstance(at, CallFailed) or at[0][1].endswith("/null"):
+            return None
+        (index,) = self.batch([call(tuple(at[0]), ACCESSIBLE, "GetIndexInParent")])
+        if isinstance(index, CallFailed) or index[0] < 0:
+            return None
+        row, column = divmod(index[0], columns)
+        if row > SCAN or column > SCAN or not self._showing(table, [index[0]])[0]:
+            return None
+        run = self._runs(table, columns, [row], column, PROBE)[0]
+        return row, column, run
+
+    def _first_run(self, table: Ref, columns: int, row: int) -> tuple[int, int, list[Ref]] | None:
+        """The row's first showing cell within its first SCAN + 1 columns, probed a stretch at a time, and
+        the showing cells that follow it."""
+        for offset in range(0, min(columns, SCAN + 1), PROBE):
+            span = range(offset, min(offset + PROBE, SCAN + 1, columns))
+            probed = self._showing(table, [row * columns + column for column in span])
+            start = next((position for position, cell in enumerate(probed) if cell), None)
+            if start is None:
+                continue
+            run = probed[start:]
+            if None in run:
+                return row, offset + start, run[:run.index(None)]
+            return row, offset + start, run + self._runs(table, columns, [row], span.stop, PROBE)[0]
+        return None
+
+    def visible_cells(self, table: Ref, node: dict[str, Any]) -> list[Ref]:
         reply = self.batch([properties(table, TABLE)])[0]
         if isinstance(reply, CallFailed):
             return []
         columns, rows = reply[0]["NColumns"][1], reply[0]["NRows"][1]
-        for row in range(min(rows, SCAN + 1)):
-            probed = self._showing(table, [row * columns + column for column in range(min(columns, SCAN + 1))])
-            start = next((column for column, cell in enumerate(probed) if cell), None)
-            if start is not None:
-                break
-        else:
+        found, row = self._corner_run(table, node, columns), 0
+        while found is None and row < min(rows, SCAN + 1):
+            found, row = self._first_run(table, columns, row), row + 1
+        if found is None:
             return []
-        first = probed[start:]
-        if None in first:
-            first = first[:first.index(None)]
-        else:
-            first += self._runs(table, columns, [row], len(probed), SCAN)[0]
+        row, start, first = found
         below = range(row + 1, rows)
         # how far down the first column shows, probed a stretch at a time; then those rows in full
         last = row
         while last + 1 < rows:
-            stretch = list(range(last + 1, min(last + 65, rows)))
+            stretch = list(range(last + 1, min(last + 1 + PROBE, rows)))
             shown = self._showing(table, [r * columns + start for r in stretch])
             count = next((position for position, cell in enumerate(shown) if cell is None), len(shown))
             last += count

@@ -1,5 +1,5 @@
 """The OSWorld dialect's accessibility tree against OSWorld's own: real applications on a real Xvfb desktop
-(LibreOffice Calc with a sheet of text, numbers and a formula; galculator, a GTK application; Chromium
+(LibreOffice Calc with a sheet of text, numbers and a formula, scrolled down; galculator, a GTK application; Chromium
 with a form), each tree read by troupe (`osworld_tree.capture`) and by OSWorld's server code itself
 (`_create_atspi_node` from reference/desktop_env/server/main.py over Debian's pyatspi, run by
 tests/osworld_atspi_tree.py), and by OSWorld's check_accessibility_tree on selectors naming `attr:`,
@@ -126,31 +126,48 @@ def calc():
     desktop = _desktop()
     book = openpyxl.Workbook()
     sheet = book.active
-    sheet.append(["fruit", "kg", "price"])
-    sheet.append(["apple", 3, 2.5])
-    sheet.append(["pear", 4.5, "=B3*2"])
+    for row, values in enumerate((["fruit", "kg", "price"], ["apple", 3, 2.5], ["pear", 4.5, "=C15*2"]), start=13):
+        for column, value in enumerate(values, start=2):
+            sheet.cell(row, column, value)
+    sheet.sheet_view.topLeftCell = "B12"  # scrolled: the visible cells start at B12, not A1
     book.save(desktop.home / "fruit.xlsx")
     desktop.spawn(["soffice", "--norestore", "--calc", "fruit.xlsx"])
-    _wait_for(lambda: _troupe(desktop).xpath("//table-cell[@name='C3' and text()='9']"), "Calc's cell C3 showing 9")
+    _wait_for(lambda: _troupe(desktop).xpath("//table-cell[@name='D15' and text()='9']"), "Calc's cell D15 showing 9")
     yield desktop
     desktop.close()
 
 
 def test_a_calc_sheets_tree_is_osworlds_with_its_visible_cells(calc, capsys):
     ours = _compare(calc, "LibreOffice Calc", capsys)
-    assert ours.xpath("//table-cell[@name='A2']")[0].text == "apple"
+    assert ours.xpath("//table-cell[@name='B14']")[0].text == "apple"
     cells = ours.xpath("//document-spreadsheet//table/table-cell")
-    assert 100 < len(cells) < 5000 and all(cell.get(f"{STATE}showing") == "true" for cell in cells)
+    assert cells[0].get("name") == "B12" and 100 < len(cells) < 5000
+    assert all(cell.get(f"{STATE}showing") == "true" for cell in cells)
+
+
+class Scanning(osworld_tree.OSWorldReader):
+    """Finds a sheet's first showing cell by OSWorld's own scan, row by row from A1."""
+
+    def _corner_run(self, table, node, columns):
+        return None
+
+
+def test_the_cell_at_the_corner_is_where_osworlds_scan_starts(calc, monkeypatch):
+    bus = calc.env["DBUS_SESSION_BUS_ADDRESS"]
+    cornered = osworld_tree.capture(bus)
+    monkeypatch.setattr(osworld_tree, "OSWorldReader", Scanning)
+    assert osworld_tree.capture(bus) == cornered
 
 
 def test_osworlds_metric_reads_attributes_values_and_cell_text_from_the_sheet(calc):
     check = osworld_reference.general().check_accessibility_tree
     tree = osworld_tree.capture(calc.env["DBUS_SESSION_BUS_ADDRESS"])
-    assert check(tree, [{"selectors": ['table-cell[name="B2"]'], "text": "3", "exact": True}]) == 1.0
-    assert check(tree, [{"selectors": ['table-cell[name="C3"][attr|Formula="B3*2"]']}]) == 1.0
-    assert check(tree, [{"xpath": "//table-cell[@name='A1' and @val:value and @st:selectable='true']"}]) == 1.0
-    assert check(tree, [{"selectors": ['table-cell[name="C3"][attr|Formula="B3*3"]']}]) == 0.0
-    assert check(tree, [{"selectors": ['table-cell[name="B2"]'], "text": "4", "exact": True}]) == 0.0
+    assert check(tree, [{"selectors": ['table-cell[name="C14"]'], "text": "3", "exact": True}]) == 1.0
+    assert check(tree, [{"selectors": ['table-cell[name="D15"][attr|Formula="C15*2"]']}]) == 1.0
+    assert check(tree, [{"xpath": "//table-cell[@name='B13' and @val:value and @st:selectable='true']"}]) == 1.0
+    assert check(tree, [{"selectors": ['table-cell[name="D15"][attr|Formula="C15*3"]']}]) == 0.0
+    assert check(tree, [{"selectors": ['table-cell[name="C14"]'], "text": "4", "exact": True}]) == 0.0
+    assert check(tree, [{"selectors": ['table-cell[name="A1"]']}]) == 0.0  # scrolled out of view
 
 
 def test_a_gtk_applications_tree_is_osworlds(desktop, capsys):

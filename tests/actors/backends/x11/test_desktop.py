@@ -1,5 +1,7 @@
 """The X11 backend on a real Xvfb display with real applications (Mousepad, xterm)."""
 
+import signal
+
 import pytest
 
 from actors.observer import Observer
@@ -10,7 +12,8 @@ from actors.errors import ConfigError
 from bench.suites.desktop.suite import TASKS, to_task
 from runtime.errors import Refused
 from protocols import (
-    Click, DoubleClick, Drag, Hotkey, Key, Move, Point, RightClick, Scroll, Target, Task, TypeText, Wait,
+    Click, DoubleClick, Drag, Hotkey, Key, Move, Point, RightClick, Scroll, Target, Task, TripleClick, TypeText,
+    Wait,
 )
 
 pytestmark = pytest.mark.anyio
@@ -51,6 +54,23 @@ async def test_every_action_type_reaches_a_real_editor_and_the_file_is_saved(des
     assert png.startswith(b"\x89PNG") and (viewport.width, viewport.height) == (1024, 700)
 
 
+async def test_a_triple_click_selects_a_whole_line_in_a_real_editor(desktop):
+    """Typing over the selection shows what was selected: one whole line of the six alike lines (the
+    click falls on one of them whatever the font's height), where a double click takes one word."""
+    task = editor_task()
+    await desktop.reset(task, 1)
+    area = next(e for e in (await desktop.tree()).walk() if e.role == "textbox")
+    lines = ["select all of me"] * 6
+    assert (await desktop.act(1, Click(target=Target(node_id=area.node_id)))).error is None
+    assert (await desktop.act(2, TypeText(text="\n".join(lines)))).error is None
+    assert (await desktop.act(3, TripleClick(point=Point(x=area.bbox.x + 20, y=area.bbox.y + 30)))).error is None
+    assert (await desktop.act(4, TypeText(text="new"))).error is None
+    assert (await desktop.act(5, Key(key="s", modifiers=("ctrl",)))).error is None
+    await desktop.act(6, Wait(seconds=0.05))
+    saved = (await desktop.inspect(task.evaluation_spec))["paths"]["notes.txt"]["content"].split("\n")
+    assert sorted(saved) == ["new", *lines[1:]], saved
+
+
 async def test_characters_the_keymap_lacks_get_a_key_each_so_typed_text_arrives_whole(desktop):
     """xdotool alone rebinds one scratch key per character, and a loaded editor once read "Grüße" as "Grßße".
     Xvfb has 15 spare keys to lend: the second text reuses those the first no longer needs."""
@@ -84,13 +104,20 @@ async def test_input_outside_the_screen_is_a_step_error(desktop):
     assert acted.error == "`point` (1024, 10) is outside the 1024x700 screen"
 
 
-async def test_a_slow_tree_leaves_the_observation_partial_with_its_screenshot(desktop):
+async def test_a_hung_application_leaves_the_observation_partial_with_its_screenshot(desktop):
+    """An application that stops answering (stopped here, as a hung one is) costs the step its tree,
+    not its screenshot or window; once it answers again the tree is whole."""
     await desktop.reset(editor_task(), 1)
-    observation = await Observer(desktop).capture(tree_timeout=0.001)
+    editor = next(proc.popen for proc in desktop.session.procs if proc.name == "mousepad")
+    editor.send_signal(signal.SIGSTOP)  # a hung application: its tree's calls go unanswered
+    try:
+        observation = await Observer(desktop).capture(tree_timeout=0.5)
+    finally:
+        editor.send_signal(signal.SIGCONT)
     assert observation.partial == ("tree",) and observation.tree is None
-    assert observation.screenshot.startswith(b"\x89PNG") and observation.window_title
+    assert observation.screenshot.startswith(b"\x89PNG") and "notes.txt" in observation.window_title
     complete = await Observer(desktop).capture(tree_timeout=30)
-    assert complete.partial == () and complete.tree is not None
+    assert complete.partial == () and any(e.role == "textbox" for e in complete.tree.walk())
 
 
 @pytest.mark.parametrize("config, error, message", [
