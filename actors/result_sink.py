@@ -41,7 +41,7 @@ from actors.run_folder import (
     RERUN_KINDS, RESULTS, STEPS, TASK, ResultLine, ResultsError, count_results, episode_dir, episode_label,
     observation_path, read_results, screenshot_path,
 )
-from actors.screens import Keep, ScreenStore
+from actors.screens import DEFAULT_QUALITY, Format, Keep, ScreenStore
 from actors.transcript import ScreenshotFiles, write_calls
 from actors.whole_writes import append_whole, write_whole, writing
 
@@ -54,11 +54,12 @@ logger = logging.getLogger(__name__)
 class ResultSink(Actor):
     mailbox_size = 1024
 
-    def __init__(self, run_dir: Path, name: str = NAME, screenshots: Keep = "all") -> None:
+    def __init__(self, run_dir: Path, name: str = NAME, screenshots: Keep = "all", screenshot_format: Format = "png",
+                 screenshot_quality: int = DEFAULT_QUALITY) -> None:
         super().__init__(name)
         self.run_dir = Path(run_dir)
-        self.store = ScreenStore(self.run_dir, screenshots)
-        """Each distinct screenshot once, and only those `screenshots` keeps (`actors.screens`)."""
+        self.store = ScreenStore(self.run_dir, screenshots, screenshot_format, screenshot_quality)
+        """Each distinct screenshot once, only those `screenshots` keeps, in `screenshot_format` (`actors.screens`)."""
         self.attempts: dict[str, Path] = {}
         """Each episode id's folder, from its EpisodeStarted."""
         self.finished: set[tuple[str, int]] = set()

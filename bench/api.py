@@ -307,7 +307,9 @@ async def _episodes(plan: RunPlan, started: datetime.datetime, placed: dict[str,
     with _configuration_errors_unwrapped():
         async with (_placement(plan, say, placed) as placements, _vm_slots(plan, placements) as vm_slot,
                     anyio.create_task_group() as tg):
-            sink = await spawn(tg, ResultSink(out, screenshots=config.screenshots))
+            sink = await spawn(tg, ResultSink(
+                out, screenshots=config.screenshots, screenshot_format=config.screenshot_format,
+                screenshot_quality=config.screenshot_quality))
             bus = EventBus()
             with ExitStack() as stack:
                 relayed = anyio.Event()
