@@ -68,11 +68,12 @@ class ScreenStore:
         self.format = format
         self.quality = quality
 
-    def write(self, path: Path, image: bytes) -> None:
+    def write(self, path: Path, image: bytes) -> Path | None:
         """Make the step file `path` (a step-NNN.png; another suffix when the store's format is lossy)
-        hold `image`: a link to the image's one stored copy, encoded and written first if new."""
+        hold `image`: a link to the image's one stored copy, encoded and written first if new. Returns
+        the step's file, None when the store keeps no screens."""
         if self.keep == "none":
-            return
+            return None
         image, suffix = encoded(image, self.format, self.quality)
         path = path.with_suffix(suffix)
         blob = self._blob(image, suffix)
@@ -89,11 +90,12 @@ class ScreenStore:
             path.unlink(missing_ok=True)
             try:
                 os.link(blob, path)
-                return
+                return path
             except OSError as exc:
                 if exc.errno not in _NO_LINKS:
                     raise
         write_whole(path, image)
+        return path
 
     def finished(self, folder: Path, success: bool) -> None:
         """An episode ended: keep what `keep` says of its screens (`final` and, for a success,

@@ -14,13 +14,15 @@ from PIL import Image, ImageChops, ImageStat
 
 import bench
 from actors.result_sink import ResultSink
-from actors.run_folder import read_screenshot, read_steps, result_dir, screenshot_path
+from actors.llm.client import image_part
+from actors.llm.transcript import without_images
+from actors.run_folder import read_calls, read_screenshot, read_steps, result_dir, screenshot_path
 from actors.screens import SCREENS, ScreenStore
 from bench.perf.storage import Stored
 from bench.report import write_report
 from bench.viewer.files import parse
 from bench.viewer.folders import FinishedRuns
-from protocols import Done, EpisodeStarted, Flush, StepRecord, StepTaken
+from protocols import Done, EpisodeStarted, Flush, ModelCall, StepRecord, StepTaken
 from runtime.actor import spawn
 
 SIM = {"episodes": 6, "scale": 0.0, "agent_error_rate": 0.9}
@@ -142,3 +144,22 @@ async def test_a_run_resumed_in_another_format_is_accepted_and_reads_both(tmp_pa
     assert len(first.results) == 2 and len(resumed.results) == 4 and suffixes == {".png", ".jpg"}
     starts = json.loads((resumed.folder / "run.json").read_text())["starts"]
     assert [start["config"]["screenshot_format"] for start in starts] == ["png", "jpeg"]
+
+
+async def test_a_model_shown_a_screenshot_stored_lossy_names_the_step_file_and_no_lossless_copy_is_written(
+        tmp_path, anyio_backend):
+    png = io.BytesIO()
+    Image.new("RGB", (64, 48), "teal").save(png, format="PNG")
+    screen, shown = png.getvalue(), {}
+    messages = without_images([{"role": "user", "content": [image_part(png.getvalue())]}], shown)
+    async with anyio.create_task_group() as tg:
+        sink = await spawn(tg, ResultSink(tmp_path, screenshot_format="webp"))
+        await sink.tell(EpisodeStarted(episode_id="t#1", task_id="t", attempt=1, at=0.0))
+        await sink.tell(StepTaken(record=StepRecord(episode_id="t#1", step=1, action=Done()), screenshot=screen,
+                                  calls=(ModelCall(role="agent", step=1, messages=messages, images=shown),)))
+        await sink.ask(Flush())
+        tg.cancel_scope.cancel()
+    folder = tmp_path / "episodes" / "t" / "1"
+    [call] = read_calls(folder)
+    assert call.messages[0]["content"][0]["file"] == "step-001.webp"
+    assert sorted(path.name for path in folder.glob("*.*p*")) == ["step-001.webp"]  # no agent-001.png beside it
