@@ -71,7 +71,7 @@ from protocols import EpisodeResult, Flush, ProtocolError, Task
 from runtime.actor import spawn
 from runtime import stalls
 from runtime.capacity import Capacity
-from runtime.errors import describe
+from runtime.errors import ClusterLost, describe
 from runtime.events import EventBus
 from runtime.host import run_local_host
 from runtime.remote import run_local_node
@@ -286,7 +286,8 @@ async def execute(plan: RunPlan, *, on_event: Callable[[Any], Any] | None = None
     each finished episode's result; `say` the lines a person watching wants (the viewer's
     URL; logged at INFO unless the caller shows them itself). The folder is this run's alone
     while it runs (FolderBusy, a ConfigError naming the holder's pid, if another run has it);
-    a full disk ends the run with FolderFull saying what was kept (`_full`)."""
+    a full disk ends the run with FolderFull saying what was kept (`_full`), a Ray cluster that lost its
+    GCS or this machine's raylet with ClusterLost saying what died, what was kept and how to resume."""
     started = datetime.datetime.now(datetime.timezone.utc)
     placed: dict[str, Any] | None = {"most_placed": 0, "most_pending": 0, "hosts": {}} if plan.config.vm == "ray" else None
     with hold_run_folder(plan.out):
@@ -295,6 +296,10 @@ async def execute(plan: RunPlan, *, on_event: Callable[[Any], Any] | None = None
             return _conclude(plan, started, placed, say)
         except FolderFull as full:
             raise _full(plan, full, started, placed, say) from None
+        except ClusterLost as lost:
+            raise ClusterLost(f"{lost}; kept {len(plan.counted().lines)} of {len(plan.episodes)} results in "
+                              f"{plan.out / RESULTS}; run the same command to resume (finished episodes are not "
+                              f"run again)") from None
 
 
 async def _episodes(plan: RunPlan, started: datetime.datetime, placed: dict[str, Any] | None,
@@ -305,8 +310,10 @@ async def _episodes(plan: RunPlan, started: datetime.datetime, placed: dict[str,
     for line in plan.chosen:
         say(line)
     with _configuration_errors_unwrapped():
-        async with (_placement(plan, say, placed) as placements, _vm_slots(plan, placements) as vm_slot,
+        async with (_placement(plan, say, placed) as (placements, watch), _vm_slots(plan, placements) as vm_slot,
                     anyio.create_task_group() as tg):
+            if watch is not None:
+                tg.start_soon(watch)
             sink = await spawn(tg, ResultSink(
                 out, screenshots=config.screenshots, screenshot_format=config.screenshot_format,
                 screenshot_quality=config.screenshot_quality))
@@ -525,12 +532,16 @@ async def _greet_connected(config: RunConfig) -> tuple[RemoteNode, ...]:
 
 
 @asynccontextmanager
-async def _placement(plan: RunPlan, say: Callable[[str], None], seen: dict[str, Any] | None) -> AsyncIterator[Any]:
+async def _placement(plan: RunPlan, say: Callable[[str], None],
+                     seen: dict[str, Any] | None) -> AsyncIterator[tuple[Any, Any]]:
     """For `--vm ray`: a Ray session for the run, its nodes' placements said as they change and
-    kept in `seen` (the most placed and waiting at once, the most on each host: run.json); None otherwise."""
+    kept in `seen` (the most placed and waiting at once, the most on each host: run.json), and
+    the watch over the cluster that raises ClusterLost when it is gone (`runtime.ray_liveness`);
+    (None, None) otherwise."""
     if seen is None:
-        yield None
+        yield None, None
         return
+    from runtime.ray_liveness import watch_cluster
     from runtime.ray_nodes import Placements, ray_session
 
     said: list[dict[str, Any]] = []
@@ -545,8 +556,8 @@ async def _placement(plan: RunPlan, say: Callable[[str], None], seen: dict[str, 
             said.append(now)
             say(f"VMs on Ray: {now['placed']} placed, {now['pending']} waiting for resources, hosts {now['hosts']}")
 
-    async with ray_session(plan.config.ray_address, vms=plan.config.concurrency):
-        yield Placements(on_change=changed)
+    async with ray_session(plan.config.ray_address, vms=plan.config.concurrency) as session:
+        yield Placements(on_change=changed), functools.partial(watch_cluster, session)
 
 
 def _token(config: RunConfig) -> str | None:
@@ -555,13 +566,13 @@ def _token(config: RunConfig) -> str | None:
 
 @contextmanager
 def _configuration_errors_unwrapped() -> Iterator[None]:
-    """A ConfigError the runner raised (a backend that cannot run on this loop), or the
-    FolderFull of a full disk, comes out as itself, not inside the task group's
+    """A ConfigError the runner raised (a backend that cannot run on this loop), the
+    FolderFull of a full disk, or the ClusterLost of a Ray that died, comes out as itself, not inside the task group's
     ExceptionGroup: it is one line for the user, not a traceback."""
     try:
         yield
     except BaseExceptionGroup as group:
-        found, _ = group.split((ConfigError, FolderFull))
+        found, _ = group.split((ConfigError, FolderFull, ClusterLost))
         while isinstance(found, BaseExceptionGroup):
             found = found.exceptions[0]
         if found is None:

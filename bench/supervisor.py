@@ -40,6 +40,7 @@ from bench.suites.base import Suite
 from bench.summary import interval_name, pass_lines, success_cell
 from bench.tuning import tune_gc
 from protocols import EpisodeResult, ErrorKind
+from runtime.errors import ClusterLost
 
 PROG = "python -m bench.supervisor"
 _NOT_FLAGS = {"suite", "source", "limits", "llm", "options"}
@@ -292,7 +293,7 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except FolderFull as exc:
+    except (FolderFull, ClusterLost) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

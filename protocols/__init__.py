@@ -16,7 +16,7 @@ collected: don't build one.
 
 from protocols.actions import (
     ACTION_TYPES, Action, Answer, Click, Done, DoubleClick, Drag, Fail, Hotkey, Key,
-    Move, Point, RightClick, Scroll, Target, TypeText, Wait,
+    Move, Point, RightClick, Scroll, Target, TripleClick, TypeText, Wait,
 )
 from protocols.codec import WIRE_VERSION, Envelope, decode, encode, to_json
 from protocols.errors import ProtocolError, TroupeError
@@ -35,7 +35,7 @@ from protocols.ui import BBox, UIElement
 __all__ = [
     # actions
     "ACTION_TYPES", "Action", "Answer", "Click", "Done", "DoubleClick", "Drag", "Fail", "Hotkey", "Key",
-    "Move", "Point", "RightClick", "Scroll", "Target", "TypeText", "Wait",
+    "Move", "Point", "RightClick", "Scroll", "Target", "TripleClick", "TypeText", "Wait",
     # messages
     "Ack", "Act", "Acted", "Analyze", "Analyzed", "Decide", "Decision", "EpisodeFinished", "EpisodeStarted", "ModelCalled",
     "Evaluate", "EventsDropped", "Failure", "Flush", "Hello", "Inspect", "Inspected", "Message", "Observe",

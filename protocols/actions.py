@@ -77,15 +77,24 @@ def _check_modifiers(modifiers: tuple[str, ...]) -> None:
 
 
 class Click(_Pointer, frozen=True, kw_only=True, tag="click"):
-    pass
+    """`clicks` (a class constant, not a field) is how many presses of the button a backend makes,
+    so each backend carries out every kind of click with one call."""
+
+    clicks = 1
 
 
 class DoubleClick(_Pointer, frozen=True, kw_only=True, tag="double_click"):
-    pass
+    clicks = 2
+
+
+class TripleClick(_Pointer, frozen=True, kw_only=True, tag="triple_click"):
+    """Selects a whole line or paragraph in text, as desktops and browsers do on three presses."""
+
+    clicks = 3
 
 
 class RightClick(_Pointer, frozen=True, kw_only=True, tag="right_click"):
-    pass
+    clicks = 1
 
 
 class Move(_Pointer, frozen=True, kw_only=True, tag="move"):
@@ -180,7 +189,7 @@ class Fail(_Action, frozen=True, kw_only=True, tag="fail"):
 
 
 Action = (
-    Click | DoubleClick | RightClick | Move | Drag | Scroll | TypeText | Key | Hotkey
+    Click | DoubleClick | TripleClick | RightClick | Move | Drag | Scroll | TypeText | Key | Hotkey
     | Wait | Answer | Done | Fail
 )
 

@@ -11,9 +11,9 @@ from runtime.actor import Actor, LocalRef, Ref, ask_soon, run_actor, spawn
 from runtime.backoff import Backoff
 from runtime.capacity import Capacity
 from runtime.errors import (
-    ActorCrashed, ActorError, ActorStopped, CallTimeout, ConnectionClosed, HandshakeError, LimitExceeded,
-    NodeCrashed, NodeDied, ProtocolError, Refused, RequestRefused, RestartIntensityExceeded, StepLimitExceeded,
-    TimeLimitExceeded, TroupeError, UnknownActor,
+    ActorCrashed, ActorError, ActorStopped, CallTimeout, ClusterLost, ConnectionClosed, HandshakeError,
+    LimitExceeded, NodeCrashed, NodeDied, ProtocolError, Refused, RequestRefused, RestartIntensityExceeded,
+    StepLimitExceeded, TimeLimitExceeded, TroupeError, UnknownActor,
 )
 from runtime.events import EventBus, Subscription
 from runtime.host import LocalHost, run_local_host
@@ -38,7 +38,7 @@ __all__ = [
     # several VM slots on one node process: one the run starts, or one already running (--connect)
     "SeatHost", "SharedNodes", "seat_name", "RemoteNode", "connect_seat", "greet_nodes", "seat_slots",
     # errors
-    "ActorCrashed", "ActorError", "ActorStopped", "CallTimeout", "ConnectionClosed", "HandshakeError",
-    "LimitExceeded", "NodeCrashed", "NodeDied", "ProtocolError", "Refused", "RequestRefused",
+    "ActorCrashed", "ActorError", "ActorStopped", "CallTimeout", "ClusterLost", "ConnectionClosed",
+    "HandshakeError", "LimitExceeded", "NodeCrashed", "NodeDied", "ProtocolError", "Refused", "RequestRefused",
     "RestartIntensityExceeded", "StepLimitExceeded", "TimeLimitExceeded", "TroupeError", "UnknownActor",
 ]

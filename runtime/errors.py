@@ -11,7 +11,7 @@
   limit is what gave up on it.
 - `Refused`: raised by a handler to reject one request and go on serving.
 - transports and processes: `ConnectionClosed`, `HandshakeError`, `NodeDied`,
-  `NodeCrashed`, `UnknownActor`; supervision: `RestartIntensityExceeded`;
+  `NodeCrashed`, `UnknownActor`, `ClusterLost`; supervision: `RestartIntensityExceeded`;
   bytes that are no message: `ProtocolError`.
 
 Across a node connection an error travels as a `Failure` message;
@@ -24,8 +24,8 @@ from protocols.errors import ProtocolError, TroupeError
 from protocols.messages import Failure
 
 __all__ = [
-    "ActorCrashed", "ActorError", "ActorStopped", "CallTimeout", "ConnectionClosed", "HandshakeError",
-    "LimitExceeded", "NodeCrashed", "NodeDied", "ProtocolError", "Refused", "RequestRefused",
+    "ActorCrashed", "ActorError", "ActorStopped", "CallTimeout", "ClusterLost", "ConnectionClosed",
+    "HandshakeError", "LimitExceeded", "NodeCrashed", "NodeDied", "ProtocolError", "Refused", "RequestRefused",
     "RestartIntensityExceeded", "StepLimitExceeded", "TimeLimitExceeded", "TroupeError", "UnknownActor",
     "describe", "first_error", "from_failure", "to_failure",
 ]
@@ -131,6 +131,11 @@ class NodeDied(TroupeError):
         self.close_code = close_code
         self.close_reason = close_reason
         self.stderr = stderr
+
+
+class ClusterLost(TroupeError):
+    """The cluster that places the run's nodes is gone (Ray's GCS, or this machine's raylet):
+    no node can be placed or kept, so the run ends; the text names what died."""
 
 
 class NodeCrashed(TroupeError):

@@ -27,9 +27,9 @@ from __future__ import annotations
 import math
 import os
 import secrets
-import threading
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from functools import partial
@@ -58,7 +58,10 @@ LOCAL_OBJECT_STORE_BYTES = 80 * 2**20
 
 _LOOPBACK_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 _DEATH_NOTICE = 1.0  # how long a dropped connection waits for Ray to say why the node died
-_connect_lock = threading.Lock()
+_starter = ThreadPoolExecutor(1, thread_name_prefix="ray-starter")
+"""The one thread every connection to Ray is made from, alive as long as this process. Ray has the
+processes of a local cluster die with the thread that started them (PR_SET_PDEATHSIG), and an event
+loop's worker threads end after idling a while: a Ray started from one of those is SIGKILLed mid-run."""
 
 
 def _import_ray() -> ModuleType:
@@ -114,7 +117,7 @@ async def ray_session(address: str | None = None, *, vms: int = 1) -> AsyncItera
     if vms < 1:
         raise ValueError(f"vms must be at least 1, got {vms!r}")
     connected_before = ray.is_initialized()
-    started_here = await anyio.to_thread.run_sync(_connect, address, vms)
+    started_here = await _connected(address, vms)
     try:
         yield RaySession(address=ray.get_runtime_context().gcs_address, started_here=started_here)
     finally:
@@ -146,30 +149,34 @@ def _processes_of(heads: list[int]) -> list[int]:
                    *processes_with_environ(b"RAY_RAYLET_PID", {str(head).encode() for head in heads})})
 
 
+async def _connected(address: str | None, vms: int = 1) -> bool:
+    """`_connect` on the starter thread, one call at a time; the event loop does not wait on Ray."""
+    return await anyio.to_thread.run_sync(_starter.submit(_connect, address, vms).result)
+
+
 def _connect(address: str | None, vms: int = 1) -> bool:
-    """Connect to Ray unless connected (in a worker thread); True if a local Ray was started for it."""
+    """Connect to Ray unless connected (on `_starter`); True if a local Ray was started for it."""
     ray = _import_ray()
     quiet = dict(log_to_driver=False, logging_level="warning", include_dashboard=False)
-    with _connect_lock:
-        if ray.is_initialized():
-            return False
-        if address is None:
-            # ray.init's own rule for "a cluster is running" (RAY_ADDRESS, or the
-            # latest `ray start` here), asked first so that a Ray started for
-            # the run can be bound to loopback.
-            address = ray._private.services.canonicalize_bootstrap_address(None) or "local"
-        if address == "local":
-            bind_ray_to_loopback()
-            ray.init(
-                address="local", _node_ip_address="127.0.0.1", num_cpus=max(os.cpu_count() or 1, vms),
-                resources={VM_RESOURCE: vms}, object_store_memory=LOCAL_OBJECT_STORE_BYTES, **quiet,
-            )
-            return True
-        try:
-            ray.init(address=address, **quiet)
-        except ConnectionError as exc:
-            raise ConnectionError(f"cannot connect to the Ray cluster at {address!r}: {exc}") from None
+    if ray.is_initialized():
         return False
+    if address is None:
+        # ray.init's own rule for "a cluster is running" (RAY_ADDRESS, or the
+        # latest `ray start` here), asked first so that a Ray started for
+        # the run can be bound to loopback.
+        address = ray._private.services.canonicalize_bootstrap_address(None) or "local"
+    if address == "local":
+        bind_ray_to_loopback()
+        ray.init(
+            address="local", _node_ip_address="127.0.0.1", num_cpus=max(os.cpu_count() or 1, vms),
+            resources={VM_RESOURCE: vms}, object_store_memory=LOCAL_OBJECT_STORE_BYTES, **quiet,
+        )
+        return True
+    try:
+        ray.init(address=address, **quiet)
+    except ConnectionError as exc:
+        raise ConnectionError(f"cannot connect to the Ray cluster at {address!r}: {exc}") from None
+    return False
 
 
 class LoopbackCluster:
@@ -374,7 +381,7 @@ async def run_ray_node(
     its Ray actor killed: nothing is left on the cluster.
     """
     ray = _import_ray()
-    await anyio.to_thread.run_sync(_connect, address)
+    await _connected(address)
     token = token or secrets.token_urlsafe(32)
     placements = placements if placements is not None else Placements()
     slot = object()

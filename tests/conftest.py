@@ -1,7 +1,7 @@
 import pytest
 
-SERIAL_GROUPS = {"test_ray.py": "ray", "test_ray_run_cleanup.py": "ray"}
-"""Files that must not run at the same time as each other under pytest-xdist: both start local Ray
+SERIAL_GROUPS = {"test_ray.py": "ray", "test_ray_run_cleanup.py": "ray", "test_ray_lost.py": "ray"}
+"""Files that must not run at the same time as each other under pytest-xdist: they start local Ray
 clusters and count the Ray processes a run leaves."""
 
 

@@ -18,7 +18,7 @@ import pytest
 PUBLIC = {
     "protocols": {
         "ACTION_TYPES", "Action", "Answer", "Click", "Done", "DoubleClick", "Drag", "Fail", "Hotkey", "Key",
-        "Move", "Point", "RightClick", "Scroll", "Target", "TypeText", "Wait",
+        "Move", "Point", "RightClick", "Scroll", "Target", "TripleClick", "TypeText", "Wait",
         "Ack", "Act", "Acted", "Analyze", "Analyzed", "Decide", "Decision", "EpisodeFinished", "EpisodeStarted", "ModelCalled",
         "Evaluate", "EventsDropped", "Failure", "Flush", "Hello", "Inspect", "Inspected", "Message", "Observe",
         "Observed", "Reset", "StepSummarized", "StepTaken", "Summarize", "Summarized", "TaskAdopted", "Usage",
@@ -36,8 +36,8 @@ PUBLIC = {
         "LocalHost", "NodeConnection", "RemoteRef", "WebSocket", "connect", "connect_node", "run_local_host",
         "run_local_node", "serve",
         "SeatHost", "SharedNodes", "seat_name", "RemoteNode", "connect_seat", "greet_nodes", "seat_slots",
-        "ActorCrashed", "ActorError", "ActorStopped", "CallTimeout", "ConnectionClosed", "HandshakeError",
-        "LimitExceeded", "NodeCrashed", "NodeDied", "ProtocolError", "Refused", "RequestRefused",
+        "ActorCrashed", "ActorError", "ActorStopped", "CallTimeout", "ClusterLost", "ConnectionClosed",
+        "HandshakeError", "LimitExceeded", "NodeCrashed", "NodeDied", "ProtocolError", "Refused", "RequestRefused",
         "RestartIntensityExceeded", "StepLimitExceeded", "TimeLimitExceeded", "TroupeError", "UnknownActor",
     },
     "actors": {

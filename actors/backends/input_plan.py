@@ -18,8 +18,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from protocols import (
-    Action, BBox, Click, DoubleClick, Drag, Hotkey, Key, Move, Point, RightClick, Scroll, Target, TypeText,
-    UIElement, Wait, TroupeError,
+    Action, BBox, Click, DoubleClick, Drag, Hotkey, Key, Move, Point, RightClick, Scroll, Target, TripleClick,
+    TypeText, UIElement, Wait, TroupeError,
 )
 
 Op = tuple[Any, ...]
@@ -40,10 +40,10 @@ class Plan:
 
     def ops(self, action: Action) -> list[Op]:
         match action:
-            case Click() | DoubleClick() | RightClick():
+            case Click() | DoubleClick() | TripleClick() | RightClick():
                 button = "right" if isinstance(action, RightClick) else "left"
-                count = 2 if isinstance(action, DoubleClick) else 1
-                return self._held(action.modifiers, [self._move(action.point, action.target), ("click", button, count)])
+                return self._held(action.modifiers, [self._move(action.point, action.target),
+                                                     ("click", button, action.clicks)])
             case Move():
                 return self._held(action.modifiers, [self._move(action.point, action.target)])
             case Drag():

@@ -42,7 +42,7 @@ ELEMENT is {{"node_id": "<id from the tree>"}}. POINT is {{"x": 120, "y": 45}} i
 or {{"x": 0.5, "y": 0.2, "unit": "norm"}} as fractions of the screen.
 ACTION is one of:
   {{"type": "click", "target": ELEMENT}} or {{"type": "click", "point": POINT}} \
-(also "double_click", "right_click", "move"; optional "modifiers")
+(also "double_click", "triple_click", "right_click", "move"; optional "modifiers")
   {{"type": "type", "text": "...", "target": ELEMENT}}   (without target: types into the focused element)
   {{"type": "key", "key": "enter", "modifiers": ["ctrl"]}}
   {{"type": "hotkey", "keys": ["ctrl", "c"]}}

@@ -83,7 +83,7 @@ function drawAction(svg, action, size, tree) {
   }
 }
 
-const POINTED = new Set(["click", "double_click", "right_click", "move", "drag", "scroll"]);
+const POINTED = new Set(["click", "double_click", "triple_click", "right_click", "move", "drag", "scroll"]);
 
 // Where typed text goes: the baseline-left corner of a label of `width` x `fontSize` that does
 // not cover `box` (the field typed into): right of it, else above, else below, else inside the top.

@@ -6,7 +6,8 @@ from actors.backends.input_plan import Plan, StepError
 from actors.backends.windows import input as win_input
 from actors.backends.x11 import xdotool
 from protocols import (
-    BBox, Click, DoubleClick, Drag, Hotkey, Key, Move, Point, RightClick, Scroll, Target, TypeText, UIElement, Wait,
+    BBox, Click, DoubleClick, Drag, Hotkey, Key, Move, Point, RightClick, Scroll, Target, TripleClick, TypeText,
+    UIElement, Wait,
 )
 
 TREE = UIElement(node_id="0", role="window", children=(
@@ -20,6 +21,7 @@ def test_pointer_actions_resolve_points_targets_and_held_modifiers():
     assert PLAN.ops(Click(point=Point(x=0.5, y=0.5, unit="norm"), modifiers=("ctrl",))) == [
         ("key_down", "ctrl"), ("move", 640, 400), ("click", "left", 1), ("key_up", "ctrl")]
     assert PLAN.ops(DoubleClick(target=Target(node_id="1")))[-1] == ("click", "left", 2)
+    assert PLAN.ops(TripleClick(point=Point(x=1, y=2))) == [("move", 1, 2), ("click", "left", 3)]
     assert PLAN.ops(RightClick(point=Point(x=1, y=2))) == [("move", 1, 2), ("click", "right", 1)]
     assert PLAN.ops(Move(point=Point(x=1.0, y=1.0, unit="norm"))) == [("move", 1279, 799)]
     assert PLAN.ops(Drag(point=Point(x=10, y=10), end_target=Target(node_id="1"))) == [
@@ -61,6 +63,8 @@ def test_windows_calls_and_unicode_events():
         ("key_down", "meta"), ("press", "escape"), ("type", "é😀\n")])
     assert calls[:4] == [("moveTo", (5, 5), {}), ("hscroll", (-3,), {}), ("keyDown", ("win",), {}),
                          ("press", ("esc",), {})]
+    assert win_input.calls(PLAN.ops(TripleClick(point=Point(x=1, y=2)))) == [
+        ("moveTo", (1, 2), {}), ("click", (), {"button": "left", "clicks": 3, "interval": 0.05})]
     events = win_input.unicode_events("é😀\n")
     assert [unit for unit, flags in events[::2]] == [0xE9, 0xD83D, 0xDE00, 0x0D]  # surrogate pair, Enter as \r
     assert [flags for _, flags in events[:2]] == [win_input.KEYEVENTF_UNICODE,

@@ -16,7 +16,7 @@ from actors.runner import EpisodeRunner
 from bench.suites.sim.agent import SimJudge
 from bench.suites.sim.checker import SimChecker
 from bench.suites.sim.suite import sim_tasks
-from protocols import Click, Decide, Decision, Done, Key, Point, Scroll, Target, Task, TypeText
+from protocols import Click, Decide, Decision, Done, Key, Point, Scroll, Target, Task, TripleClick, TypeText
 from runtime.errors import Refused
 from runtime.host import run_local_host
 from runtime.limits import Limits
@@ -93,6 +93,13 @@ async def test_a_checked_box_shows_its_tick_and_unchecking_takes_it_away():
     assert inked(rgb((await vm.screenshot())[0]), box.bbox, Ink.TICK) > 100
     await vm.act(2, Click(target=Target(node_id=box.node_id)))
     assert inked(rgb((await vm.screenshot())[0]), box.bbox, Ink.TICK) == 0
+
+
+async def test_a_triple_click_presses_the_widget_under_it_as_a_click_does():
+    vm = await form()
+    box = widget(vm, "Subscribe")
+    assert (await vm.act(1, TripleClick(point=Point(*box.bbox.center)))).error is None
+    assert inked(rgb((await vm.screenshot())[0]), box.bbox, Ink.TICK) > 100
 
 
 async def test_clicks_submitting_and_scrolling_are_visible():

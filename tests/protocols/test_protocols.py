@@ -14,6 +14,7 @@ EVERY_ACTION = [
     p.Click(point=p.Point(x=0.5, y=0.5, unit="norm")),
     p.Click(target=TARGET, modifiers=("ctrl",)),
     p.DoubleClick(point=p.Point(x=10, y=20)),
+    p.TripleClick(target=TARGET, modifiers=("shift",)),
     p.RightClick(target=TARGET),
     p.Move(point=p.Point(x=1, y=1)),
     p.Drag(point=p.Point(x=1, y=1), end=p.Point(x=5, y=5)),

@@ -17,7 +17,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from protocols import (
     Answer, Click, Done, DoubleClick, Drag, Fail, Hotkey, Key, Move, Point, RightClick, Scroll, Target,
-    TypeText, Wait, TroupeError,
+    TripleClick, TypeText, Wait, TroupeError,
 )
 from protocols.actions import Action
 
@@ -70,7 +70,7 @@ def key_name(name: str) -> str:
 async def perform(page: Page, cdp: CDPSession, action: Action) -> None:
     """Carry out `action` on `page`; raise ActionError when it cannot be done as written."""
     match action:
-        case Click() | DoubleClick() | RightClick() | Move():
+        case Click() | DoubleClick() | TripleClick() | RightClick() | Move():
             x, y = await _place(page, cdp, action.point, action.target)
             async with _held(page, action.modifiers):
                 await _pointer(page, action, x, y)
@@ -112,13 +112,14 @@ async def perform(page: Page, cdp: CDPSession, action: Action) -> None:
             pass  # terminal: the episode ends, the screen is left as it is
 
 
-async def _pointer(page: Page, action: Click | DoubleClick | RightClick | Move, x: float, y: float) -> None:
+async def _pointer(
+    page: Page, action: Click | DoubleClick | TripleClick | RightClick | Move, x: float, y: float,
+) -> None:
     if isinstance(action, Move):
         await page.mouse.move(x, y)
-    elif isinstance(action, DoubleClick):
-        await page.mouse.dblclick(x, y)
     else:
-        await page.mouse.click(x, y, button="right" if isinstance(action, RightClick) else "left")
+        button = "right" if isinstance(action, RightClick) else "left"
+        await page.mouse.click(x, y, button=button, click_count=action.clicks)
 
 
 class _held:

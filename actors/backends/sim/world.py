@@ -15,7 +15,7 @@ import msgspec
 
 from protocols import (
     Action, BBox, Click, DoubleClick, Drag, Hotkey, Key, Move, Point, RightClick, Scroll, Target,
-    TypeText, UIElement, Viewport,
+    TripleClick, TypeText, UIElement, Viewport,
 )
 
 VIEWPORT = Viewport(1280, 800)
@@ -108,7 +108,7 @@ class World:
 
     def apply(self, action: Action) -> str | None:
         """Carry out `action`; return an error text when it could not be, else None."""
-        if isinstance(action, (Click, DoubleClick, RightClick)):
+        if isinstance(action, (Click, DoubleClick, TripleClick, RightClick)):
             return self._press(self._locate(action.point, action.target), action)
         if isinstance(action, Move):
             self.pointer = self._locate(action.point, action.target)

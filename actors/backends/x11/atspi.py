@@ -45,6 +45,7 @@ Ref = tuple[str, str]
 _SCREEN_COORDS = 0
 _OFF_SCREEN = -(2**31)
 _SHOWING, _VISIBLE = 1 << 25, 1 << 30
+_ACTION_PARTS = ("GetName", "GetDescription", "GetKeyBinding")
 _BATCH = 4096
 MAX_TEXT = 20_000
 """Characters of an object's text kept, unless `detail` asks for all of it."""
@@ -233,8 +234,9 @@ class AtspiReader:
             if self.detail and VALUE in interfaces:
                 ask(index, "value", properties(ref, VALUE))
             if self.detail and ACTION in interfaces:
-                ask(index, "actions", call(ref, ACTION, "GetActions"))
-                ask(index, "first action", call(ref, ACTION, "GetName", "i", (0,)))  # most have one at most
+                ask(index, "actions", properties(ref, ACTION, "NActions"))
+                for part, method in enumerate(_ACTION_PARTS):  # the first action's: most have one at most
+                    ask(index, f"action {part}", call(ref, ACTION, method, "i", (0,)))
             if showing and node["child_count"]:
                 if self.lists_children(ref, node):
                     ask(index, "children", call(ref, ACCESSIBLE, "GetChildren"))
@@ -256,10 +258,10 @@ class AtspiReader:
                 node["value"] = [values.get(key, ("d", None))[1]
                                  for key in ("CurrentValue", "MinimumValue", "MaximumValue", "MinimumIncrement")]
             elif what == "actions":
-                node["actions"] = [list(action) for action in reply[0]]
-            elif what == "first action":
+                node["actions"] = [["", "", ""] for _ in range(reply[0][1])]
+            elif what.startswith("action "):
                 if node.get("actions"):
-                    node["actions"][0][0] = reply[0]
+                    node["actions"][0][int(what[-1])] = reply[0]
             else:
                 children[index] = [tuple(child) for child in reply[0]]
         if self.detail:
@@ -273,16 +275,16 @@ class AtspiReader:
         return children
 
     def _action_names(self, refs: list[Ref], nodes: list[dict[str, Any] | None]) -> None:
-        """GetActions answers each action's localized name ("Click"); pyatspi's getName is GetName's ("click"),
-        which the level's batch asked of the first action."""
-        asked = [(node, position) for node in nodes if node and "actions" in node
-                 for position in range(1, len(node["actions"]))]
+        """The name, description and key binding of each action past the first, as pyatspi asks them
+        (GetActions' triples differ: a localized name, and Gecko's descriptions are not GetDescription's)."""
+        asked = [(node, position, part) for node in nodes if node and "actions" in node
+                 for position in range(1, len(node["actions"])) for part in range(len(_ACTION_PARTS))]
         refs_of = {id(node): ref for ref, node in zip(refs, nodes) if node}
-        replies = self.batch([call(refs_of[id(node)], ACTION, "GetName", "i", (position,))
-                              for node, position in asked])
-        for (node, position), reply in zip(asked, replies):
+        replies = self.batch([call(refs_of[id(node)], ACTION, _ACTION_PARTS[part], "i", (position,))
+                              for node, position, part in asked])
+        for (node, position, part), reply in zip(asked, replies):
             if not isinstance(reply, CallFailed):
-                node["actions"][position][0] = reply[0]
+                node["actions"][position][part] = reply[0]
 
     def children_by_index(self, parents: list[tuple[Ref, dict[str, Any]]]) -> list[list[Ref]]:
         """The first children, as many as the walk keeps, of nodes too wide to list (GetChildAtIndex)."""

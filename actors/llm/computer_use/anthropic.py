@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from protocols import (
     Action, Click, Decide, DoubleClick, Drag, Fail, Hotkey, Key, Move, Observation, Point, RightClick, Scroll,
-    TypeText, Wait,
+    TripleClick, TypeText, Wait,
 )
 
 from actors.llm.client import LLMBadResponse, LLMClient
@@ -52,10 +52,12 @@ action at a time and look at the result before the next. Say briefly what you se
 you act before each action.
 {FINISHING}"""
 
-_POINTER = {"left_click": Click, "right_click": RightClick, "double_click": DoubleClick, "mouse_move": Move}
+_POINTER = {
+    "left_click": Click, "right_click": RightClick, "double_click": DoubleClick, "triple_click": TripleClick,
+    "mouse_move": Move,
+}
 _KINDS = {*_POINTER, "left_click_drag", "type", "key", "scroll", "wait"}
 _UNSUPPORTED = {
-    "triple_click": "troupe has no triple click; double_click, or a left_click_drag across the text, selects",
     "middle_click": "troupe has no middle click",
     "left_mouse_down": "troupe cannot hold the button between steps; use left_click_drag",
     "left_mouse_up": "troupe cannot hold the button between steps; use left_click_drag",
@@ -195,7 +197,7 @@ def _action(kind: Any, given: dict[str, Any]) -> Action:
 def tool_input(action: Action) -> dict[str, Any]:
     """The `computer` tool input that asks for `action` (in the model's frame): how an earlier
     step is told back to the model."""
-    if isinstance(action, (Click, RightClick, DoubleClick, Move)):
+    if isinstance(action, tuple(_POINTER.values())):
         kind = next(name for name, type_ in _POINTER.items() if type_ is type(action))
         held = {"text": "+".join(action.modifiers)} if action.modifiers else {}
         return {"action": kind, "coordinate": _coordinate(action.point), **held}

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from statistics import mean
 from typing import Iterable, Sequence
 
-from protocols import Action, Click, DoubleClick, Point, RightClick, Target, TypeText
+from protocols import Action, Click, DoubleClick, Point, RightClick, Target, TripleClick, TypeText
 
 from bench.stats import clustered_wilson, wilson
 from bench.suites.mind2web.page import Candidate, Page
@@ -112,7 +112,7 @@ def _tokens(text: str) -> set[str]:
 
 def predict(action: Action | None, page: Page) -> Prediction:
     match action:
-        case Click() | DoubleClick() | RightClick():
+        case Click() | DoubleClick() | TripleClick() | RightClick():
             element = _element(action.point, action.target, page)
             if element is not None and (option := page.option(element)) is not None:
                 return Prediction(option[0].node_id, "SELECT", option[1])

@@ -21,7 +21,9 @@ from PIL import Image
 from actors.llm import agent as agent_prompt, summarizer as summarizer_prompt
 from tests.fake_llm import FakeLLM, Reply, by_role, form_filler
 from bench.suites.sim.suite import sim_tasks
-from protocols import BBox, Done, Drag, ErrorKind, Observation, Point, StepSummarized, Target, UIElement, Viewport
+from protocols import (
+    ACTION_TYPES, BBox, Done, Drag, ErrorKind, Observation, Point, StepSummarized, Target, UIElement, Viewport,
+)
 from runtime.actor import spawn
 from runtime.events import EventBus
 from runtime.limits import Limits
@@ -253,3 +255,8 @@ def test_a_screen_size_is_width_x_height_and_mapping_there_and_back_is_exact():
     assert scale.to_screen(drag) == Drag(point=Point(960, 540), end=Point(1920 / 1000, 1080 * 7 / 700),
                                          end_target=Target(bbox=BBox(19.2, 10.8, 192, 108)))
     assert scale.to_model(scale.to_screen(drag)).point == Point(500, 350)
+
+
+def test_the_prompt_names_every_action_type_a_reply_may_take():
+    tags = {action.__struct_config__.tag for action in ACTION_TYPES}
+    assert {tag for tag in tags if f'"{tag}"' not in agent_prompt.SYSTEM_PROMPT} == set()

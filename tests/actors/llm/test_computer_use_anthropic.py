@@ -19,7 +19,7 @@ from actors.llm.screen import ModelScreen
 from bench.suites.sim.suite import sim_tasks
 from protocols import (
     Answer, Click, Decide, Done, DoubleClick, Drag, Fail, Hotkey, Key, Move, Observation, Point, RightClick, Scroll,
-    StepRecord, TypeText, Viewport, Wait,
+    StepRecord, TripleClick, TypeText, Viewport, Wait,
 )
 from tests.fake_anthropic import FakeAnthropic, operator
 from tests.fake_llm import Reply
@@ -34,6 +34,8 @@ KEY = "sk-ant-test-0123456789"
      Click(point=Point(10, 20), modifiers=("ctrl", "shift"))),
     ({"action": "right_click", "coordinate": [1, 2]}, RightClick(point=Point(1, 2))),
     ({"action": "double_click", "coordinate": [3, 4]}, DoubleClick(point=Point(3, 4))),
+    ({"action": "triple_click", "coordinate": [3, 4], "text": "shift"},
+     TripleClick(point=Point(3, 4), modifiers=("shift",))),
     ({"action": "mouse_move", "coordinate": [5, 6]}, Move(point=Point(5, 6))),
     ({"action": "left_click_drag", "start_coordinate": [1, 1], "coordinate": [9, 9]},
      Drag(point=Point(1, 1), end=Point(9, 9))),
@@ -52,8 +54,8 @@ def test_each_tool_action_is_one_troupe_action_and_back(given, action):
 
 @pytest.mark.parametrize("given, said", [
     ({"action": "teleport", "coordinate": [1, 1]}, "the computer tool has no action 'teleport'"),
-    ({"action": "triple_click", "coordinate": [1, 1]}, "'triple_click' cannot be carried out here: troupe has no "
-                                                         "triple click"),
+    ({"action": "middle_click", "coordinate": [1, 1]}, "'middle_click' cannot be carried out here: troupe has no "
+                                                         "middle click"),
     ({"action": "left_click"}, "the 'left_click' action is malformed: `coordinate` is missing"),
     ({"action": "key", "text": "hyper+q"}, "unknown key name 'hyper'"),
     ({"action": "type", "text": ""}, "`text` must not be empty"),
@@ -132,6 +134,19 @@ async def test_overloaded_answers_are_retried_and_recorded_then_a_service_that_s
     with FakeAnthropic(operator, api_key=KEY) as server:
         with pytest.raises(LLMAccessError, match=r"HTTP 401 \(check the API key\): Incorrect API key provided"):
             await AnthropicComputerUse(llm_client(server, api_key="sk-wrong")).decide(decide(screen(1280, 800)))
+
+
+@pytest.mark.anyio
+async def test_a_triple_click_is_troupes_own_and_is_told_back_as_one(anyio_backend):
+    triple = [{"type": "tool_use", "id": "toolu_1", "name": "computer",
+               "input": {"action": "triple_click", "coordinate": [30, 40]}}]
+    with FakeAnthropic(lambda body: triple, api_key=KEY) as server:
+        decision = await policy(server).decide(decide(screen(1280, 800)))
+        done = StepRecord(episode_id="e", step=1, action=decision.action)
+        await policy(server).decide(msgspec.structs.replace(decide(screen(1280, 800), step=2), history=(done,)))
+    assert decision.action == TripleClick(point=Point(30, 40))
+    told = server.requests[-1]["messages"][1]["content"][-1]
+    assert told["input"] == {"action": "triple_click", "coordinate": [30, 40]}
 
 
 @pytest.mark.anyio

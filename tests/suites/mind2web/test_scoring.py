@@ -7,7 +7,7 @@ from bench.suites.mind2web.scoring import (
     Prediction, StepScore, TaskScore, figures, label, operation_f1, predict, score_step, score_task,
 )
 from bench.stats import clustered_wilson, wilson
-from protocols import BBox, Click, Done, Key, Point, RightClick, Target, TypeText, Viewport
+from protocols import BBox, Click, Done, Key, Point, RightClick, Target, TripleClick, TypeText, Viewport
 
 
 @pytest.mark.parametrize("predicted, labelled, f1", [
@@ -41,6 +41,7 @@ PAGE = Page(
 @pytest.mark.parametrize("action, prediction", [
     (Click(target=Target(node_id="10")), Prediction("10", "CLICK")),
     (RightClick(target=Target(node_id="10")), Prediction("10", "CLICK")),
+    (TripleClick(target=Target(node_id="10")), Prediction("10", "CLICK")),
     (Click(point=Point(20, 20)), Prediction("20", "CLICK")),  # the smallest box holding the point
     (Click(point=Point(0.5, 0.1, unit="norm")), Prediction("10", "CLICK")),  # (200, 20) on a 400x200 screen
     (Click(point=Point(300, 190)), Prediction(None, "CLICK")),  # on no candidate

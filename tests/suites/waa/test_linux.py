@@ -18,7 +18,7 @@ from bench.suites.waa.node import actors_for, waa_backend
 from bench.suites.waa.catalog import Catalog
 from protocols import (
     Click, Decide, Decision, Done, DoubleClick, Drag, Fail, Hotkey, Key, Move, Point, RightClick, Scroll, Target,
-    Task, TypeText, Wait,
+    Task, TripleClick, TypeText, Wait,
 )
 from runtime.host import run_local_host
 from runtime.limits import Limits
@@ -56,7 +56,8 @@ async def test_every_action_type_arrives_at_a_real_window(server):
         await vm.reset(Task(task_id="t/actions", instruction="-"), 1)
         await vm.screenshot()  # the backend learns the screen size, as the episode's first observation does
         for action in [
-            Click(point=Point(50, 60)), DoubleClick(point=Point(70, 80)), RightClick(point=Point(90, 100)),
+            Click(point=Point(50, 60)), DoubleClick(point=Point(70, 80)), TripleClick(point=Point(60, 70)),
+            RightClick(point=Point(90, 100)),
             Drag(point=Point(100, 110), end=Point(300, 200)), Scroll(direction="down", amount=2, point=Point(400, 300)),
             Scroll(direction="left", amount=1), Key(key="a", modifiers=("ctrl",)), Hotkey(keys=("shift", "tab")),
         ]:
@@ -76,8 +77,9 @@ async def test_every_action_type_arrives_at_a_real_window(server):
     presses = [(e["button"], e["x"], e["y"]) for e in events if e["type"] == "press"]
     releases = [(e["button"], e["x"], e["y"]) for e in events if e["type"] == "release"]
     keys = [(e["key"], e["ctrl"], e["shift"]) for e in events if e["type"] == "key"]
-    assert presses[:6] == [(1, 50, 60), (1, 70, 80), (1, 70, 80), (3, 90, 100), (1, 100, 110), (5, 400, 300)]
-    assert presses[6:] == [(5, 400, 300), (6, 400, 300)]
+    assert presses[:9] == [(1, 50, 60), *[(1, 70, 80)] * 2, *[(1, 60, 70)] * 3, (3, 90, 100), (1, 100, 110),
+                           (5, 400, 300)]
+    assert presses[9:] == [(5, 400, 300), (6, 400, 300)]
     assert (1, 300, 200) in releases
     assert ("a", True, False) in keys and ("\t", False, True) in keys
 

@@ -21,8 +21,8 @@ from bench.suites.miniwob.site import MiniWobServer, MiniWobSite
 from actors.backends.browser.settle import SettlePolicy
 from actors.observer import Observer
 from protocols import (
-    BBox, Click, Done, DoubleClick, Drag, Hotkey, Key, Move, Point, RightClick, Scroll, Target, Task, TypeText,
-    Wait,
+    BBox, Click, Done, DoubleClick, Drag, Hotkey, Key, Move, Point, RightClick, Scroll, Target, Task, TripleClick,
+    TypeText, Wait,
 )
 from runtime.errors import Refused
 from tests.paths import FIXTURES
@@ -108,6 +108,15 @@ async def test_pointer_actions_by_element_point_and_bbox(browser):
     assert all(r.settle > 0 for r in results)  # waited for the page, and said how long
     log = (await page_state(browser, "log"))["log"]
     assert log[0] == "click:ctrl" and "dblclick" in log and "contextmenu" in log and log[-1] == "below"
+
+
+async def test_a_triple_click_selects_the_whole_paragraph_where_a_double_click_selects_a_word(browser):
+    await browser.reset(page_task("actions.html"), 1)
+    word = Point(x=30, y=328)
+    assert (await browser.act(1, DoubleClick(point=word))).error is None
+    assert (await page_state(browser, "selected"))["selected"] == "Select"
+    assert (await browser.act(2, TripleClick(point=word))).error is None
+    assert (await page_state(browser, "selected"))["selected"] == "Select this whole paragraph, not one word."
 
 
 async def test_move_drag_and_scroll(browser):

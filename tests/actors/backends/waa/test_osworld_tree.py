@@ -126,22 +126,22 @@ def calc():
     desktop = _desktop()
     book = openpyxl.Workbook()
     sheet = book.active
-    for row, values in enumerate((["fruit", "kg", "price"], ["apple", 3, 2.5], ["pear", 4.5, "=C38*2"]), start=36):
+    for row, values in enumerate((["fruit", "kg", "price"], ["apple", 3, 2.5], ["pear", 4.5, "=C15*2"]), start=13):
         for column, value in enumerate(values, start=2):
             sheet.cell(row, column, value)
-    sheet.sheet_view.topLeftCell = "B35"  # scrolled: the visible cells start at B35, not A1
+    sheet.sheet_view.topLeftCell = "B12"  # scrolled: the visible cells start at B12, not A1
     book.save(desktop.home / "fruit.xlsx")
     desktop.spawn(["soffice", "--norestore", "--calc", "fruit.xlsx"])
-    _wait_for(lambda: _troupe(desktop).xpath("//table-cell[@name='D38' and text()='9']"), "Calc's cell D38 showing 9")
+    _wait_for(lambda: _troupe(desktop).xpath("//table-cell[@name='D15' and text()='9']"), "Calc's cell D15 showing 9")
     yield desktop
     desktop.close()
 
 
 def test_a_calc_sheets_tree_is_osworlds_with_its_visible_cells(calc, capsys):
     ours = _compare(calc, "LibreOffice Calc", capsys)
-    assert ours.xpath("//table-cell[@name='B37']")[0].text == "apple"
+    assert ours.xpath("//table-cell[@name='B14']")[0].text == "apple"
     cells = ours.xpath("//document-spreadsheet//table/table-cell")
-    assert cells[0].get("name") == "B35" and 100 < len(cells) < 5000
+    assert cells[0].get("name") == "B12" and 100 < len(cells) < 5000
     assert all(cell.get(f"{STATE}showing") == "true" for cell in cells)
 
 
@@ -162,11 +162,11 @@ def test_the_cell_at_the_corner_is_where_osworlds_scan_starts(calc, monkeypatch)
 def test_osworlds_metric_reads_attributes_values_and_cell_text_from_the_sheet(calc):
     check = osworld_reference.general().check_accessibility_tree
     tree = osworld_tree.capture(calc.env["DBUS_SESSION_BUS_ADDRESS"])
-    assert check(tree, [{"selectors": ['table-cell[name="C37"]'], "text": "3", "exact": True}]) == 1.0
-    assert check(tree, [{"selectors": ['table-cell[name="D38"][attr|Formula="C38*2"]']}]) == 1.0
-    assert check(tree, [{"xpath": "//table-cell[@name='B36' and @val:value and @st:selectable='true']"}]) == 1.0
-    assert check(tree, [{"selectors": ['table-cell[name="D38"][attr|Formula="C38*3"]']}]) == 0.0
-    assert check(tree, [{"selectors": ['table-cell[name="C37"]'], "text": "4", "exact": True}]) == 0.0
+    assert check(tree, [{"selectors": ['table-cell[name="C14"]'], "text": "3", "exact": True}]) == 1.0
+    assert check(tree, [{"selectors": ['table-cell[name="D15"][attr|Formula="C15*2"]']}]) == 1.0
+    assert check(tree, [{"xpath": "//table-cell[@name='B13' and @val:value and @st:selectable='true']"}]) == 1.0
+    assert check(tree, [{"selectors": ['table-cell[name="D15"][attr|Formula="C15*3"]']}]) == 0.0
+    assert check(tree, [{"selectors": ['table-cell[name="C14"]'], "text": "4", "exact": True}]) == 0.0
     assert check(tree, [{"selectors": ['table-cell[name="A1"]']}]) == 0.0  # scrolled out of view
 
 

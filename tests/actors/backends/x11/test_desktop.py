@@ -12,7 +12,8 @@ from actors.errors import ConfigError
 from bench.suites.desktop.suite import TASKS, to_task
 from runtime.errors import Refused
 from protocols import (
-    Click, DoubleClick, Drag, Hotkey, Key, Move, Point, RightClick, Scroll, Target, Task, TypeText, Wait,
+    Click, DoubleClick, Drag, Hotkey, Key, Move, Point, RightClick, Scroll, Target, Task, TripleClick, TypeText,
+    Wait,
 )
 
 pytestmark = pytest.mark.anyio
@@ -51,6 +52,23 @@ async def test_every_action_type_reaches_a_real_editor_and_the_file_is_saved(des
     assert state["paths"]["notes.txt"]["content"] == "Grüße 東京 ✓ x"
     png, viewport = await desktop.screenshot()
     assert png.startswith(b"\x89PNG") and (viewport.width, viewport.height) == (1024, 700)
+
+
+async def test_a_triple_click_selects_a_whole_line_in_a_real_editor(desktop):
+    """Typing over the selection shows what was selected: one whole line of the six alike lines (the
+    click falls on one of them whatever the font's height), where a double click takes one word."""
+    task = editor_task()
+    await desktop.reset(task, 1)
+    area = next(e for e in (await desktop.tree()).walk() if e.role == "textbox")
+    lines = ["select all of me"] * 6
+    assert (await desktop.act(1, Click(target=Target(node_id=area.node_id)))).error is None
+    assert (await desktop.act(2, TypeText(text="\n".join(lines)))).error is None
+    assert (await desktop.act(3, TripleClick(point=Point(x=area.bbox.x + 20, y=area.bbox.y + 30)))).error is None
+    assert (await desktop.act(4, TypeText(text="new"))).error is None
+    assert (await desktop.act(5, Key(key="s", modifiers=("ctrl",)))).error is None
+    await desktop.act(6, Wait(seconds=0.05))
+    saved = (await desktop.inspect(task.evaluation_spec))["paths"]["notes.txt"]["content"].split("\n")
+    assert sorted(saved) == ["new", *lines[1:]], saved
 
 
 async def test_characters_the_keymap_lacks_get_a_key_each_so_typed_text_arrives_whole(desktop):
