@@ -41,6 +41,7 @@ import anyio.to_thread
 from anyio.abc import TaskStatus
 
 from runtime.errors import NodeCrashed, NodeDied
+from runtime.loop import cancel_scope_at
 from runtime.node import load_app, serve_node
 from runtime.process_tree import descendants, end_processes, processes_with_environ
 from runtime.remote import NodeConnection, connect_node
@@ -436,9 +437,10 @@ async def _port(ray: ModuleType, listening: Any, serving: Any, where: str, ready
 
 
 async def _ready(ray: ModuleType, ref: Any, timeout: float = math.inf) -> bool:
-    """Whether `ref` is ready within `timeout`, asking Ray without ever holding a thread for long."""
+    """Whether `ref` is ready within `timeout`, asking Ray without ever holding a thread for long
+    (a stall of this process does not count: `runtime.stalls`)."""
     delay = 0.02
-    with anyio.move_on_after(timeout):
+    with cancel_scope_at(anyio.current_time() + timeout):
         while True:
             ready, _ = await anyio.to_thread.run_sync(lambda: ray.wait([ref], timeout=0))
             if ready:
