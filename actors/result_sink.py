@@ -21,6 +21,7 @@ steps.jsonl holds one run of the episode, not two interleaved.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import shutil
@@ -41,7 +42,7 @@ from actors.run_folder import (
     RERUN_KINDS, RESULTS, STEPS, TASK, ResultLine, ResultsError, count_results, episode_dir, episode_label,
     observation_path, read_results, screenshot_path,
 )
-from actors.screens import Keep, ScreenStore
+from actors.screens import DEFAULT_QUALITY, Format, Keep, ScreenStore
 from actors.transcript import ScreenshotFiles, write_calls
 from actors.whole_writes import append_whole, write_whole, writing
 
@@ -54,11 +55,12 @@ logger = logging.getLogger(__name__)
 class ResultSink(Actor):
     mailbox_size = 1024
 
-    def __init__(self, run_dir: Path, name: str = NAME, screenshots: Keep = "all") -> None:
+    def __init__(self, run_dir: Path, name: str = NAME, screenshots: Keep = "all", screenshot_format: Format = "png",
+                 screenshot_quality: int = DEFAULT_QUALITY) -> None:
         super().__init__(name)
         self.run_dir = Path(run_dir)
-        self.store = ScreenStore(self.run_dir, screenshots)
-        """Each distinct screenshot once, and only those `screenshots` keeps (`actors.screens`)."""
+        self.store = ScreenStore(self.run_dir, screenshots, screenshot_format, screenshot_quality)
+        """Each distinct screenshot once, only those `screenshots` keeps, in `screenshot_format` (`actors.screens`)."""
         self.attempts: dict[str, Path] = {}
         """Each episode id's folder, from its EpisodeStarted."""
         self.finished: set[tuple[str, int]] = set()
@@ -81,7 +83,9 @@ class ResultSink(Actor):
                 await anyio.to_thread.run_sync(_write_task, self._folder(episode_id), task)
             case StepTaken(record=record, screenshot=screenshot, before=before, calls=calls):
                 folder = self._folder(record.episode_id)
-                await anyio.to_thread.run_sync(_write_step, folder, record, screenshot, before, self.store)
+                written = await anyio.to_thread.run_sync(_write_step, folder, record, screenshot, before, self.store)
+                for sha256, path in written:
+                    self.screenshots.holds(folder, sha256, path)
                 await anyio.to_thread.run_sync(write_calls, folder, calls, self.screenshots)
             case StepSummarized(episode_id=episode_id, summary=summary, calls=calls):
                 line = to_json({"summary": summary}) + b"\n"
@@ -136,15 +140,20 @@ def _write_task(folder: Path, task: Task) -> None:
 
 
 def _write_step(folder: Path, record: StepRecord, screenshot: bytes, before: Observation | None,
-                store: ScreenStore) -> None:
+                store: ScreenStore) -> list[tuple[str, Path]]:
+    """Write a step's record, screenshot and observation; returns the sha256 of each screenshot
+    written, with its file."""
     append_whole(folder / STEPS, to_json({"step": record}) + b"\n", False)
+    shots = []
     if screenshot:
-        store.write(screenshot_path(folder, record.step), screenshot)
+        shots.append((screenshot, screenshot_path(folder, record.step)))
     if before is not None:
         write_whole(observation_path(folder, record.step), to_json(msgspec.structs.replace(before, screenshot=b"")))
         first = screenshot_path(folder, 0)
         if record.step == 1 and before.screenshot and not first.exists():
-            store.write(first, before.screenshot)
+            shots.append((before.screenshot, first))
+    return [(hashlib.sha256(image).hexdigest(), written) for image, path in shots
+            if (written := store.write(path, image)) is not None]
 
 
 def _end_torn_line(path: Path) -> None:

@@ -11,6 +11,8 @@ and a browser read it too:
   episodes/<task>/<attempt>/step-NNN.png         the screen after step NNN (000: after reset): a hard
                                                  link to its one stored copy in screens/ (`actors.screens`)
   screens/<xx>/<sha256>.png                      each distinct screenshot of the run, once
+  .../step-NNN.webp, .../step-NNN.jpg            the same, of a run storing its screens lossy
+                                                 (`--screenshot-format`), with screens/<xx>/<sha256>.webp, .jpg
   episodes/<task>/<attempt>/observation-NNN.json what the agent saw before step NNN, without pixels
   episodes/<task>/<attempt>/calls.jsonl          every model call (agent, summarizer, classifier), one
                                                  `ModelCall` a line: the request (its images named by
@@ -42,6 +44,7 @@ other episodes are read as usual.
 
 from __future__ import annotations
 
+import io
 import logging
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -49,7 +52,9 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from PIL import Image
 
+from actors.screens import MEDIA_TYPES
 from protocols import (
     ChangeSummary, EpisodeResult, ErrorKind, ModelCall, Observation, StepRecord, Task, TroupeError, Viewport,
 )
@@ -113,7 +118,12 @@ def episode_label(task_id: str, repeat: int) -> str:
 
 
 def screenshot_path(folder: Path, step: int) -> Path:
-    return folder / f"step-{step:03d}.png"
+    """The file holding the screen after `step`: step-NNN.png, or the step-NNN.webp or .jpg of a
+    run storing its screens lossy (`actors.screens`); the .png path when none is stored."""
+    png = Path(folder) / f"step-{step:03d}.png"
+    if png.exists():
+        return png
+    return next((lossy for suffix in MEDIA_TYPES if (lossy := png.with_suffix(suffix)).exists()), png)
 
 
 def picture_path(folder: Path, role: str, step: int, suffix: str = ".png") -> Path:
@@ -126,11 +136,25 @@ def observation_path(folder: Path, step: int) -> Path:
 
 
 def read_screenshot(folder: Path, step: int) -> bytes:
-    """The PNG after `step`, or b"" if none was recorded."""
+    """The PNG after `step` (decoded from its lossy file when the run stored it lossy), or b"" if
+    none was recorded."""
+    stored, media_type = read_screenshot_file(folder, step)
+    if media_type in ("", "image/png"):
+        return stored
+    with Image.open(io.BytesIO(stored)) as picture:
+        png = io.BytesIO()
+        picture.save(png, format="PNG")
+    return png.getvalue()
+
+
+def read_screenshot_file(folder: Path, step: int) -> tuple[bytes, str]:
+    """The screen after `step` as stored, and its media type (`image/webp` of a lossy run), for a
+    reader that hands it on as it is (a browser); (b"", "") if none was recorded."""
+    path = screenshot_path(folder, step)
     try:
-        return screenshot_path(Path(folder), step).read_bytes()
+        return path.read_bytes(), MEDIA_TYPES[path.suffix]
     except FileNotFoundError:
-        return b""
+        return b"", ""
 
 
 def read_lines(path: Path, type: type) -> list:

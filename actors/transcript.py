@@ -48,6 +48,12 @@ class ScreenshotFiles:
                     names.setdefault(hashlib.sha256(path.read_bytes()).hexdigest(), path.name)
         return names.get(sha256)
 
+    def holds(self, folder: Path, sha256: str, path: Path) -> None:
+        """The step file `path` holds the image of `sha256`: a lossy copy of it when the run stores
+        screens lossy, which no hash of the file would find, so a model shown the screenshot names
+        that file instead of a lossless copy written beside it."""
+        self._names.setdefault(folder, {}).setdefault(sha256, path.name)
+
     def keep(self, folder: Path, sha256: str, image: bytes, role: str, step: int) -> None:
         """Write `image` as the picture `role` was shown for `step`, unless a file of the folder already
         holds it."""

@@ -314,7 +314,9 @@ async def _episodes(plan: RunPlan, started: datetime.datetime, placed: dict[str,
                     anyio.create_task_group() as tg):
             if watch is not None:
                 tg.start_soon(watch)
-            sink = await spawn(tg, ResultSink(out, screenshots=config.screenshots))
+            sink = await spawn(tg, ResultSink(
+                out, screenshots=config.screenshots, screenshot_format=config.screenshot_format,
+                screenshot_quality=config.screenshot_quality))
             bus = EventBus()
             with ExitStack() as stack:
                 relayed = anyio.Event()

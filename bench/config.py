@@ -25,7 +25,7 @@ from typing import Annotated, Any, Callable, Literal
 import msgspec
 
 from actors.errors import ConfigError
-from actors.screens import SCREENSHOTS
+from actors.screens import DEFAULT_QUALITY, FORMATS, SCREENSHOTS
 from actors.llm.observation import DIFF_THRESHOLD, MODES
 from actors.llm.tree_text import TREE_TOKENS
 from protocols.numbers import MAX_SECONDS
@@ -163,6 +163,13 @@ class RunConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
         "which screenshots the run folder keeps: all, failed (every screen of the episodes that did not "
         "succeed, the last of those that did), final (each episode's last) or none; each distinct image is "
         "stored once whatever is kept", resumable=True)] = "all"
+    screenshot_format: Annotated[Literal[FORMATS], option(
+        "how the run folder stores screenshots: png (lossless), or webp or jpeg (lossy, at "
+        "--screenshot-quality: a fraction of the bytes); only storage is lossy, the agent and the "
+        "evaluator see the lossless screen; each step's file names its format, so a folder may be resumed "
+        "with another", resumable=True)] = "png"
+    screenshot_quality: Annotated[int, option(
+        "quality of webp and jpeg screenshots, 1-100", ge=1, le=100, resumable=True)] = DEFAULT_QUALITY
     force: Annotated[bool, option(
         "an existing --out run with settings that change what an episode means (agent, model, observation, "
         "limits, suite options): instead of refusing, run these settings in a sub-folder OUT/config-N of "

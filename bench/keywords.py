@@ -35,6 +35,8 @@ class RunKeywords(TypedDict, total=False):
     out: str | os.PathLike[str]
     retry_errors: bool
     screenshots: Literal["all", "failed", "final", "none"]
+    screenshot_format: Literal["png", "webp", "jpeg"]
+    screenshot_quality: int
     force: bool
     max_steps: int
     episode_timeout: float

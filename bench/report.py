@@ -30,9 +30,8 @@ from pathlib import Path
 from protocols import to_json
 
 from actors.run_folder import (
-    CALLS, ResultLine, ResultsError, episode_label, read_calls, read_episodes, read_results, read_screenshot,
-    read_task, result_dir,
-    screenshot_path,
+    CALLS, ResultLine, ResultsError, episode_label, read_calls, read_episodes, read_results,
+    read_screenshot_file, read_task, result_dir, screenshot_path,
 )
 from actors.whole_writes import write_whole
 from bench.figure_tables import figure_tables, figure_text
@@ -90,12 +89,13 @@ def render(run_dir: Path, summary: dict, lines: list[ResultLine], *, inline: boo
         relative = (base / folder.relative_to(run_dir)).as_posix()
         if records:
             steps[name] = {"steps": records, "folder": relative, "calls": _calls(folder),
-                           "shots": _embedded(folder, records[-1].step) if inline else None}
+                           "shots": (_embedded(folder, records[-1].step) if inline
+                                     else _linked(folder, records[-1].step, relative))}
         links = [f'<a href="#steps" class="pick" data-task="{e(name)}">steps</a>'] if records else []
         if name in unreadable:
             links.append(f'<span class="unreadable">unreadable: {e(unreadable[name])}</span>')
-        if records and not inline and screenshot_path(folder, records[-1].step).exists():
-            links.append(f'<a href="{e(relative)}/step-{records[-1].step:03d}.png">screenshot</a>')
+        if records and not inline and (shot := screenshot_path(folder, records[-1].step)).exists():
+            links.append(f'<a href="{e(relative)}/{e(shot.name)}">screenshot</a>')
         instruction = _instruction(folder)
         rows.append(
             f"<tr class=\"{e(status_of(r).replace(' ', '-'))}\"><td>{e(name)}"
@@ -134,10 +134,18 @@ _SCREENS_LINKED = ("The screens are linked from the run folder, so they show onl
 _SCREENS_INLINE = "The screens are embedded: this file needs no other."
 
 
+def _linked(folder: Path, last: int, relative: str) -> dict[int, str]:
+    """Every stored screen of the episode (before its first step to after its last) by its file
+    (step-NNN.png, or .webp/.jpg of a run storing them lossy) relative to the report, by step."""
+    shots = {step: screenshot_path(folder, step) for step in range(last + 1)}
+    return {step: f"{relative}/{path.name}" for step, path in shots.items() if path.exists()}
+
+
 def _embedded(folder: Path, last: int) -> dict[int, str]:
     """Every screen of the episode (before its first step to after its last) as a data: URL, by step."""
-    shots = {step: read_screenshot(folder, step) for step in range(last + 1)}
-    return {step: "data:image/png;base64," + base64.b64encode(png).decode() for step, png in shots.items() if png}
+    shots = {step: read_screenshot_file(folder, step) for step in range(last + 1)}
+    return {step: f"data:{media_type};base64," + base64.b64encode(image).decode()
+            for step, (image, media_type) in shots.items() if image}
 
 
 REPLY_CHARS = 2000
@@ -286,8 +294,7 @@ function cell(row, content) {{
 }}
 // The screen after `step`: embedded (an --inline report), else the run folder's file.
 function screen(episode, step) {{
-  if (episode.shots) return episode.shots[step] || "";
-  return `${{episode.folder}}/step-${{String(step).padStart(3, "0")}}.png`;
+  return episode.shots[step] || "";
 }}
 function choose(task) {{
   pick.value = task;

@@ -8,7 +8,9 @@ A live run and finished run folders share the scheme, `[/runs/<run id>]/<kind>/<
 a live run's server answers its latest steps from memory and the rest from the run folder;
 finished runs answer from their folders only. Observations and calls are sent as JSON objects
 holding either what was asked (`observation`, `calls`) or one line saying why it cannot be had
-(`error`), so the page shows a garbled file by name instead of failing.
+(`error`), so the page shows a garbled file by name instead of failing. A screenshot is sent as
+the run folder stores it (a WebP of a run storing its screens lossy: `actors.screens`), with the
+content type its bytes say.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Iterable
 
 import msgspec
 
-from actors.run_folder import ResultsError, observation_path, picture_path, read_calls, read_screenshot
+from actors.run_folder import ResultsError, observation_path, picture_path, read_calls, read_screenshot_file
 from protocols import ModelCall, Observation, to_json
 
 __all__ = ["KINDS", "StepFile", "calls_json", "episode_bases", "observation_json", "parse", "read"]
@@ -43,9 +45,13 @@ class StepFile:
     episode_id: str
     step: int
 
-    @property
-    def content_type(self) -> str:
-        return KINDS[self.kind]
+    def content_type(self, content: bytes) -> str:
+        """The content type to send `content` as: its kind's, or for a picture what its bytes are."""
+        if KINDS[self.kind] != PNG:
+            return KINDS[self.kind]
+        if content.startswith(b"\xff\xd8"):
+            return "image/jpeg"
+        return "image/webp" if content[:4] == b"RIFF" and content[8:12] == b"WEBP" else PNG
 
 
 def parse(path: str) -> StepFile | None:
@@ -77,10 +83,10 @@ def _error(text: str) -> bytes:
 
 
 def read(folder: Path, kind: str, step: int) -> bytes:
-    """A step file from an episode folder: the PNG after `step` (b"" if none), the observation
-    before it, its model calls, or the picture the agent was shown for it (b"" if none)."""
+    """A step file from an episode folder: the screen after `step` as stored (b"" if none), the
+    observation before it, its model calls, or the picture the agent was shown for it (b"" if none)."""
     if kind == "shot":
-        return read_screenshot(folder, step)
+        return read_screenshot_file(folder, step)[0]
     if kind == "seen":
         try:
             return picture_path(folder, "agent", step).read_bytes()

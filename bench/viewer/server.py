@@ -73,7 +73,7 @@ async def answer(request, token: str | None, page: bytes,
     wanted = parse(path)
     content = b"" if wanted is None else await step_file(wanted)
     if content:
-        return 200, wanted.content_type, content
+        return 200, wanted.content_type(content), content
     return not_found(f"nothing at {path}")
 
 

@@ -3,20 +3,26 @@ choosing which a run keeps, and every reader (the run folder's, the viewer's) st
 
 import errno
 import hashlib
+import io
+import json
 import os
 from collections import defaultdict
 
 import anyio
 import pytest
+from PIL import Image, ImageChops, ImageStat
 
 import bench
 from actors.result_sink import ResultSink
-from actors.run_folder import read_screenshot, read_steps, result_dir
+from actors.llm.client import image_part
+from actors.llm.transcript import without_images
+from actors.run_folder import read_calls, read_screenshot, read_steps, result_dir, screenshot_path
 from actors.screens import SCREENS, ScreenStore
 from bench.perf.storage import Stored
+from bench.report import write_report
 from bench.viewer.files import parse
 from bench.viewer.folders import FinishedRuns
-from protocols import Done, EpisodeStarted, Flush, StepRecord, StepTaken
+from protocols import Done, EpisodeStarted, Flush, ModelCall, StepRecord, StepTaken
 from runtime.actor import spawn
 
 SIM = {"episodes": 6, "scale": 0.0, "agent_error_rate": 0.9}
@@ -93,3 +99,67 @@ async def test_an_attempt_started_again_takes_the_images_only_it_showed_with_it(
         tg.cancel_scope.cancel()
     assert [path.read_bytes() for path in stored_images(tmp_path)] == [b"\x89PNG second try"]
     assert (tmp_path / "episodes" / "t" / "1" / "step-001.png").read_bytes() == b"\x89PNG second try"
+
+
+async def test_a_lossy_format_is_what_every_reader_follows_while_the_agent_still_sees_lossless_png(
+        tmp_path, anyio_backend):
+    shown = {}
+
+    def keep_shown(event):
+        if isinstance(event, StepTaken) and event.screenshot:
+            shown[event.record.episode_id, event.record.step] = event.screenshot
+
+    run = await bench.run("sim", options=SIM | {"episodes": 2}, screenshot_format="webp", screenshot_quality=60, out=tmp_path / "webp",
+                          on_event=keep_shown)
+    assert shown and all(image.startswith(b"\x89PNG") for image in shown.values())  # what the run's actors got
+    assert json.loads((run.folder / "run.json").read_text())["config"].items() >= {
+        "screenshot_format": "webp", "screenshot_quality": 60}.items()
+    assert step_files(run.folder) == [] and sorted((run.folder / SCREENS).glob("*/*.webp"))
+
+    finished = FinishedRuns([run.folder])
+    for card in finished.cards:
+        folder = result_dir(run.folder, card["result"])
+        for record in read_steps(folder):
+            stored = screenshot_path(folder, record.step)
+            assert stored.name == f"step-{record.step:03d}.webp" and stored.read_bytes()[8:12] == b"WEBP"
+            wanted = parse(f"{card['files']['shot']}/{record.step}")
+            served = finished.step_file(wanted)
+            assert served == stored.read_bytes() and wanted.content_type(served) == "image/webp"
+            png = read_screenshot(folder, record.step)  # what replay and other readers get: a PNG
+            assert png.startswith(b"\x89PNG")
+            original = Image.open(io.BytesIO(shown[card["episode_id"], record.step])).convert("RGB")
+            decoded = Image.open(io.BytesIO(png)).convert("RGB")
+            assert decoded.size == original.size
+            assert max(ImageStat.Stat(ImageChops.difference(decoded, original)).mean) < 8  # lossy, yet the same screen
+    linked = write_report(run.folder, run.summary, run.results).read_text()
+    inline = write_report(run.folder, run.summary, run.results, inline=True, path=tmp_path / "inline.html").read_text()
+    assert "/step-001.webp" in linked and ".png" not in linked
+    assert "data:image/webp;base64," in inline and "data:image/png" not in inline
+
+
+async def test_a_run_resumed_in_another_format_is_accepted_and_reads_both(tmp_path, anyio_backend):
+    first = await bench.run("sim", options=SIM | {"episodes": 2}, out=tmp_path / "run")
+    resumed = await bench.run("sim", options=SIM | {"episodes": 4}, screenshot_format="jpeg", out=tmp_path / "run")
+    suffixes = {screenshot_path(result_dir(resumed.folder, line.result), 0).suffix for line in resumed.results}
+    assert len(first.results) == 2 and len(resumed.results) == 4 and suffixes == {".png", ".jpg"}
+    starts = json.loads((resumed.folder / "run.json").read_text())["starts"]
+    assert [start["config"]["screenshot_format"] for start in starts] == ["png", "jpeg"]
+
+
+async def test_a_model_shown_a_screenshot_stored_lossy_names_the_step_file_and_no_lossless_copy_is_written(
+        tmp_path, anyio_backend):
+    png = io.BytesIO()
+    Image.new("RGB", (64, 48), "teal").save(png, format="PNG")
+    screen, shown = png.getvalue(), {}
+    messages = without_images([{"role": "user", "content": [image_part(png.getvalue())]}], shown)
+    async with anyio.create_task_group() as tg:
+        sink = await spawn(tg, ResultSink(tmp_path, screenshot_format="webp"))
+        await sink.tell(EpisodeStarted(episode_id="t#1", task_id="t", attempt=1, at=0.0))
+        await sink.tell(StepTaken(record=StepRecord(episode_id="t#1", step=1, action=Done()), screenshot=screen,
+                                  calls=(ModelCall(role="agent", step=1, messages=messages, images=shown),)))
+        await sink.ask(Flush())
+        tg.cancel_scope.cancel()
+    folder = tmp_path / "episodes" / "t" / "1"
+    [call] = read_calls(folder)
+    assert call.messages[0]["content"][0]["file"] == "step-001.webp"
+    assert sorted(path.name for path in folder.glob("*.*p*")) == ["step-001.webp"]  # no agent-001.png beside it
