@@ -25,7 +25,7 @@ from tests.paths import ROOT
 EPISODES = 12
 NOTICED_WITHIN = 20.0
 """Seconds from the kill to the run's exit, Ray's shutdown included, on a loaded 2-core machine
-(measured 2-4 s; Ray's GCS reconnect timeout ended the run after 74-145 s with a native stack)."""
+(measured 2-4 s; without the watch the run waited for resources: 145 s to a native abort, or more than 270 s)."""
 
 
 def supervisor(out, backend: str, temp: str, log) -> subprocess.Popen:
