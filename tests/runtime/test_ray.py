@@ -30,7 +30,8 @@ from protocols import Reset, StepTaken
 from runtime.errors import NodeDied
 from runtime.events import EventBus
 from runtime.limits import Limits
-from runtime.ray_nodes import VM_RESOURCE, LoopbackCluster, Placements, ray_session, run_ray_node
+from runtime.ray_liveness import watch_cluster
+from runtime.ray_nodes import VM_RESOURCE, LoopbackCluster, Placements, RaySession, ray_session, run_ray_node
 from runtime.seats import SharedNodes
 from tests.faults import run_killing_after_first_step
 from tests.crews import crew, sim_crew
@@ -141,6 +142,8 @@ def noting_resets(slot, node_of: dict[str, str]):
 
 
 async def test_a_raylet_removed_mid_run_costs_retries_on_the_survivors_and_nothing_else(cluster, doomed):
+    import ray
+
     log, bus, url_of = PlacementLog(), EventBus(), {}
     runner = sim_runner(log.placements, concurrency=6, outlets=Outlets(bus=bus))
     runner.vm_slot = noting_resets(runner.vm_slot, url_of)
@@ -158,9 +161,12 @@ async def test_a_raylet_removed_mid_run_costs_retries_on_the_survivors_and_nothi
                     return
 
     async with anyio.create_task_group() as tg:
+        # a VM host lost is no lost cluster: the watch over the driver's raylet and the GCS stays quiet
+        tg.start_soon(watch_cluster, RaySession(ray.get_runtime_context().gcs_address, started_here=False))
         tg.start_soon(remove_the_raylet_under_one_of_its_episodes)
         await anyio.sleep(0)
         results = await runner.run(tasks)
+        tg.cancel_scope.cancel()
     assert caught, "no episode ran on the raylet"
     one_result_per_task(results, tasks)
     assert all(r.success for r in results), [r.reason for r in results]
