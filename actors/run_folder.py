@@ -123,7 +123,8 @@ def screenshot_path(folder: Path, step: int) -> Path:
     png = Path(folder) / f"step-{step:03d}.png"
     if png.exists():
         return png
-    return next((lossy for suffix in MEDIA_TYPES if (lossy := png.with_suffix(suffix)).exists()), png)
+    lossy = (png.with_suffix(suffix) for suffix in MEDIA_TYPES if suffix != png.suffix)
+    return next((path for path in lossy if path.exists()), png)
 
 
 def picture_path(folder: Path, role: str, step: int, suffix: str = ".png") -> Path:

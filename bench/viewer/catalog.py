@@ -8,7 +8,7 @@ path under the root (its id in URLs), and only those ids are opened, so a URL
 never reaches outside the root. Each row says what run.json and summary.json
 say: suite, agent, when it started and whether it ended (or is still running:
 its writer's process is alive), and success with its
-95% Wilson interval (counted from results.jsonl when summary.json is not there
+95% Wilson interval, with pass@k and pass^k for a run with repeats (counted from results.jsonl when summary.json is not there
 yet, or is older than the last result: a run going on, or resumed). A run
 whose files cannot be read is a row naming the file; the rest of the folder is
 still listed.
@@ -35,7 +35,7 @@ from actors.run_lock import writer_alive
 from protocols import TroupeError
 from bench.frame import read_run
 from bench.run_record import FORCED, RUN_INFO
-from bench.summary import success_cell, summarize
+from bench.summary import pass_lines, success_cell, summarize
 from bench.viewer.files import StepFile
 from bench.viewer.folders import FinishedRuns
 
@@ -115,7 +115,7 @@ def run_version(folder: Path) -> tuple[int, int]:
 
 def _row(run_id: str, folder: Path) -> dict[str, Any]:
     row: dict[str, Any] = {"id": run_id, "suite": "", "agent": "", "date": "", "ended": None, "running": False,
-                           "episodes": 0, "succeeded": 0, "success": "", "interval": None, "error": ""}
+                           "episodes": 0, "succeeded": 0, "success": "", "interval": None, "passes": [], "error": ""}
     try:
         info = _json(folder / RUN_INFO)
         config = _object(info.get("config"))
@@ -130,7 +130,8 @@ def _row(run_id: str, folder: Path) -> dict[str, Any]:
             summary = summarize([line.result for line in lines], lines)
         overall = _counts(_object(summary.get("overall")), folder / SUMMARY)
         row.update(episodes=overall.get("episodes", 0), succeeded=overall.get("succeeded", 0),
-                   success=success_cell(overall), interval=overall.get("success_interval"))
+                   success=success_cell(overall), interval=overall.get("success_interval"),
+                   passes=pass_lines(summary))
     except (ResultsError, OSError) as exc:
         row["error"] = str(exc)
     row["date"] = row["date"] or _last_result(folder)

@@ -4,7 +4,8 @@ A finished run has no event stream, so its cards are read back from the run
 folder (results.jsonl, each episode's task, steps and screenshots) once, when
 the viewer starts. With several runs, `bench.compare.compare` adds the
 comparison the page shows beside them, and its paired statements in the words
-the terminal prints. Screenshots, observations and model calls stay on disk
+the terminal prints; each run's pass@k and pass^k (a run with repeats) go in
+the page's header. Screenshots, observations and model calls stay on disk
 and are read when the page asks for one (`bench.viewer.files`).
 """
 
@@ -20,6 +21,7 @@ from actors.run_folder import (
 from bench import plugins
 from bench.compare import compare, method, run_labels, statements
 from bench.frame import read_run
+from bench.summary import pass_lines, summarize
 from bench.viewer.files import StepFile, episode_bases, read
 from bench.viewer.state import status_of, thumbnail_step
 from protocols import TroupeError
@@ -50,6 +52,8 @@ class FinishedRuns:
         self.last_screen_shows_work = [last_screen_shows_work(folder) for folder in self.folders]
         results = [read_run(folder) for folder in self.folders]
         self.comparison = compare(list(zip(self.labels, results))) if len(self.folders) > 1 else None
+        self.passes = [pass_lines(summarize([line.result for line in lines], lines)) for lines in results]
+        """Each run's pass@k and pass^k in words (none for a run without repeats)."""
         self.cards = [self._card(run, line) for run, lines in enumerate(results) for line in _last_per_task(lines)]
         self._by_episode = {(self.ids[card["run"]], card["episode_id"]): card for card in self.cards}
 
@@ -83,7 +87,7 @@ class FinishedRuns:
         paired = None if self.comparison is None else {
             "statements": statements(self.comparison), "method": method(self.comparison)}
         return {"msg": "snapshot", "live": False, "runs": self.labels, "episodes": self.cards,
-                "comparison": self.comparison, "paired": paired}
+                "comparison": self.comparison, "paired": paired, "passes": self.passes}
 
     def step_file(self, wanted: StepFile) -> bytes:
         """A file of one step of one episode (b"" when there is none)."""

@@ -35,6 +35,7 @@ from protocols import (
     TaskAdopted,
 )
 
+from bench.summary import pass_lines, summarize
 from bench.viewer.files import episode_bases
 
 RUNNING = "running"
@@ -133,6 +134,9 @@ class ViewerState:
         self.by_episode: dict[str, str] = {}
         self.finished: set[str] = set()
         """The episodes (`Card.key`) that finished in this run."""
+        self.results: dict[str, EpisodeResult] = {}
+        """The verdict of each episode (`Card.key`) that finished in this run, kept after its card is
+        forgotten: pass@k and pass^k are counted over them."""
         self.keep_finished = keep_finished
         self.clock = clock
         self.began = clock()
@@ -142,7 +146,13 @@ class ViewerState:
                 "episodes": [card.to_json(self.clock()) for card in self.cards.values()]}
 
     def progress(self) -> dict[str, Any]:
-        return {"total": self.total, "finished": len(self.finished), "elapsed": self.clock() - self.began}
+        return {"total": self.total, "finished": len(self.finished), "elapsed": self.clock() - self.began,
+                "passes": self.passes()}
+
+    def passes(self) -> list[list[str]]:
+        """pass@k and pass^k of the episodes finished in this run, in words (`bench.summary.pass_lines`:
+        none without repeats), in a list of one run as a view of finished runs gives them."""
+        return [pass_lines(summarize(self.results.values()))]
 
     def ended(self) -> dict[str, Any]:
         """The last update of a run: it ended, and how far it got."""
@@ -197,6 +207,7 @@ class ViewerState:
                     self.cards[card.key] = card
                 card.status, card.result = status_of(result), result
                 self.finished.add(card.key)
+                self.results[card.key] = result
                 card.categories = analysis.categories if analysis else {}
                 card.analysis = analysis.summary if analysis else ""
                 self._forget_old()

@@ -16,6 +16,7 @@ import pytest
 import bench
 from actors.run_folder import episode_dir, read_task
 from actors.transcript import ScreenshotFiles, write_calls
+from bench.summary import pass_lines
 from bench.viewer.__main__ import main
 from bench.viewer.catalog import Catalog, UnknownRun
 from bench.viewer.catalog_server import CatalogServer
@@ -224,3 +225,19 @@ def test_a_run_that_has_started_and_finished_no_episode_is_listed_as_running(tmp
         process.wait()
     (row,) = Catalog(tmp_path / "runs").rows()
     assert (row["running"], row["ended"], row["episodes"], row["error"]) == (False, None, 0, "")  # stopped, not ended
+
+
+def test_a_run_with_repeats_shows_pass_at_k_and_pass_hat_k_on_the_runs_page_and_in_its_header(tmp_path):
+    for out, repeats in (("once", 1), ("repeated", 2)):
+        bench.run_sync("sim", options={"episodes": 2, "scale": 0, "agent_error_rate": 0.5}, repeats=repeats,
+                       summarizer="none", out=str(tmp_path / out))
+    expected = pass_lines(json.loads((tmp_path / "repeated" / "summary.json").read_text()))
+    assert expected and expected[0].startswith("2 tasks x 2 repeats; pass@k")
+    with viewer(tmp_path) as url, chromium_page() as page:
+        page.goto(url)
+        page.wait_for_selector("#runs tr[data-run=repeated]")
+        assert page.locator("#runs tr[data-run=repeated] .passes").all_text_contents() == expected
+        assert page.locator("#runs tr[data-run=once] .passes").count() == 0  # no repeats: nothing to say
+        page.click("#runs tr[data-run=repeated] td.id a")
+        page.wait_for_function("() => document.querySelector('#passes').textContent !== ''")
+        assert page.text_content("#passes") == "; ".join(expected)

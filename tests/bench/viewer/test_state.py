@@ -43,4 +43,15 @@ def test_a_snapshot_says_how_far_the_run_is_and_how_long_each_card_has_run():
     assert snapshot["earlier"] == {"t0": "succeeded"} and snapshot["episodes"][0]["age"] == 15.0
     update = state.apply(EpisodeFinished(result=EpisodeResult(episode_id="t1#1", task_id="t1")))
     assert update["finished"] == 1 and state.ended() == {"msg": "run_ended", "total": 4, "finished": 1,
-                                                          "elapsed": 25.0}
+                                                          "elapsed": 25.0, "passes": [[]]}  # no repeats
+
+
+def test_a_live_run_with_repeats_says_its_pass_at_k_and_pass_hat_k_as_episodes_finish_even_forgotten_ones():
+    state = ViewerState(keep_finished=1)
+    for repeat, success in ((1, True), (2, False)):
+        update = state.apply(EpisodeFinished(result=EpisodeResult(
+            episode_id=f"t1~{repeat}#1", task_id="t1", repeat=repeat, success=success)))
+    assert len(state.cards) == 1  # the first repeat's card is forgotten, its verdict still counts
+    assert update["passes"] == state.snapshot()["passes"] == [[
+        "1 tasks x 2 repeats; pass@k (at least one of k repeats solves a task): k=1 50%, k=2 100%",
+        "pass^k (all k repeats solve it): k=1 50%, k=2 0%"]]
