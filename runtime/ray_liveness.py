@@ -16,11 +16,12 @@ seconds, and raises `ClusterLost` naming what died:
   that shut down; after Ray's heartbeat detector gives up, about 15 s, for
   one that vanished on another's cluster).
 
-A failed GCS probe is asked once more before the cluster counts as lost: a
-probe whose deadline passed while this process was stalled (`runtime.stalls`)
-is not Ray's fault, and the next one, a moment later, answers. A VM host
-other than this machine that dies is not a lost cluster: its slots retry on
-the hosts that remain (`runtime.ray_nodes`).
+The GCS counts as gone only when its probes have failed for `GCS_SILENCE`
+seconds in a row: a probe whose deadline passed while this process was
+stalled (`runtime.stalls`) is not Ray's fault, nor is one slow answer from
+a GCS starved on a loaded machine; the next probe, a moment later, answers.
+A VM host other than this machine that dies is not a lost cluster: its
+slots retry on the hosts that remain (`runtime.ray_nodes`).
 
 A lost cluster ends the run rather than starting another Ray and going on.
 Every node of the run died with it; whatever took the raylet (memory
@@ -44,12 +45,14 @@ import anyio.to_thread
 from runtime.errors import ClusterLost
 from runtime.ray_nodes import RaySession, _import_ray
 
-__all__ = ["PROBE_EVERY", "PROBE_TIMEOUT", "watch_cluster"]
+__all__ = ["GCS_SILENCE", "PROBE_EVERY", "PROBE_TIMEOUT", "watch_cluster"]
 
 PROBE_EVERY = 0.5
 """Seconds between two looks at the cluster: the delay of noticing its loss."""
 PROBE_TIMEOUT = 2.0
 """Seconds the GCS has to answer one probe."""
+GCS_SILENCE = 5.0
+"""Seconds of nothing but failed probes after which the GCS, or this machine's raylet, counts as gone."""
 _WATCHED_HEADS = ("raylet", "gcs_server")
 """The head processes without which a Ray this process started cannot place or run a node."""
 
@@ -59,15 +62,18 @@ async def watch_cluster(session: RaySession) -> None:
     machine's raylet is gone."""
     ray = _import_ray()
     node_id = ray.get_runtime_context().get_node_id()
-    failed_before = False
+    failing_since: float | None = None  # when the probes began to fail, on the loop's clock
     while True:
         exited = _exited_head(ray) if session.started_here else None
         if exited:
             raise ClusterLost(f"the Ray this run started lost its {exited}")
         failure = await anyio.to_thread.run_sync(_gcs_probe, ray, session.address, node_id, abandon_on_cancel=True)
-        if failure and failed_before:
+        if failure is None:
+            failing_since = None
+        elif failing_since is None:
+            failing_since = anyio.current_time()
+        elif anyio.current_time() - failing_since >= GCS_SILENCE:
             raise ClusterLost(failure)
-        failed_before = failure is not None
         await anyio.sleep(PROBE_EVERY)
 
 
