@@ -213,6 +213,7 @@ def test_a_run_that_has_started_and_finished_no_episode_is_listed_as_running(tmp
             time.sleep(0.05)
         with viewer(tmp_path / "runs") as url, chromium_page() as page:
             page.goto(url)
+            page.wait_for_selector("#runs tr[data-run=slow] td")  # the page fills its table once it has loaded
             cells = page.locator("#runs tr[data-run=slow] td").all_text_contents()
             assert not (out / "results.jsonl").exists()  # what this test is about
             assert (cells[1], cells[4], cells[5]) == ("slow", "none finished yet", "0")
