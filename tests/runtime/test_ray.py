@@ -147,7 +147,7 @@ async def test_a_raylet_removed_mid_run_costs_retries_on_the_survivors_and_nothi
     log, bus, url_of = PlacementLog(), EventBus(), {}
     runner = sim_runner(log.placements, concurrency=6, outlets=Outlets(bus=bus))
     runner.vm_slot = noting_resets(runner.vm_slot, url_of)
-    tasks = sim_tasks(8, sim={"scale": 0.2})  # a second or more after its first step: time to remove the raylet
+    tasks = sim_tasks(8, sim={"scale": 0.5})  # seconds after its first step: time to remove the raylet, even at load
     caught: list[str] = []  # the episode in flight on the raylet when it was removed
 
     async def remove_the_raylet_under_one_of_its_episodes() -> None:

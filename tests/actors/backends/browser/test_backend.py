@@ -202,7 +202,7 @@ async def test_the_launch_flags_keep_playwrights_features_and_run_no_gpu_network
     """Chromium keeps only the last of a repeated switch and Playwright passes its --enable-features
     first: ours must name every feature Playwright's own launch has in force (a renderer's argv
     carries the browser's effective lists), and ours must take effect."""
-    playwright_own = await _launched([])
+    playwright_own = await _launched([], awaiting={"gpu-process", "utility"})
     ours = await _launched(list(LAUNCH_ARGS))
     assert playwright_own["enabled"] <= ours["enabled"] and set(FEATURES) <= ours["enabled"]
     assert ours["disabled"] == playwright_own["disabled"]
@@ -210,9 +210,11 @@ async def test_the_launch_flags_keep_playwrights_features_and_run_no_gpu_network
     assert ours["kinds"].count("zygote") == 1 and not {"gpu-process", "utility"} & set(ours["kinds"]), ours["kinds"]
 
 
-async def _launched(args: list[str]) -> dict:
+async def _launched(args: list[str], awaiting: frozenset[str] | set[str] = frozenset()) -> dict:
     """The features in force (read off a renderer's argv) and the kinds of the processes of a
-    browser launched with `args` after Playwright's own switches, with one page open."""
+    browser launched with `args` after Playwright's own switches, with one page open, once the
+    process kinds `awaiting` run (at most 10 s: Chromium may start its network service a moment
+    after the page)."""
     from playwright.async_api import async_playwright
 
     before = set(browser_mains(os.getpid()))
@@ -222,6 +224,9 @@ async def _launched(args: list[str]) -> dict:
         try:
             await browser.new_page()
             (pid,) = set(browser_mains(os.getpid())) - before
+            with anyio.move_on_after(10):
+                while not awaiting <= {process_kind(argv) for argv in descendants(pid).values()}:
+                    await anyio.sleep(0.05)
             below = descendants(pid).values()
             renderer = next(argv for argv in below if b"--type=renderer" in argv)
             listed = {arg.split(b"=", 1)[0]: set(arg.split(b"=", 1)[1].decode().split(","))
