@@ -24,6 +24,7 @@ import queue
 import threading
 import time
 from concurrent.futures import Future
+from collections.abc import Iterable
 from typing import Callable, TypeVar
 
 import anyio
@@ -32,6 +33,8 @@ from playwright.sync_api import Browser, Error as PlaywrightError, Playwright, s
 from protocols import TroupeError
 from actors.backends.waa.client import WAAClient
 from runtime.backoff import Backoff
+
+__all__ = ["CONNECT_TIMEOUT", "DevToolsUnavailable", "close_tabs", "with_browser"]
 
 logger = logging.getLogger(__name__)
 
@@ -111,3 +114,12 @@ async def with_browser(client: WAAClient, work: Callable[[Browser], T], *, attem
     none answers after `attempts` tries."""
     return await anyio.to_thread.run_sync(_session, client.devtools, work, attempts)
 
+
+def close_tabs(browser: Browser, urls: Iterable[str], same: Callable[[str, str], bool]) -> None:
+    """Close, for each of `urls`, the first open tab whose address is `same` as it: the tab-closing
+    step both references have, each comparing addresses by its own rule."""
+    context = browser.contexts[0]
+    for url in urls:
+        page = next((page for page in context.pages if same(page.url, url)), None)
+        if page is not None:
+            page.close()

@@ -53,7 +53,7 @@ import anyio
 import tldextract
 from playwright.sync_api import Browser, TimeoutError as PlaywrightTimeout
 
-from actors.backends.waa.devtools import DevToolsUnavailable, with_browser
+from actors.backends.waa.devtools import DevToolsUnavailable, close_tabs, with_browser
 from bench.suites.osworld.chrome import active_url_from_accessTree
 from bench.suites.osworld.episode import Episode
 from bench.suites.osworld.errors import SetupFailed
@@ -120,16 +120,8 @@ async def _chrome_open_tabs(episode: Episode, p: dict[str, Any]) -> None:
 
 
 async def _chrome_close_tabs(episode: Episode, p: dict[str, Any]) -> None:
-    urls = p["urls_to_close"]
-
-    def close_tabs(browser: Browser) -> None:
-        context = browser.contexts[0]
-        for url in urls:
-            page = next((page for page in context.pages if compare_urls(page.url, url)), None)
-            if page is not None:
-                page.close()
-
-    await _step_session(episode, close_tabs, "chrome_close_tabs")
+    close = functools.partial(close_tabs, urls=p["urls_to_close"], same=compare_urls)
+    await _step_session(episode, close, "chrome_close_tabs")
 
 
 def _tabs(browser: Browser) -> list[dict[str, str]]:

@@ -31,6 +31,7 @@ A Playwright error where WAA's getter has no handler fails the getter
 
 from __future__ import annotations
 
+import functools
 import logging
 from typing import Any
 
@@ -39,7 +40,7 @@ from playwright.sync_api import Browser, Error as PlaywrightError
 
 from actors.backends.waa.client import WAAClient
 from bench.suites.waa.browser.address_bar import active_tab_url
-from actors.backends.waa.devtools import DevToolsUnavailable, with_browser
+from actors.backends.waa.devtools import DevToolsUnavailable, close_tabs, with_browser
 from bench.suites.waa.browser.devtools import SETUP_ATTEMPTS, reconnecting
 from bench.suites.waa.browser.urls import same_url
 from bench.suites.waa.errors import GetterFailed, SetupFailed
@@ -78,17 +79,9 @@ async def chrome_open_tabs(client: WAAClient, p: dict[str, Any], cache: Any) -> 
 
 
 async def chrome_close_tabs(client: WAAClient, p: dict[str, Any], cache: Any) -> None:
-    urls = p["urls_to_close"]
+    close = functools.partial(close_tabs, urls=p["urls_to_close"], same=same_url)
     await anyio.sleep(CLOSE_TABS_WAIT)
-
-    def close_tabs(browser: Browser) -> None:
-        context = browser.contexts[0]
-        for url in urls:
-            match = next((page for page in context.pages if same_url(page.url, url)), None)
-            if match is not None:
-                match.close()
-
-    await _step_session(client, close_tabs, "chrome_close_tabs")
+    await _step_session(client, close, "chrome_close_tabs")
 
 
 def _settled(page, state: str, content: bool) -> dict[str, Any]:
