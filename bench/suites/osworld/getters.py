@@ -24,6 +24,8 @@ the metrics here read the bytes the same way).
   OSWorld's video types (its list, duplicates included, weigh the count),
   'unknown' when it names none;
 - `accessibility_tree`: /accessibility's `AT` text, None when it fails;
+- `list_directory`: /list_directory's tree of the folder `path`, None when
+  the server answers anything but 200 (the folder is not there);
 - Chrome's profile getters (chrome.py), its appearance mode (chrome_appearance.py) and its tabs
   (chrome_tabs.py) and parts of the active tab's address (chrome_urls.py).
 """
@@ -165,6 +167,11 @@ async def _accessibility_tree(episode: Episode, spec: dict[str, Any]) -> str | N
     return response.json()["AT"] if response.status_code == 200 else None
 
 
+async def _list_directory(episode: Episode, spec: dict[str, Any]) -> dict[str, Any] | None:
+    response = await episode.client.post("/list_directory", json={"path": spec["path"]}, answer_server_errors=True)
+    return response.json()["directory_tree"] if response.status_code == 200 else None
+
+
 GETTERS: dict[str, Getter] = {
     "rule": _rule,
     "vm_command_line": _vm_command_line,
@@ -177,6 +184,7 @@ GETTERS: dict[str, Getter] = {
     "gimp_config_file": _gimp_config_file,
     "default_video_player": _default_video_player,
     "accessibility_tree": _accessibility_tree,
+    "list_directory": _list_directory,
     **CHROME_GETTERS,
     **APPEARANCE_GETTERS,
     **TAB_GETTERS,
