@@ -143,11 +143,8 @@ def slides() -> types.ModuleType:
 
 
 def general() -> types.ModuleType:
-    """metrics/general.py; its two helpers from utils.py (which needs formulas and tldextract) stood in."""
-    return load(METRICS / "general.py", {"desktop_env": (), "desktop_env.evaluators": (),
-                                         "desktop_env.evaluators.metrics": (),
-                                         "desktop_env.evaluators.metrics.utils": ("_match_record",
-                                                                                  "_match_value_to_rule")})
+    """metrics/general.py with its utils.py (_match_record, _match_value_to_rule)."""
+    return _with_utils("general")
 
 
 PACKAGE = "desktop_env.evaluators.metrics"

@@ -2,7 +2,9 @@
 ../shared/osworld/reference for tests only) on accessibility trees and registrymodifications.xcu files
 built to sit on their edges: the slide panel present, renamed, nested, another element with its name, a
 tree that is not XML; the autosave interval set, set elsewhere, set twice, empty, not a number, missing its
-value, a file that is not XML, rules as an int and as a string. Prints the agreement per function."""
+value, a file that is not XML, rules as an int and as a string; the presenter console off in any case,
+on, off only in a later item, under another path or deeper than OSWorld looks, an empty or missing value,
+no file. Prints the agreement per function."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ C = Case
 TREE = ('<desktop-frame xmlns:st="https://accessibility.ubuntu.example.org/ns/state" name="main">'
         '<frame name="Untitled 1 - LibreOffice Impress">{}</frame></desktop-frame>')
 SAVE = "/org.openoffice.Office.Common/Save/Document"
+START = "/org.openoffice.Office.Impress/Misc/Start"
 
 
 def xcu(*items: str) -> bytes:
@@ -32,6 +35,13 @@ def item(path: str, name: str, value: str | None) -> str:
 
 
 AUTOSAVE = item(SAVE, "AutoSaveTimeIntervall", "3")
+
+
+def console(value: str | None) -> str:
+    return item(START, "EnablePresenterScreen", value)
+
+
+CONSOLE_OFF = console("false")  # as LibreOffice writes the unticked option
 CASES: dict[str, list[Case]] = {
     "check_left_panel": [
         C(TREE.format('<panel name="Slides"><document-frame name="Slides View"/></panel>')),
@@ -56,6 +66,17 @@ CASES: dict[str, list[Case]] = {
         C(FILE, xcu(AUTOSAVE).replace(b"\n", b"\r\n"), {"minutes": 3}),
         C(FILE, b"<oor:items", {"minutes": 3}), C(FILE, b"", {"minutes": 3}),
         C(FILE, xcu(AUTOSAVE), {"interval": 3}), C(None, {"minutes": 3}),
+    ],
+    "check_presenter_console_disable": [
+        C(FILE, xcu(CONSOLE_OFF)), C(FILE, xcu(AUTOSAVE, CONSOLE_OFF)),
+        *[C(FILE, xcu(console(value))) for value in ("False", "FALSE", "true", " false", "0", "", None)],
+        C(FILE, xcu(console("true"), CONSOLE_OFF)), C(FILE, xcu(CONSOLE_OFF, console("true"))),  # the first decides
+        C(FILE, xcu(item("/org.openoffice.Office.Impress/Misc", "EnablePresenterScreen", "false"))),
+        C(FILE, xcu(item(START, "EnablePresenterConsole", "false"))), C(FILE, xcu(AUTOSAVE)), C(FILE, xcu()),
+        C(FILE, xcu(f'<node oor:name="wrapper">{CONSOLE_OFF}</node>')),
+        C(FILE, xcu(f'<item oor:path="{START}"><node oor:name="inner"><prop oor:name="EnablePresenterScreen">'
+                    '<value>false</value></prop></node></item>')),
+        C(FILE, xcu(CONSOLE_OFF).replace(b"\n", b"\r\n")), C(FILE, b"<oor:items"), C(FILE, b""), C(None),
     ],
 }
 
