@@ -15,10 +15,15 @@ import types
 from pathlib import Path
 from typing import Any
 
+from bench.formats.task_folder import read_task
+from bench.suites.osworld.checker import OSWorldChecker
+from protocols import Evaluate
+
 from tests.paths import ROOT
 
 REFERENCE = ROOT.parent / "shared" / "osworld" / "reference"
 METRICS = REFERENCE / "desktop_env" / "evaluators" / "metrics"
+EXAMPLES = ROOT.parent / "shared" / "osworld" / "evaluation_examples" / "examples"
 
 
 def _unused(*args: Any, **kwargs: Any) -> Any:
@@ -119,6 +124,26 @@ def assert_agrees(name: str, reference: Any, ours: Any, cases: list[Case], folde
     with capsys.disabled():
         print(f"\nparity {name}: {len(cases) - len(differences)}/{len(cases)} cases agree with OSWorld's function")
     assert not differences
+
+
+async def task_scores(task_id: str, reference: types.ModuleType, result: bytes, folder: Path,
+                      suffix: str) -> tuple[Any, Any]:
+    """What the task's own evaluator (one function; a file as its result, a rule or nothing as its expected
+    value) makes of `result`: OSWorld's function from `reference` and troupe's checker, each "raises" or
+    a score."""
+    domain, _, stem = task_id.partition("/")
+    task = read_task(EXAMPLES / domain / f"{stem}.json", domain)
+    spec = task.evaluation_spec
+    rules = [spec["expected"]["rules"]] if "expected" in spec else []
+    path = folder / f"{stem}{suffix}"
+    path.write_bytes(result)
+    theirs = outcome(getattr(reference, spec["func"]), [str(path), *rules], spec.get("options", {}))
+    try:
+        verdict = await OSWorldChecker().check(Evaluate(task=task, episode_id="e", steps=(),
+                                                        vm_state={"result": [result], "expected": rules}))
+    except Exception:  # noqa: BLE001 - a raise is an outcome to agree on
+        return theirs, "raises"
+    return theirs, verdict.score
 
 
 _IMAGING = {"cv2": (), "skimage": (), "skimage.metrics": ("structural_similarity",)}
