@@ -1,5 +1,6 @@
 """Files the OSWorld tests make in the formats its tasks name (the task files themselves live in a data set
-this machine cannot reach): documents, workbooks, decks, PDFs, pictures, archives, a mail client's profile."""
+this machine cannot reach): documents, workbooks, decks, PDFs, pictures, archives, a mail client's profile, a
+browser extension's archive."""
 
 from __future__ import annotations
 
@@ -85,7 +86,7 @@ def png(colour: str, size: tuple[int, int] = (64, 64), mark: str | None = None) 
     return out.getvalue()
 
 
-def zipped(files: dict[str, bytes]) -> bytes:
+def zip_of(files: dict[str, bytes]) -> bytes:
     """A .zip holding `files` by their paths inside it."""
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:

@@ -11,9 +11,14 @@ General functions (OSWorld's metrics/general.py): `exact_match`,
 `file_contains`, `check_line_number`, `diff_text_file`; the applications'
 own in chrome.py (`is_expected_bookmarks`, `check_font_size`,
 `check_history_deleted`, ...), chrome_tabs.py (`is_expected_tabs`,
-`is_expected_active_tab`), vlc.py, gimp.py, impress.py, slides.py
-(`compare_pptx_files`), tables.py (`compare_table`), thunderbird.py
-(`check_thunderbird_prefs`), writer.py (`compare_docx_files`), pdfs.py (`compare_pdfs`,
+`is_expected_active_tab`), vlc.py, vlc_status.py (`is_vlc_playing`),
+media.py (`compare_audios`, `compare_videos`), gimp.py, impress.py, slides.py
+(`compare_pptx_files`), slide_design.py (orientation, background, transition,
+slide-number colour), tables.py (`compare_table`), thunderbird.py
+(`check_thunderbird_prefs`, `check_thunderbird_filter`) and writer.py
+(`compare_docx_files`); general.py's rule checks in expectations.py
+(`check_list`, `check_csv`, `check_json`), sqlite_query.py (`run_sqlite3`)
+and accessibility.py (`check_accessibility_tree`); pdfs.py (`compare_pdfs`,
 `check_pdf_pages`, `compare_pdf_images`), archives.py (`compare_zip_files`,
 `compare_archive`), text_files.py (`compare_text_file`, ...), basic_os.py
 (`is_in_vm_clickboard`, `check_moved_jpgs`) and place_names.py.
@@ -28,21 +33,27 @@ import re
 from typing import Any, Callable
 
 from bench.formats.text_file import text_mode
+from bench.suites.osworld.accessibility import ACCESSIBILITY_METRICS
 from bench.suites.osworld.archives import ARCHIVE_METRICS
 from bench.suites.osworld.basic_os import BASIC_OS_METRICS
 from bench.suites.osworld.chrome import CHROME_METRICS, RULED as CHROME_RULED
 from bench.suites.osworld.chrome_tabs import TAB_METRICS
 from bench.suites.osworld.errors import MetricFailed
+from bench.suites.osworld.expectations import EXPECTATION_METRICS
 from bench.suites.osworld.gimp import GIMP_METRICS
 from bench.suites.osworld.impress import IMPRESS_METRICS
 from bench.suites.osworld.json_object import JSON_METRICS
+from bench.suites.osworld.media import MEDIA_METRICS
 from bench.suites.osworld.pdfs import PDF_METRICS
 from bench.suites.osworld.place_names import PLACE_METRICS
+from bench.suites.osworld.slide_design import SLIDE_DESIGN_METRICS
 from bench.suites.osworld.slides import SLIDES_METRICS
+from bench.suites.osworld.sqlite_query import SQLITE_METRICS
 from bench.suites.osworld.tables import RULES as TABLE_RULES, TABLE_METRICS
 from bench.suites.osworld.text_files import TEXT_METRICS
 from bench.suites.osworld.thunderbird import THUNDERBIRD_METRICS
 from bench.suites.osworld.vlc import VLC_METRICS
+from bench.suites.osworld.vlc_status import VLC_STATUS_METRICS
 from bench.suites.osworld.writer import WRITER_METRICS
 
 Metric = Callable[..., float]
@@ -135,17 +146,23 @@ METRICS: dict[str, Metric] = {
     **TAB_METRICS,
     **JSON_METRICS,
     **VLC_METRICS,
+    **VLC_STATUS_METRICS,
+    **MEDIA_METRICS,
     **GIMP_METRICS,
     **IMPRESS_METRICS,
     **TABLE_METRICS,
     **WRITER_METRICS,
     **SLIDES_METRICS,
+    **SLIDE_DESIGN_METRICS,
     **THUNDERBIRD_METRICS,
     **PDF_METRICS,
     **ARCHIVE_METRICS,
     **TEXT_METRICS,
     **BASIC_OS_METRICS,
     **PLACE_METRICS,
+    **EXPECTATION_METRICS,
+    **SQLITE_METRICS,
+    **ACCESSIBILITY_METRICS,
 }
 
 SUPPORTED_FUNCTIONS = frozenset(METRICS) | {INFEASIBLE}

@@ -29,7 +29,7 @@ from bench.suites.osworld.pdfs import check_pdf_pages, compare_pdf_images, compa
 
 from tests.osworld_reference import (FILE, REFERENCE, Case, Named, assert_agrees, chrome_pdfs, disagreements,
                                      metrics_package, pdf as pdf_module, vscode)
-from tests.task_files import pdf, png, tar_gz, zipped
+from tests.task_files import pdf, png, tar_gz, zip_of
 
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"OSWorld's reference code is not at {REFERENCE}")
 
@@ -96,20 +96,20 @@ def test_compare_pdf_images_agrees_with_osworlds_own(chrome, tmp_path, capsys):
 
 def test_compare_zip_files_agrees_with_osworlds_own(tmp_path, capsys, monkeypatch):
     members = {"essay.docx": b"PK\x03\x04 a document", "notes/readme.txt": b"read me\n"}
-    gold = zipped({**members, "essay.pdf": pdf("Recruitment and retention", "of health professionals")})
+    gold = zip_of({**members, "essay.pdf": pdf("Recruitment and retention", "of health professionals")})
     cases = [C(FILE, result, FILE, gold) for result in (
-        gold, zipped({**members, "essay.pdf": pdf("Recruitment and retention", "of health professionals",
+        gold, zip_of({**members, "essay.pdf": pdf("Recruitment and retention", "of health professionals",
                                                   title="other")}),
-        zipped({**members, "essay.pdf": pdf("Recruitment and retention", "of health professionals.")}),
-        zipped({**members, "essay.pdf": pdf("Something else entirely")}),
-        zipped({**members, "essay.pdf": b"%PDF-1.4 broken"}),
-        zipped({**members, "essay.pdf": pdf("Recruitment and retention", "of health professionals"), "x.txt": b"x"}),
-        zipped({"essay.docx": members["essay.docx"], "notes/README.txt": b"read me\n",
+        zip_of({**members, "essay.pdf": pdf("Recruitment and retention", "of health professionals.")}),
+        zip_of({**members, "essay.pdf": pdf("Something else entirely")}),
+        zip_of({**members, "essay.pdf": b"%PDF-1.4 broken"}),
+        zip_of({**members, "essay.pdf": pdf("Recruitment and retention", "of health professionals"), "x.txt": b"x"}),
+        zip_of({"essay.docx": members["essay.docx"], "notes/README.txt": b"read me\n",
                 "essay.pdf": pdf("Recruitment and retention", "of health professionals")}),
-        zipped({**members, "notes/readme.txt": b"read me!\n",
+        zip_of({**members, "notes/readme.txt": b"read me!\n",
                 "essay.pdf": pdf("Recruitment and retention", "of health professionals")}),
-        zipped({}), b"not a zip", b"")]
-    cases += [C(None, FILE, gold), C(FILE, gold, None), C(FILE, zipped({}), FILE, zipped({}))]
+        zip_of({}), b"not a zip", b"")]
+    cases += [C(None, FILE, gold), C(FILE, gold, None), C(FILE, zip_of({}), FILE, zip_of({}))]
     monkeypatch.chdir(tmp_path)  # OSWorld's function writes temp.pdf where it runs
     assert_agrees("compare_zip_files", vscode().compare_zip_files, compare_zip_files, cases, tmp_path, capsys,
                   suffix=".zip")
@@ -161,7 +161,7 @@ def _archives(pack, suffix: str) -> list[Case]:
 
 def test_compare_archive_agrees_with_osworlds_own(chrome, tmp_path, capsys):
     """A tar.gz's folders come from the paths of its files, as `tar -zcf` writes them with `*.pdf`."""
-    cases = {"zip": _archives(zipped, ".zip"), "tar.gz": _archives(tar_gz, ".tar.gz")}
+    cases = {"zip": _archives(zip_of, ".zip"), "tar.gz": _archives(tar_gz, ".tar.gz")}
     found, total = [], 0
     with metrics_package(), contextlib.chdir(tmp_path):
         for kind, group in cases.items():
