@@ -9,6 +9,7 @@ product never imports any of this.
 from __future__ import annotations
 
 import importlib.util
+import math
 import sys
 import types
 from pathlib import Path
@@ -90,23 +91,31 @@ def outcome(function: Any, arguments: list[Any], options: dict[str, Any]) -> Any
         return "raises"
 
 
+def same(theirs: Any, mine: Any, tolerance: float) -> bool:
+    if isinstance(theirs, float) and isinstance(mine, float):
+        return math.isclose(theirs, mine, rel_tol=0.0, abs_tol=tolerance)
+    return theirs == mine
+
+
 def disagreements(reference: Any, ours: Any, cases: list[Case], folder: Path,
-                  suffix: str = ".txt") -> list[tuple[Case, Any, Any]]:
-    """The cases where OSWorld's function and troupe's give different outcomes."""
+                  suffix: str = ".txt", tolerance: float = 0.0) -> list[tuple[Case, Any, Any]]:
+    """The cases where OSWorld's function and troupe's give different outcomes (scores further apart than
+    `tolerance`)."""
     found = []
     for index, case in enumerate(cases):
         theirs_args, our_args = case.calls(folder, index, suffix)
         theirs, mine = outcome(reference, theirs_args, case.options), outcome(ours, our_args, case.options)
-        if theirs != mine:
+        if not same(theirs, mine, tolerance):
             found.append((case, theirs, mine))
     return found
 
 
 def assert_agrees(name: str, reference: Any, ours: Any, cases: list[Case], folder: Path, capsys: Any,
-                  suffix: str = ".txt") -> None:
+                  suffix: str = ".txt", tolerance: float = 0.0) -> None:
     """Prints how many `cases` troupe's `ours` and OSWorld's `reference` agree on, past pytest's capture,
-    and fails on any that differ (files named with `suffix`: openpyxl opens only .xlsx names)."""
-    differences = disagreements(reference, ours, cases, folder, suffix)
+    and fails on any that differ (files named with `suffix`: openpyxl opens only .xlsx names; scores
+    computed in another order of floating-point operations within `tolerance`)."""
+    differences = disagreements(reference, ours, cases, folder, suffix, tolerance)
     with capsys.disabled():
         print(f"\nparity {name}: {len(cases) - len(differences)}/{len(cases)} cases agree with OSWorld's function")
     assert not differences
@@ -125,6 +134,43 @@ def vlc() -> types.ModuleType:
 def gimp() -> types.ModuleType:
     """metrics/gimp.py; its image libraries, which check_config_status never calls, stood in."""
     return load(METRICS / "gimp.py", {**_IMAGING, "numpy": (), "PIL": ("Image", "ImageChops", "ImageStat")})
+
+
+def gimp_images() -> types.ModuleType:
+    """metrics/gimp.py with its image libraries (Pillow, numpy, OpenCV, scikit-image's SSIM)."""
+    return load(METRICS / "gimp.py", {})
+
+
+def vlc_images() -> types.ModuleType:
+    """metrics/vlc.py with its image libraries; the audio ones compare_images never calls stood in."""
+    return load(METRICS / "vlc.py", {"acoustid": (), "librosa": ()})
+
+
+def slides_pptx() -> types.ModuleType:
+    """metrics/slides.py with python-pptx."""
+    return load(METRICS / "slides.py", {})
+
+
+GETTERS = REFERENCE / "desktop_env" / "evaluators" / "getters"
+
+
+def file_getters() -> dict[str, types.ModuleType]:
+    """getters/file.py (get_vm_file, which reads through env.controller.get_file), by the name OSWorld's
+    other getter modules import it, with its packages."""
+    packages = {name: types.ModuleType(name) for name in ("desktop_env", "desktop_env.evaluators",
+                                                          "desktop_env.evaluators.getters")}
+    file = load(GETTERS / "file.py", {}, packages, package="desktop_env.evaluators.getters")
+    return {**packages, "desktop_env.evaluators.getters.file": file}
+
+
+def impress_getters() -> types.ModuleType:
+    """getters/impress.py, its get_vm_file OSWorld's own."""
+    return load(GETTERS / "impress.py", {}, file_getters(), package="desktop_env.evaluators.getters")
+
+
+def info_getters() -> types.ModuleType:
+    """getters/info.py (get_vm_wallpaper)."""
+    return load(GETTERS / "info.py", {})
 
 
 def slides() -> types.ModuleType:

@@ -24,6 +24,10 @@ the metrics here read the bytes the same way).
   OSWorld's video types (its list, duplicates included, weigh the count),
   'unknown' when it names none;
 - `accessibility_tree`: /accessibility's `AT` text, None when it fails;
+- `vm_wallpaper`: the picture /wallpaper answers; an empty file when it
+  answers anything but 200, as OSWorld's getter writes one (its metric then
+  raises reading it);
+- `background_image_in_slide`: a deck's slide background picture (slide_images.py);
 - Chrome's profile getters (chrome.py), its appearance mode (chrome_appearance.py) and its tabs
   (chrome_tabs.py) and parts of the active tab's address (chrome_urls.py).
 """
@@ -41,6 +45,7 @@ from bench.suites.osworld.chrome_tabs import TAB_GETTERS
 from bench.suites.osworld.chrome_urls import URL_GETTERS
 from bench.suites.osworld.episode import Episode
 from bench.suites.osworld.errors import GetterFailed
+from bench.suites.osworld.slide_images import SLIDE_IMAGE_GETTERS
 
 Getter = Callable[[Episode, dict[str, Any]], Awaitable[Any]]
 
@@ -160,6 +165,11 @@ async def _default_video_player(episode: Episode, spec: dict[str, Any]) -> str:
     return found.most_common(1)[0][0] if found else "unknown"
 
 
+async def _vm_wallpaper(episode: Episode, spec: dict[str, Any]) -> bytes:
+    response = await episode.client.post("/wallpaper", answer_server_errors=True)
+    return response.content if response.status_code == 200 else b""
+
+
 async def _accessibility_tree(episode: Episode, spec: dict[str, Any]) -> str | None:
     response = await episode.client.get("/accessibility", answer_server_errors=True)
     return response.json()["AT"] if response.status_code == 200 else None
@@ -177,10 +187,12 @@ GETTERS: dict[str, Getter] = {
     "gimp_config_file": _gimp_config_file,
     "default_video_player": _default_video_player,
     "accessibility_tree": _accessibility_tree,
+    "vm_wallpaper": _vm_wallpaper,
     **CHROME_GETTERS,
     **APPEARANCE_GETTERS,
     **TAB_GETTERS,
     **URL_GETTERS,
+    **SLIDE_IMAGE_GETTERS,
 }
 
 

@@ -12,7 +12,9 @@ General functions (OSWorld's metrics/general.py): `exact_match`,
 own in chrome.py (`is_expected_bookmarks`, `check_font_size`,
 `check_history_deleted`, ...), chrome_tabs.py (`is_expected_tabs`,
 `is_expected_active_tab`), vlc.py, gimp.py, impress.py, slides.py
-(`compare_pptx_files`), tables.py (`compare_table`), thunderbird.py
+(`compare_pptx_files`), the picture checks in image_similarity.py
+(`compare_images`, the structure checks), image_edits.py (the GIMP edits)
+and slide_images.py (`check_image_stretch_and_center`), tables.py (`compare_table`), thunderbird.py
 (`check_thunderbird_prefs`) and writer.py (`compare_docx_files`).
 
 `infeasible` is decided by the checker from the agent's last action.
@@ -29,8 +31,11 @@ from bench.suites.osworld.chrome import CHROME_METRICS, RULED as CHROME_RULED
 from bench.suites.osworld.chrome_tabs import TAB_METRICS
 from bench.suites.osworld.errors import MetricFailed
 from bench.suites.osworld.gimp import GIMP_METRICS
+from bench.suites.osworld.image_edits import EDIT_METRICS
+from bench.suites.osworld.image_similarity import SIMILARITY_METRICS
 from bench.suites.osworld.impress import IMPRESS_METRICS
 from bench.suites.osworld.json_object import JSON_METRICS
+from bench.suites.osworld.slide_images import SLIDE_IMAGE_METRICS
 from bench.suites.osworld.slides import SLIDES_METRICS
 from bench.suites.osworld.tables import RULES as TABLE_RULES, TABLE_METRICS
 from bench.suites.osworld.thunderbird import THUNDERBIRD_METRICS
@@ -134,10 +139,13 @@ METRICS: dict[str, Metric] = {
     **JSON_METRICS,
     **VLC_METRICS,
     **GIMP_METRICS,
+    **SIMILARITY_METRICS,
+    **EDIT_METRICS,
     **IMPRESS_METRICS,
     **TABLE_METRICS,
     **WRITER_METRICS,
     **SLIDES_METRICS,
+    **SLIDE_IMAGE_METRICS,
     **THUNDERBIRD_METRICS,
 }
 
