@@ -15,10 +15,15 @@ import types
 from pathlib import Path
 from typing import Any
 
+from bench.formats.task_folder import read_task
+from bench.suites.osworld.checker import OSWorldChecker
+from protocols import Evaluate
+
 from tests.paths import ROOT
 
 REFERENCE = ROOT.parent / "shared" / "osworld" / "reference"
 METRICS = REFERENCE / "desktop_env" / "evaluators" / "metrics"
+EXAMPLES = ROOT.parent / "shared" / "osworld" / "evaluation_examples" / "examples"
 
 
 def _unused(*args: Any, **kwargs: Any) -> Any:
@@ -91,21 +96,21 @@ def outcome(function: Any, arguments: list[Any], options: dict[str, Any]) -> Any
         return "raises"
 
 
-def same(theirs: Any, mine: Any, tolerance: float) -> bool:
+def _same(theirs: Any, mine: Any, tolerance: float) -> bool:
     if isinstance(theirs, float) and isinstance(mine, float):
         return math.isclose(theirs, mine, rel_tol=0.0, abs_tol=tolerance)
     return theirs == mine
 
 
-def disagreements(reference: Any, ours: Any, cases: list[Case], folder: Path,
-                  suffix: str = ".txt", tolerance: float = 0.0) -> list[tuple[Case, Any, Any]]:
-    """The cases where OSWorld's function and troupe's give different outcomes (scores further apart than
-    `tolerance`)."""
+def disagreements(reference: Any, ours: Any, cases: list[Case], folder: Path, suffix: str = ".txt",
+                  tolerance: float = 0.0) -> list[tuple[Case, Any, Any]]:
+    """The cases where OSWorld's function and troupe's give different outcomes (scores further apart
+    than `tolerance`)."""
     found = []
     for index, case in enumerate(cases):
         theirs_args, our_args = case.calls(folder, index, suffix)
         theirs, mine = outcome(reference, theirs_args, case.options), outcome(ours, our_args, case.options)
-        if not same(theirs, mine, tolerance):
+        if not _same(theirs, mine, tolerance):
             found.append((case, theirs, mine))
     return found
 
@@ -114,11 +119,31 @@ def assert_agrees(name: str, reference: Any, ours: Any, cases: list[Case], folde
                   suffix: str = ".txt", tolerance: float = 0.0) -> None:
     """Prints how many `cases` troupe's `ours` and OSWorld's `reference` agree on, past pytest's capture,
     and fails on any that differ (files named with `suffix`: openpyxl opens only .xlsx names; scores
-    computed in another order of floating-point operations within `tolerance`)."""
+    within `tolerance`: where troupe computes on numpy what the reference's libraries round otherwise)."""
     differences = disagreements(reference, ours, cases, folder, suffix, tolerance)
     with capsys.disabled():
         print(f"\nparity {name}: {len(cases) - len(differences)}/{len(cases)} cases agree with OSWorld's function")
     assert not differences
+
+
+async def task_scores(task_id: str, reference: types.ModuleType, result: bytes, folder: Path,
+                      suffix: str) -> tuple[Any, Any]:
+    """What the task's own evaluator (one function; a file as its result, a rule or nothing as its expected
+    value) makes of `result`: OSWorld's function from `reference` and troupe's checker, each "raises" or
+    a score."""
+    domain, _, stem = task_id.partition("/")
+    task = read_task(EXAMPLES / domain / f"{stem}.json", domain)
+    spec = task.evaluation_spec
+    rules = [spec["expected"]["rules"]] if "expected" in spec else []
+    path = folder / f"{stem}{suffix}"
+    path.write_bytes(result)
+    theirs = outcome(getattr(reference, spec["func"]), [str(path), *rules], spec.get("options", {}))
+    try:
+        verdict = await OSWorldChecker().check(Evaluate(task=task, episode_id="e", steps=(),
+                                                        vm_state={"result": [result], "expected": rules}))
+    except Exception:  # noqa: BLE001 - a raise is an outcome to agree on
+        return theirs, "raises"
+    return theirs, verdict.score
 
 
 _IMAGING = {"cv2": (), "skimage": (), "skimage.metrics": ("structural_similarity",)}
@@ -141,97 +166,14 @@ def gimp_images() -> types.ModuleType:
     return load(METRICS / "gimp.py", {})
 
 
-def vlc_images() -> types.ModuleType:
-    """metrics/vlc.py with its image libraries; the audio ones compare_images never calls stood in."""
-    return load(METRICS / "vlc.py", {"acoustid": (), "librosa": ()})
-
-
 def slides_pptx() -> types.ModuleType:
     """metrics/slides.py with python-pptx."""
     return load(METRICS / "slides.py", {})
 
 
-GETTERS = REFERENCE / "desktop_env" / "evaluators" / "getters"
-
-
-def file_getters() -> dict[str, types.ModuleType]:
-    """getters/file.py (get_vm_file, which reads through env.controller.get_file), by the name OSWorld's
-    other getter modules import it, with its packages."""
-    packages = {name: types.ModuleType(name) for name in ("desktop_env", "desktop_env.evaluators",
-                                                          "desktop_env.evaluators.getters")}
-    file = load(GETTERS / "file.py", {}, packages, package="desktop_env.evaluators.getters")
-    return {**packages, "desktop_env.evaluators.getters.file": file}
-
-
-def impress_getters() -> types.ModuleType:
-    """getters/impress.py, its get_vm_file OSWorld's own."""
-    return load(GETTERS / "impress.py", {}, file_getters(), package="desktop_env.evaluators.getters")
-
-
 def info_getters() -> types.ModuleType:
-    """getters/info.py (get_vm_wallpaper)."""
-    return load(GETTERS / "info.py", {})
-
-
-def slides() -> types.ModuleType:
-    """metrics/slides.py; python-pptx, which check_left_panel and check_auto_saving_time never call, stood in."""
-    return load(METRICS / "slides.py", {"pptx": ("Presentation",), "pptx.util": ("Inches",),
-                                        "pptx.enum": (), "pptx.enum.shapes": ("MSO_SHAPE_TYPE",)})
-
-
-def general() -> types.ModuleType:
-    """metrics/general.py; its two helpers from utils.py (which needs formulas and tldextract) stood in."""
-    return load(METRICS / "general.py", {"desktop_env": (), "desktop_env.evaluators": (),
-                                         "desktop_env.evaluators.metrics": (),
-                                         "desktop_env.evaluators.metrics.utils": ("_match_record",
-                                                                                  "_match_value_to_rule")})
-
-
-PACKAGE = "desktop_env.evaluators.metrics"
-
-
-def _with_utils(name: str) -> types.ModuleType:
-    """metrics/<name>.py with its utils.py (as `desktop_env.evaluators.metrics.utils`, which it imports by
-    that name or relatively); tldextract, which utils names for URL metrics these never call, stood in."""
-    utils = load(METRICS / "utils.py", {"tldextract": ()})
-    packages = {name: types.ModuleType(name) for name in ("desktop_env", "desktop_env.evaluators", PACKAGE)}
-    return load(METRICS / f"{name}.py", {}, {**packages, f"{PACKAGE}.utils": utils}, package=PACKAGE)
-
-
-def table() -> types.ModuleType:
-    """metrics/table.py with its utils.py."""
-    return _with_utils("table")
-
-
-def thunderbird() -> types.ModuleType:
-    """metrics/thunderbird.py with its utils.py."""
-    return _with_utils("thunderbird")
-
-
-def docs() -> types.ModuleType:
-    """metrics/docs.py; its OCR and colour-science libraries, which compare_docx_files never calls, stood in."""
-    return load(METRICS / "docs.py", {"easyocr": (), "skimage": (), "skimage.color": ("deltaE_ciede2000", "rgb2lab")})
-
-
-def _offline_tldextract() -> types.ModuleType:
-    """tldextract whose `extract` reads the public suffix list the package ships (the default one
-    fetches the list from the web first)."""
-    import tldextract
-
-    module = types.ModuleType("tldextract")
-    module.extract = tldextract.TLDExtract(suffix_list_urls=())
-    return module
-
-
-def chrome() -> types.ModuleType:
-    """metrics/chrome.py with its utils.py (compare_urls, are_lists_equal), tldextract kept offline; its PDF
-    and image libraries, which the compared functions never call, stood in."""
-    utils = load(METRICS / "utils.py", {}, {"tldextract": _offline_tldextract()})
-    packages = {name: types.ModuleType(name) for name in ("desktop_env", "desktop_env.evaluators",
-                                                          "desktop_env.evaluators.metrics")}
-    return load(METRICS / "chrome.py", {"fitz": (), "PIL": ("Image",), "borb": (), "borb.pdf": ("Document", "PDF"),
-                                        "imagehash": ()},
-                {**packages, "desktop_env.evaluators.metrics.utils": utils})
+    """getters/info.py (get_vm_wallpaper, which asks `env.controller.get_vm_wallpaper`)."""
+    return load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "info.py", {})
 
 
 def chrome_getters() -> types.ModuleType:
@@ -239,3 +181,18 @@ def chrome_getters() -> types.ModuleType:
     return load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "chrome.py",
                 {"pydrive": (), "pydrive.auth": ("GoogleAuth",),
                  "pydrive.drive": ("GoogleDrive", "GoogleDriveFileList", "GoogleDriveFile")})
+
+
+def vlc_media() -> types.ModuleType:
+    """metrics/vlc.py with its real audio, video and image libraries (librosa, scipy, fastdtw, OpenCV,
+    imagehash); acoustid, which the compared functions never call, stood in."""
+    return load(METRICS / "vlc.py", {"acoustid": ()})
+
+
+def impress_getters() -> types.ModuleType:
+    """getters/impress.py with its getters/file.py (get_vm_file, which asks `env.controller.get_file`)."""
+    getters = "desktop_env.evaluators.getters"
+    files = load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "file.py", {})
+    packages = {name: types.ModuleType(name) for name in ("desktop_env", "desktop_env.evaluators", getters)}
+    return load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "impress.py", {},
+                {**packages, f"{getters}.file": files})

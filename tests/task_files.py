@@ -1,10 +1,12 @@
 """Files the OSWorld tests make in the formats its tasks name (the task files themselves live in a data set
-this machine cannot reach): documents, workbooks, decks, a mail client's profile, pictures."""
+this machine cannot reach): documents, workbooks, decks, a mail client's profile, a browser extension's archive,
+pictures."""
 
 from __future__ import annotations
 
 import io
 import tarfile
+import zipfile
 
 import docx
 import numpy as np
@@ -77,4 +79,13 @@ def encoded(image: Image.Image, kind: str = "PNG", **options: object) -> bytes:
     """`image` saved in `kind` (PNG, JPEG, GIF, ...)."""
     out = io.BytesIO()
     image.save(out, kind, **options)
+    return out.getvalue()
+
+
+def zip_of(files: dict[str, bytes]) -> bytes:
+    """A .zip holding `files` by their paths inside it."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
     return out.getvalue()

@@ -11,11 +11,16 @@ General functions (OSWorld's metrics/general.py): `exact_match`,
 `file_contains`, `check_line_number`, `diff_text_file`; the applications'
 own in chrome.py (`is_expected_bookmarks`, `check_font_size`,
 `check_history_deleted`, ...), chrome_tabs.py (`is_expected_tabs`,
-`is_expected_active_tab`), vlc.py, gimp.py, impress.py, slides.py
-(`compare_pptx_files`), the picture checks in image_similarity.py
-(`compare_images`, the structure checks), image_edits.py (the GIMP edits)
-and slide_images.py (`check_image_stretch_and_center`), tables.py (`compare_table`), thunderbird.py
-(`check_thunderbird_prefs`) and writer.py (`compare_docx_files`).
+`is_expected_active_tab`), vlc.py, vlc_status.py (`is_vlc_playing`),
+media.py (`compare_audios`, `compare_videos`), gimp.py, impress.py, slides.py
+(`compare_pptx_files`), slide_design.py (orientation, background, transition,
+slide-number colour), the picture checks in image_similarity.py
+(`compare_images`, the structure checks), image_edits.py (the GIMP edits) and
+slide_images.py (`check_image_stretch_and_center`), tables.py (`compare_table`), thunderbird.py
+(`check_thunderbird_prefs`, `check_thunderbird_filter`) and writer.py
+(`compare_docx_files`); general.py's rule checks in expectations.py
+(`check_list`, `check_csv`, `check_json`), sqlite_query.py (`run_sqlite3`)
+and accessibility.py (`check_accessibility_tree`).
 
 `infeasible` is decided by the checker from the agent's last action.
 """
@@ -27,19 +32,25 @@ import io
 import re
 from typing import Any, Callable
 
+from bench.suites.osworld.accessibility import ACCESSIBILITY_METRICS
 from bench.suites.osworld.chrome import CHROME_METRICS, RULED as CHROME_RULED
 from bench.suites.osworld.chrome_tabs import TAB_METRICS
 from bench.suites.osworld.errors import MetricFailed
+from bench.suites.osworld.expectations import EXPECTATION_METRICS
 from bench.suites.osworld.gimp import GIMP_METRICS
 from bench.suites.osworld.image_edits import EDIT_METRICS
 from bench.suites.osworld.image_similarity import SIMILARITY_METRICS
 from bench.suites.osworld.impress import IMPRESS_METRICS
 from bench.suites.osworld.json_object import JSON_METRICS
+from bench.suites.osworld.media import MEDIA_METRICS
+from bench.suites.osworld.slide_design import SLIDE_DESIGN_METRICS
 from bench.suites.osworld.slide_images import SLIDE_IMAGE_METRICS
 from bench.suites.osworld.slides import SLIDES_METRICS
+from bench.suites.osworld.sqlite_query import SQLITE_METRICS
 from bench.suites.osworld.tables import RULES as TABLE_RULES, TABLE_METRICS
 from bench.suites.osworld.thunderbird import THUNDERBIRD_METRICS
 from bench.suites.osworld.vlc import VLC_METRICS
+from bench.suites.osworld.vlc_status import VLC_STATUS_METRICS
 from bench.suites.osworld.writer import WRITER_METRICS
 
 Metric = Callable[..., float]
@@ -138,6 +149,8 @@ METRICS: dict[str, Metric] = {
     **TAB_METRICS,
     **JSON_METRICS,
     **VLC_METRICS,
+    **VLC_STATUS_METRICS,
+    **MEDIA_METRICS,
     **GIMP_METRICS,
     **SIMILARITY_METRICS,
     **EDIT_METRICS,
@@ -145,8 +158,12 @@ METRICS: dict[str, Metric] = {
     **TABLE_METRICS,
     **WRITER_METRICS,
     **SLIDES_METRICS,
+    **SLIDE_DESIGN_METRICS,
     **SLIDE_IMAGE_METRICS,
     **THUNDERBIRD_METRICS,
+    **EXPECTATION_METRICS,
+    **SQLITE_METRICS,
+    **ACCESSIBILITY_METRICS,
 }
 
 SUPPORTED_FUNCTIONS = frozenset(METRICS) | {INFEASIBLE}

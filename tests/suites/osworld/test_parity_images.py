@@ -18,7 +18,7 @@ from PIL import Image, ImageDraw, ImageEnhance
 from bench.formats.ssim import grey_ssim_at_smaller_size, ssim_channels
 from bench.suites.osworld import metrics
 
-from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, gimp_images, vlc_images
+from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, gimp_images, vlc_media
 from tests.task_files import encoded, picture
 
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"OSWorld's reference code is not at {REFERENCE}")
@@ -371,7 +371,7 @@ def gimp_function(name: str) -> Callable:
 
 
 CASES: dict[str, tuple[Callable[[], Callable], Callable[[], list[Case]]]] = {
-    "compare_images": (lambda: vlc_images().compare_images, compare_images_cases),
+    "compare_images": (lambda: vlc_media().compare_images, compare_images_cases),
     "check_structure_sim": (lambda: gimp_function("check_structure_sim"), structure_sim_cases),
     "check_structure_sim_resized": (lambda: gimp_function("check_structure_sim_resized"), structure_sim_resized_cases),
     "check_structure_sim_with_threshold": (lambda: gimp_function("check_structure_sim_with_threshold"),
