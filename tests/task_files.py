@@ -1,6 +1,6 @@
 """Files the OSWorld tests make in the formats its tasks name (the task files themselves live in a data set
-this machine cannot reach): documents, workbooks, decks, a mail client's profile, a browser extension's archive,
-pictures."""
+this machine cannot reach): documents, workbooks, decks, PDFs, pictures, archives, a mail client's profile, a
+browser extension's archive."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ import zipfile
 
 import docx
 import numpy as np
+import pymupdf
 from openpyxl import Workbook
+from PIL import Image, ImageDraw
 from pptx import Presentation
 from pptx.dml.color import RGBColor
-from PIL import Image, ImageDraw
 
 
 def document(*paragraphs: str) -> bytes:
@@ -79,6 +80,30 @@ def encoded(image: Image.Image, kind: str = "PNG", **options: object) -> bytes:
     """`image` saved in `kind` (PNG, JPEG, GIF, ...)."""
     out = io.BytesIO()
     image.save(out, kind, **options)
+    return out.getvalue()
+
+
+def pdf(*pages: str, images: tuple[bytes, ...] = (), title: str = "report") -> bytes:
+    """A PDF of one page per text (a text's lines as lines), with each picture of `images` drawn on
+    the first page, as LibreOffice's export or a print to PDF leaves them."""
+    written = pymupdf.open()
+    written.set_metadata({"title": title})
+    for text in pages or ("",):
+        written.new_page().insert_text((72, 72), text, fontsize=12)
+    for index, picture in enumerate(images):
+        written[0].insert_image(pymupdf.Rect(72, 200 + 120 * index, 172, 300 + 120 * index), stream=picture)
+    return written.tobytes()
+
+
+def png(colour: str, size: tuple[int, int] = (64, 64), mark: str | None = None) -> bytes:
+    """A picture shading from `colour` at the left to black at the right (a picture of one colour has no
+    perceptual hash to speak of); `mark` (a colour) draws a bar across its top left quarter."""
+    picture = Image.linear_gradient("L").rotate(90).resize(size)
+    picture = Image.composite(Image.new("RGB", size, "black"), Image.new("RGB", size, colour), picture)
+    if mark is not None:
+        ImageDraw.Draw(picture).rectangle((0, 0, size[0] // 2, size[1] // 4), fill=mark)
+    out = io.BytesIO()
+    picture.save(out, "PNG")
     return out.getvalue()
 
 

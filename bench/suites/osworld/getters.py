@@ -27,6 +27,8 @@ the metrics here read the bytes the same way).
 - `vm_wallpaper`: the picture /wallpaper answers; an empty file when it
   answers anything but 200, as OSWorld's getter writes one (its metric then
   raises reading it);
+- `list_directory`: /list_directory's tree of the folder `path`, None when
+  the server answers anything but 200 (the folder is not there);
 - Chrome's profile getters (chrome.py), its appearance mode (chrome_appearance.py), its extensions
   (chrome_extensions.py), its tabs (chrome_tabs.py) and parts of the active tab's address (chrome_urls.py);
 - VLC's web interface status (vlc_status.py), the screen's and a window's size (sizes.py), a slide's
@@ -180,6 +182,11 @@ async def _accessibility_tree(episode: Episode, spec: dict[str, Any]) -> str | N
     return response.json()["AT"] if response.status_code == 200 else None
 
 
+async def _list_directory(episode: Episode, spec: dict[str, Any]) -> dict[str, Any] | None:
+    response = await episode.client.post("/list_directory", json={"path": spec["path"]}, answer_server_errors=True)
+    return response.json()["directory_tree"] if response.status_code == 200 else None
+
+
 GETTERS: dict[str, Getter] = {
     "rule": _rule,
     "vm_command_line": _vm_command_line,
@@ -192,6 +199,7 @@ GETTERS: dict[str, Getter] = {
     "gimp_config_file": _gimp_config_file,
     "default_video_player": _default_video_player,
     "accessibility_tree": _accessibility_tree,
+    "list_directory": _list_directory,
     "vm_wallpaper": _vm_wallpaper,
     **CHROME_GETTERS,
     **APPEARANCE_GETTERS,
