@@ -26,12 +26,15 @@ the metrics here read the bytes the same way).
   OSWorld's video types (its list, duplicates included, weigh the count),
   'unknown' when it names none;
 - `accessibility_tree`: /accessibility's `AT` text, None when it fails;
+- `vm_wallpaper`: the picture /wallpaper answers; an empty file when it
+  answers anything but 200, as OSWorld's getter writes one (its metric then
+  raises reading it);
 - `list_directory`: /list_directory's tree of the folder `path`, None when
   the server answers anything but 200 (the folder is not there);
 - Chrome's profile getters (chrome.py), its appearance mode (chrome_appearance.py), its extensions
   (chrome_extensions.py), its tabs (chrome_tabs.py) and parts of the active tab's address (chrome_urls.py);
 - VLC's web interface status (vlc_status.py), the screen's and a window's size (sizes.py), a slide's
-  sound (slide_audio.py).
+  sound (slide_audio.py), a slide's background picture (slide_images.py).
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from bench.suites.osworld.episode import Episode
 from bench.suites.osworld.errors import GetterFailed
 from bench.suites.osworld.sizes import SIZE_GETTERS
 from bench.suites.osworld.slide_audio import SLIDE_AUDIO_GETTERS
+from bench.suites.osworld.slide_images import SLIDE_IMAGE_GETTERS
 from bench.suites.osworld.vlc_status import VLC_STATUS_GETTERS
 
 Getter = Callable[[Episode, dict[str, Any]], Awaitable[Any]]
@@ -171,6 +175,11 @@ async def _default_video_player(episode: Episode, spec: dict[str, Any]) -> str:
     return found.most_common(1)[0][0] if found else "unknown"
 
 
+async def _vm_wallpaper(episode: Episode, spec: dict[str, Any]) -> bytes:
+    response = await episode.client.post("/wallpaper", answer_server_errors=True)
+    return response.content if response.status_code == 200 else b""
+
+
 async def _accessibility_tree(episode: Episode, spec: dict[str, Any]) -> str | None:
     response = await episode.client.get("/accessibility", answer_server_errors=True)
     return response.json()["AT"] if response.status_code == 200 else None
@@ -194,6 +203,7 @@ GETTERS: dict[str, Getter] = {
     "default_video_player": _default_video_player,
     "accessibility_tree": _accessibility_tree,
     "list_directory": _list_directory,
+    "vm_wallpaper": _vm_wallpaper,
     **CHROME_GETTERS,
     **APPEARANCE_GETTERS,
     **EXTENSION_GETTERS,
@@ -202,6 +212,7 @@ GETTERS: dict[str, Getter] = {
     **VLC_STATUS_GETTERS,
     **SIZE_GETTERS,
     **SLIDE_AUDIO_GETTERS,
+    **SLIDE_IMAGE_GETTERS,
 }
 
 
