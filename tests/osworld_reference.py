@@ -64,21 +64,29 @@ class Case:
         return f"Case{self.arguments!r} {self.options!r}"
 
     def calls(self, folder: Path, index: int, suffix: str = ".txt") -> tuple[list[Any], list[Any]]:
-        """OSWorld's arguments (a file as its path, named with `suffix`) and troupe's (a file as its bytes)."""
-        theirs, ours = [], []
-        items = list(self.arguments)
-        while items:
-            item = items.pop(0)
-            if item is FILE:
-                data = items.pop(0)
-                path = folder / f"case{index}-{len(theirs)}{suffix}"
-                path.write_bytes(data)
-                theirs.append(str(path))
-                ours.append(data)
-            else:
-                theirs.append(item)
-                ours.append(item)
-        return theirs, ours
+        """OSWorld's arguments (a file as its path, named with `suffix`) and troupe's (a file as its bytes);
+        an argument that is a list is a list of values (OSWorld's getter gives several files so)."""
+        return _values(list(self.arguments), folder / f"case{index}", suffix)
+
+
+def _values(items: list[Any], stem: Path, suffix: str) -> tuple[list[Any], list[Any]]:
+    theirs, ours = [], []
+    while items:
+        item = items.pop(0)
+        if item is FILE:
+            data = items.pop(0)
+            path = stem.with_name(f"{stem.name}-{len(theirs)}{suffix}")
+            path.write_bytes(data)
+            theirs.append(str(path))
+            ours.append(data)
+        elif isinstance(item, list):
+            inner = _values(list(item), stem.with_name(f"{stem.name}-{len(theirs)}"), suffix)
+            theirs.append(inner[0])
+            ours.append(inner[1])
+        else:
+            theirs.append(item)
+            ours.append(item)
+    return theirs, ours
 
 
 def outcome(function: Any, arguments: list[Any], options: dict[str, Any]) -> Any:
@@ -90,26 +98,31 @@ def outcome(function: Any, arguments: list[Any], options: dict[str, Any]) -> Any
         return "raises"
 
 
-def disagreements(reference: Any, ours: Any, cases: list[Case], folder: Path,
-                  suffix: str = ".txt") -> list[tuple[Case, Any, Any]]:
-    """The cases where OSWorld's function and troupe's give different outcomes."""
+def disagreements(reference: Any, ours: Any, cases: list[Case], folder: Path, suffix: str = ".txt",
+                  seen: set[Any] | None = None) -> list[tuple[Case, Any, Any]]:
+    """The cases where OSWorld's function and troupe's give different outcomes (OSWorld's added to `seen`)."""
     found = []
     for index, case in enumerate(cases):
         theirs_args, our_args = case.calls(folder, index, suffix)
         theirs, mine = outcome(reference, theirs_args, case.options), outcome(ours, our_args, case.options)
+        if seen is not None:
+            seen.add(theirs)
         if theirs != mine:
             found.append((case, theirs, mine))
     return found
 
 
 def assert_agrees(name: str, reference: Any, ours: Any, cases: list[Case], folder: Path, capsys: Any,
-                  suffix: str = ".txt") -> None:
+                  suffix: str = ".txt") -> set[Any]:
     """Prints how many `cases` troupe's `ours` and OSWorld's `reference` agree on, past pytest's capture,
-    and fails on any that differ (files named with `suffix`: openpyxl opens only .xlsx names)."""
-    differences = disagreements(reference, ours, cases, folder, suffix)
+    and fails on any that differ (files named with `suffix`: openpyxl opens only .xlsx names); returns
+    the outcomes OSWorld's function gave."""
+    seen: set[Any] = set()
+    differences = disagreements(reference, ours, cases, folder, suffix, seen)
     with capsys.disabled():
         print(f"\nparity {name}: {len(cases) - len(differences)}/{len(cases)} cases agree with OSWorld's function")
     assert not differences
+    return seen
 
 
 _IMAGING = {"cv2": (), "skimage": (), "skimage.metrics": ("structural_similarity",)}
@@ -163,8 +176,9 @@ def thunderbird() -> types.ModuleType:
 
 
 def docs() -> types.ModuleType:
-    """metrics/docs.py; its OCR and colour-science libraries, which compare_docx_files never calls, stood in."""
-    return load(METRICS / "docs.py", {"easyocr": (), "skimage": (), "skimage.color": ("deltaE_ciede2000", "rgb2lab")})
+    """metrics/docs.py; its OCR library, which the compared functions never call, stood in (scikit-image's
+    colour science is real: evaluate_colored_words_in_tables calls it)."""
+    return load(METRICS / "docs.py", {"easyocr": ()})
 
 
 def _offline_tldextract() -> types.ModuleType:

@@ -13,7 +13,8 @@ own in chrome.py (`is_expected_bookmarks`, `check_font_size`,
 `check_history_deleted`, ...), chrome_tabs.py (`is_expected_tabs`,
 `is_expected_active_tab`), vlc.py, gimp.py, impress.py, slides.py
 (`compare_pptx_files`), tables.py (`compare_table`), thunderbird.py
-(`check_thunderbird_prefs`) and writer.py (`compare_docx_files`).
+(`check_thunderbird_prefs`) and writer.py (Writer's documents: `compare_docx_files`, the
+checks shared with WAA's suite, writer_formatting.py's).
 
 `infeasible` is decided by the checker from the agent's last action.
 """
