@@ -9,15 +9,21 @@ product never imports any of this.
 from __future__ import annotations
 
 import importlib.util
+import math
 import sys
 import types
 from pathlib import Path
 from typing import Any
 
+from bench.formats.task_folder import read_task
+from bench.suites.osworld.checker import OSWorldChecker
+from protocols import Evaluate
+
 from tests.paths import ROOT
 
 REFERENCE = ROOT.parent / "shared" / "osworld" / "reference"
 METRICS = REFERENCE / "desktop_env" / "evaluators" / "metrics"
+EXAMPLES = ROOT.parent / "shared" / "osworld" / "evaluation_examples" / "examples"
 
 
 def _unused(*args: Any, **kwargs: Any) -> Any:
@@ -98,31 +104,59 @@ def outcome(function: Any, arguments: list[Any], options: dict[str, Any]) -> Any
         return "raises"
 
 
+def _same(theirs: Any, mine: Any, tolerance: float) -> bool:
+    if isinstance(theirs, float) and isinstance(mine, float):
+        return math.isclose(theirs, mine, rel_tol=0.0, abs_tol=tolerance)
+    return theirs == mine
+
+
 def disagreements(reference: Any, ours: Any, cases: list[Case], folder: Path, suffix: str = ".txt",
-                  seen: set[Any] | None = None) -> list[tuple[Case, Any, Any]]:
-    """The cases where OSWorld's function and troupe's give different outcomes (OSWorld's added to `seen`)."""
+                  tolerance: float = 0.0, seen: set[Any] | None = None) -> list[tuple[Case, Any, Any]]:
+    """The cases where OSWorld's function and troupe's give different outcomes (scores further apart
+    than `tolerance`; OSWorld's outcomes added to `seen`)."""
     found = []
     for index, case in enumerate(cases):
         theirs_args, our_args = case.calls(folder, index, suffix)
         theirs, mine = outcome(reference, theirs_args, case.options), outcome(ours, our_args, case.options)
         if seen is not None:
             seen.add(theirs)
-        if theirs != mine:
+        if not _same(theirs, mine, tolerance):
             found.append((case, theirs, mine))
     return found
 
 
 def assert_agrees(name: str, reference: Any, ours: Any, cases: list[Case], folder: Path, capsys: Any,
-                  suffix: str = ".txt") -> set[Any]:
+                  suffix: str = ".txt", tolerance: float = 0.0) -> set[Any]:
     """Prints how many `cases` troupe's `ours` and OSWorld's `reference` agree on, past pytest's capture,
-    and fails on any that differ (files named with `suffix`: openpyxl opens only .xlsx names); returns
-    the outcomes OSWorld's function gave."""
+    and fails on any that differ (files named with `suffix`: openpyxl opens only .xlsx names; scores
+    within `tolerance`: where troupe computes on numpy what the reference's libraries round otherwise);
+    returns the outcomes OSWorld's function gave."""
     seen: set[Any] = set()
-    differences = disagreements(reference, ours, cases, folder, suffix, seen)
+    differences = disagreements(reference, ours, cases, folder, suffix, tolerance, seen)
     with capsys.disabled():
         print(f"\nparity {name}: {len(cases) - len(differences)}/{len(cases)} cases agree with OSWorld's function")
     assert not differences
     return seen
+
+
+async def task_scores(task_id: str, reference: types.ModuleType, result: bytes, folder: Path,
+                      suffix: str) -> tuple[Any, Any]:
+    """What the task's own evaluator (one function; a file as its result, a rule or nothing as its expected
+    value) makes of `result`: OSWorld's function from `reference` and troupe's checker, each "raises" or
+    a score."""
+    domain, _, stem = task_id.partition("/")
+    task = read_task(EXAMPLES / domain / f"{stem}.json", domain)
+    spec = task.evaluation_spec
+    rules = [spec["expected"]["rules"]] if "expected" in spec else []
+    path = folder / f"{stem}{suffix}"
+    path.write_bytes(result)
+    theirs = outcome(getattr(reference, spec["func"]), [str(path), *rules], spec.get("options", {}))
+    try:
+        verdict = await OSWorldChecker().check(Evaluate(task=task, episode_id="e", steps=(),
+                                                        vm_state={"result": [result], "expected": rules}))
+    except Exception:  # noqa: BLE001 - a raise is an outcome to agree on
+        return theirs, "raises"
+    return theirs, verdict.score
 
 
 _IMAGING = {"cv2": (), "skimage": (), "skimage.metrics": ("structural_similarity",)}
@@ -147,11 +181,8 @@ def slides() -> types.ModuleType:
 
 
 def general() -> types.ModuleType:
-    """metrics/general.py; its two helpers from utils.py (which needs formulas and tldextract) stood in."""
-    return load(METRICS / "general.py", {"desktop_env": (), "desktop_env.evaluators": (),
-                                         "desktop_env.evaluators.metrics": (),
-                                         "desktop_env.evaluators.metrics.utils": ("_match_record",
-                                                                                  "_match_value_to_rule")})
+    """metrics/general.py with its utils.py (_match_record, _match_value_to_rule)."""
+    return _with_utils("general")
 
 
 PACKAGE = "desktop_env.evaluators.metrics"
@@ -207,3 +238,18 @@ def chrome_getters() -> types.ModuleType:
     return load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "chrome.py",
                 {"pydrive": (), "pydrive.auth": ("GoogleAuth",),
                  "pydrive.drive": ("GoogleDrive", "GoogleDriveFileList", "GoogleDriveFile")})
+
+
+def vlc_media() -> types.ModuleType:
+    """metrics/vlc.py with its real audio, video and image libraries (librosa, scipy, fastdtw, OpenCV,
+    imagehash); acoustid, which the compared functions never call, stood in."""
+    return load(METRICS / "vlc.py", {"acoustid": ()})
+
+
+def impress_getters() -> types.ModuleType:
+    """getters/impress.py with its getters/file.py (get_vm_file, which asks `env.controller.get_file`)."""
+    getters = "desktop_env.evaluators.getters"
+    files = load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "file.py", {})
+    packages = {name: types.ModuleType(name) for name in ("desktop_env", "desktop_env.evaluators", getters)}
+    return load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "impress.py", {},
+                {**packages, f"{getters}.file": files})

@@ -1,10 +1,11 @@
 """Files the OSWorld tests make in the formats its tasks name (the task files themselves live in a data set
-this machine cannot reach): documents, workbooks, decks, a mail client's profile."""
+this machine cannot reach): documents, workbooks, decks, a mail client's profile, a browser extension's archive."""
 
 from __future__ import annotations
 
 import io
 import tarfile
+import zipfile
 
 import docx
 from openpyxl import Workbook
@@ -55,4 +56,13 @@ def tar_gz(files: dict[str, bytes]) -> bytes:
             member = tarfile.TarInfo(name)
             member.size = len(data)
             archive.addfile(member, io.BytesIO(data))
+    return out.getvalue()
+
+
+def zip_of(files: dict[str, bytes]) -> bytes:
+    """A .zip holding `files` by their paths inside it."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
     return out.getvalue()

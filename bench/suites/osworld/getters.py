@@ -24,8 +24,10 @@ the metrics here read the bytes the same way).
   OSWorld's video types (its list, duplicates included, weigh the count),
   'unknown' when it names none;
 - `accessibility_tree`: /accessibility's `AT` text, None when it fails;
-- Chrome's profile getters (chrome.py), its appearance mode (chrome_appearance.py) and its tabs
-  (chrome_tabs.py) and parts of the active tab's address (chrome_urls.py).
+- Chrome's profile getters (chrome.py), its appearance mode (chrome_appearance.py), its extensions
+  (chrome_extensions.py), its tabs (chrome_tabs.py) and parts of the active tab's address (chrome_urls.py);
+- VLC's web interface status (vlc_status.py), the screen's and a window's size (sizes.py), a slide's
+  sound (slide_audio.py).
 """
 
 from __future__ import annotations
@@ -37,10 +39,14 @@ import httpx
 
 from bench.suites.osworld.chrome import CHROME_GETTERS
 from bench.suites.osworld.chrome_appearance import APPEARANCE_GETTERS
+from bench.suites.osworld.chrome_extensions import EXTENSION_GETTERS
 from bench.suites.osworld.chrome_tabs import TAB_GETTERS
 from bench.suites.osworld.chrome_urls import URL_GETTERS
 from bench.suites.osworld.episode import Episode
 from bench.suites.osworld.errors import GetterFailed
+from bench.suites.osworld.sizes import SIZE_GETTERS
+from bench.suites.osworld.slide_audio import SLIDE_AUDIO_GETTERS
+from bench.suites.osworld.vlc_status import VLC_STATUS_GETTERS
 
 Getter = Callable[[Episode, dict[str, Any]], Awaitable[Any]]
 
@@ -179,8 +185,12 @@ GETTERS: dict[str, Getter] = {
     "accessibility_tree": _accessibility_tree,
     **CHROME_GETTERS,
     **APPEARANCE_GETTERS,
+    **EXTENSION_GETTERS,
     **TAB_GETTERS,
     **URL_GETTERS,
+    **VLC_STATUS_GETTERS,
+    **SIZE_GETTERS,
+    **SLIDE_AUDIO_GETTERS,
 }
 
 

@@ -11,10 +11,15 @@ General functions (OSWorld's metrics/general.py): `exact_match`,
 `file_contains`, `check_line_number`, `diff_text_file`; the applications'
 own in chrome.py (`is_expected_bookmarks`, `check_font_size`,
 `check_history_deleted`, ...), chrome_tabs.py (`is_expected_tabs`,
-`is_expected_active_tab`), vlc.py, gimp.py, impress.py, slides.py
-(`compare_pptx_files`), tables.py (`compare_table`), thunderbird.py
-(`check_thunderbird_prefs`) and writer.py (Writer's documents: `compare_docx_files`, the
-checks shared with WAA's suite, writer_formatting.py's).
+`is_expected_active_tab`), vlc.py, vlc_status.py (`is_vlc_playing`),
+media.py (`compare_audios`, `compare_videos`), gimp.py, impress.py, slides.py
+(`compare_pptx_files`), slide_design.py (orientation, background, transition,
+slide-number colour), tables.py (`compare_table`), thunderbird.py
+(`check_thunderbird_prefs`, `check_thunderbird_filter`) and writer.py
+(Writer's documents: `compare_docx_files`, the checks shared with WAA's
+suite, writer_formatting.py's); general.py's rule checks in expectations.py
+(`check_list`, `check_csv`, `check_json`), sqlite_query.py (`run_sqlite3`)
+and accessibility.py (`check_accessibility_tree`).
 
 `infeasible` is decided by the checker from the agent's last action.
 """
@@ -26,16 +31,22 @@ import io
 import re
 from typing import Any, Callable
 
+from bench.suites.osworld.accessibility import ACCESSIBILITY_METRICS
 from bench.suites.osworld.chrome import CHROME_METRICS, RULED as CHROME_RULED
 from bench.suites.osworld.chrome_tabs import TAB_METRICS
 from bench.suites.osworld.errors import MetricFailed
+from bench.suites.osworld.expectations import EXPECTATION_METRICS
 from bench.suites.osworld.gimp import GIMP_METRICS
 from bench.suites.osworld.impress import IMPRESS_METRICS
 from bench.suites.osworld.json_object import JSON_METRICS
+from bench.suites.osworld.media import MEDIA_METRICS
+from bench.suites.osworld.slide_design import SLIDE_DESIGN_METRICS
 from bench.suites.osworld.slides import SLIDES_METRICS
+from bench.suites.osworld.sqlite_query import SQLITE_METRICS
 from bench.suites.osworld.tables import RULES as TABLE_RULES, TABLE_METRICS
 from bench.suites.osworld.thunderbird import THUNDERBIRD_METRICS
 from bench.suites.osworld.vlc import VLC_METRICS
+from bench.suites.osworld.vlc_status import VLC_STATUS_METRICS
 from bench.suites.osworld.writer import WRITER_METRICS
 
 Metric = Callable[..., float]
@@ -134,12 +145,18 @@ METRICS: dict[str, Metric] = {
     **TAB_METRICS,
     **JSON_METRICS,
     **VLC_METRICS,
+    **VLC_STATUS_METRICS,
+    **MEDIA_METRICS,
     **GIMP_METRICS,
     **IMPRESS_METRICS,
     **TABLE_METRICS,
     **WRITER_METRICS,
     **SLIDES_METRICS,
+    **SLIDE_DESIGN_METRICS,
     **THUNDERBIRD_METRICS,
+    **EXPECTATION_METRICS,
+    **SQLITE_METRICS,
+    **ACCESSIBILITY_METRICS,
 }
 
 SUPPORTED_FUNCTIONS = frozenset(METRICS) | {INFEASIBLE}

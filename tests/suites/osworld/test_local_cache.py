@@ -4,16 +4,19 @@ in a data set this machine cannot reach), and per domain a task runs its set-up 
 cache, LibreOffice opening the file), then the oracle reaches the solved state through the episode's own
 server (the application quit, the solved file uploaded where the task reads it) and scores 1, while the
 untouched state scores 0: a Calc, a Writer and an Impress task, a Thunderbird one whose profile comes
-from the cache as a tarball, an os one whose check script the cache holds, and a multi_apps one. Each domain once per event loop, as test_local_apps: on asyncio the oracle
+from the cache as a tarball, an os one whose check script the cache holds, a multi_apps one, and a Chrome
+one whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it). Each domain once per event loop, as test_local_apps: on asyncio the oracle
 solves, on trio the agent leaves the task alone."""
 
 from __future__ import annotations
 
 import functools
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import anyio
 import httpx
 import pytest
 
@@ -23,7 +26,7 @@ from bench.suites.osworld.needs import cache_name, getter_specs, steps
 from protocols import ErrorKind, Task
 
 from tests.osworld_servers import run_on_local_desktops
-from tests.task_files import document, slides, tar_gz, xlsx
+from tests.task_files import document, slides, tar_gz, xlsx, zip_of
 from tests.paths import ROOT
 
 OSWORLD = ROOT.parent / "shared" / "osworld" / "evaluation_examples"
@@ -78,6 +81,12 @@ PROFILES_INI = (b"[Profile0]\nName=default-release\nIsRelative=1\nPath=t5q2a5hp.
 PREFS = ('// Mozilla User Preferences\n\nuser_pref("mail.identity.id1.fullName", "Anonym");\n'
          'user_pref("mail.identity.id1.useremail", "anonym@example.org");\n')
 """A profile like the task's thunderbird-profile.tar.gz (one identity); solved, replies do not quote."""
+UNPACKED_EXTENSION = "chrome/6766f2b8-8a72-417f-a9e5-56fcaa735837"
+HELLO_EXTENSION = {"helloExtension/manifest.json": json.dumps({
+    "manifest_version": 3, "name": "Hello Extensions", "description": "Base Level Extension", "version": "1.0",
+    "action": {"default_popup": "hello.html"}}).encode(),
+                   "helloExtension/hello.html": b"<html><body><h1>Hello Extensions</h1></body></html>"}
+"""An unpacked extension like the task's helloExtension.zip (Chrome's first tutorial extension)."""
 
 
 class Made:
@@ -101,6 +110,7 @@ MADE: dict[str, Made] = {
         start={"thunderbird-profile.tar.gz": tar_gz({".thunderbird/profiles.ini": PROFILES_INI,
                                                      f"{PROFILE}/prefs.js": PREFS.encode()})},
         gold={}, solved=(PREFS + 'user_pref("mail.identity.id1.auto_quote", false);\n').encode()),
+    UNPACKED_EXTENSION: Made(start={"helloExtension.zip": zip_of(HELLO_EXTENSION)}, gold={}, solved=b""),
     GREEN_SLIDE: Made(start={"214_9.pptx": slides(*TALK)}, gold={"214_9_Gold.pptx": slides(*TALK, background="00A933")},
                       solved=slides(*TALK, background="00A933")),
 }
@@ -153,6 +163,25 @@ async def in_terminal(server, task: Task, command: str) -> None:
         (await http.post(f"{server.url}/execute", json={"command": command, "shell": True})).raise_for_status()
 
 
+async def load_extension(server, task: Task) -> None:
+    """The oracle of the extension task: Chrome closed as OSWorld's tasks close it (`pkill chrome`, which
+    lets it write its profile), started again loading the unpacked folder the setup left on the Desktop,
+    and closed again once its DevTools answer (it has loaded the extension by then), so its Preferences
+    record the folder."""
+    async with httpx.AsyncClient(base_url=server.url, headers={TOKEN_HEADER: server.token}, timeout=60) as http:
+        for command in (["pkill", "chrome"],
+                        ["google-chrome", "--load-extension=/home/user/Desktop/helloExtension"]):
+            (await http.post("/setup/launch", json={"command": command})).raise_for_status()
+        with anyio.fail_after(60):
+            while True:
+                try:
+                    (await http.get(f"{server.devtools}/json/version")).raise_for_status()
+                    break
+                except httpx.HTTPError:
+                    await anyio.sleep(0.2)
+        (await http.post("/setup/launch", json={"command": ["pkill", "chrome"]})).raise_for_status()
+
+
 async def check(task: Task, cache: Path, anyio_backend: str, quit: str = "soffice.bin",
                 solve: Callable | None = None) -> None:
     """On asyncio the oracle solves the task (1.0: by `solve`, else by uploading the solved file once `quit`
@@ -200,3 +229,11 @@ async def test_an_os_task_downloads_its_check_from_the_cache_at_evaluation_and_i
 @requires("localc")
 async def test_a_multi_apps_task_with_spaces_in_its_file_names_is_scored_by_sheet_fuzzy(tasks, cache, anyio_backend):
     await check(tasks[NEW_MODELS], cache, anyio_backend)
+
+
+@requires("chromium")
+async def test_a_chrome_task_unzips_its_extension_from_the_cache_and_find_unpacked_extension_path_scores_it(
+        tasks, cache, anyio_backend):
+    """The setup unzips the archive with the `unzip` its `sudo apt-get install` finds here; untouched,
+    Chrome has only its own extensions."""
+    await check(tasks[UNPACKED_EXTENSION], cache, anyio_backend, solve=load_extension)
