@@ -21,7 +21,7 @@ from odf.text import P, Span
 from PIL import Image
 
 from bench.suites.osworld.metrics import METRICS
-from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, docs
+from tests.osworld_reference import FILE, REFERENCE, Case, Named, assert_agrees, docs
 from tests.writer_files import document, odt, replaced, runs, saved, spacing, table, tabbed, xcu
 
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"OSWorld's reference code is not at {REFERENCE}")
@@ -337,12 +337,13 @@ def train_records() -> list[Case]:
     results = [gold, document([RECORDS[1], "", RECORDS[0], RECORDS[3] + "  "]), document(RECORDS),
                document([RECORDS[0], RECORDS[1]]), document([RECORDS[0], RECORDS[3]]),
                document([RECORDS[0], "08:05:00, T999, S2, 2", RECORDS[3]]), document([]), NOT_A_DOCUMENT]
-    expected = [FILE, gold, FILE, original]
+    gold_file, original_file = Named(gold, ".docx"), Named(original, ".docx")
+    expected = [gold_file, original_file]
     return ([Case(FILE, data, expected) for data in results]
-            + [Case(None, expected), Case(FILE, gold, [FILE, gold]), Case(FILE, gold, FILE, gold),
-               Case(FILE, gold, [FILE, gold, None]), Case(FILE, gold, [None, FILE, original]),
-               Case(FILE, gold, [FILE, gold, FILE, NOT_A_DOCUMENT]),
-               Case(FILE, gold, [FILE, gold, FILE, original, FILE, gold])])
+            + [Case(None, expected), Case(FILE, gold, [gold_file]), Case(FILE, gold, FILE, gold),
+               Case(FILE, gold, [gold_file, None]), Case(FILE, gold, [None, original_file]),
+               Case(FILE, gold, [gold_file, Named(NOT_A_DOCUMENT, ".docx")]),
+               Case(FILE, gold, [gold_file, original_file, gold_file])])
 
 
 CASES = {
