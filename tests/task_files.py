@@ -9,6 +9,7 @@ import tarfile
 import zipfile
 
 import docx
+import numpy as np
 import pymupdf
 from openpyxl import Workbook
 from PIL import Image, ImageDraw
@@ -59,6 +60,26 @@ def tar_gz(files: dict[str, bytes]) -> bytes:
             member = tarfile.TarInfo(name)
             member.size = len(data)
             archive.addfile(member, io.BytesIO(data))
+    return out.getvalue()
+
+
+def picture(width: int = 64, height: int = 48, seed: int = 0) -> Image.Image:
+    """A photo-like RGB picture: colour gradients, a few shapes and some grain; no symmetry, so it differs
+    from its mirror image."""
+    y, x = np.mgrid[0:height, 0:width]
+    pixels = np.stack([x * 255 // max(width - 1, 1), y * 255 // max(height - 1, 1), (x + 2 * y) % 256], axis=2)
+    grain = np.random.default_rng(seed).integers(-12, 13, pixels.shape)
+    image = Image.fromarray(np.clip(pixels + grain, 0, 255).astype(np.uint8))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((width // 10, height // 8, width // 3, height // 2), fill=(220, 40, 30))
+    draw.ellipse((width // 2, height // 2, max(width // 2, width - 4), max(height // 2, height - 3)), fill=(30, 60, 200))
+    return image
+
+
+def encoded(image: Image.Image, kind: str = "PNG", **options: object) -> bytes:
+    """`image` saved in `kind` (PNG, JPEG, GIF, ...)."""
+    out = io.BytesIO()
+    image.save(out, kind, **options)
     return out.getvalue()
 
 

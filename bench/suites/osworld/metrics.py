@@ -14,7 +14,9 @@ own in chrome.py (`is_expected_bookmarks`, `check_font_size`,
 `is_expected_active_tab`), vlc.py, vlc_status.py (`is_vlc_playing`),
 media.py (`compare_audios`, `compare_videos`), gimp.py, impress.py, slides.py
 (`compare_pptx_files`), slide_design.py (orientation, background, transition,
-slide-number colour), tables.py (`compare_table`), thunderbird.py
+slide-number colour), the picture checks in image_similarity.py
+(`compare_images`, the structure checks), image_edits.py (the GIMP edits) and
+slide_images.py (`check_image_stretch_and_center`), tables.py (`compare_table`), thunderbird.py
 (`check_thunderbird_prefs`, `check_thunderbird_filter`) and writer.py
 (`compare_docx_files`); general.py's rule checks in expectations.py
 (`check_list`, `check_csv`, `check_json`), sqlite_query.py (`run_sqlite3`)
@@ -41,12 +43,15 @@ from bench.suites.osworld.chrome_tabs import TAB_METRICS
 from bench.suites.osworld.errors import MetricFailed
 from bench.suites.osworld.expectations import EXPECTATION_METRICS
 from bench.suites.osworld.gimp import GIMP_METRICS
+from bench.suites.osworld.image_edits import EDIT_METRICS
+from bench.suites.osworld.image_similarity import SIMILARITY_METRICS
 from bench.suites.osworld.impress import IMPRESS_METRICS
 from bench.suites.osworld.json_object import JSON_METRICS
 from bench.suites.osworld.media import MEDIA_METRICS
 from bench.suites.osworld.pdfs import PDF_METRICS
 from bench.suites.osworld.place_names import PLACE_METRICS
 from bench.suites.osworld.slide_design import SLIDE_DESIGN_METRICS
+from bench.suites.osworld.slide_images import SLIDE_IMAGE_METRICS
 from bench.suites.osworld.slides import SLIDES_METRICS
 from bench.suites.osworld.sqlite_query import SQLITE_METRICS
 from bench.suites.osworld.tables import RULES as TABLE_RULES, TABLE_METRICS
@@ -149,11 +154,14 @@ METRICS: dict[str, Metric] = {
     **VLC_STATUS_METRICS,
     **MEDIA_METRICS,
     **GIMP_METRICS,
+    **SIMILARITY_METRICS,
+    **EDIT_METRICS,
     **IMPRESS_METRICS,
     **TABLE_METRICS,
     **WRITER_METRICS,
     **SLIDES_METRICS,
     **SLIDE_DESIGN_METRICS,
+    **SLIDE_IMAGE_METRICS,
     **THUNDERBIRD_METRICS,
     **PDF_METRICS,
     **ARCHIVE_METRICS,
