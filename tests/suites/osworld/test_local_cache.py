@@ -5,7 +5,9 @@ cache, LibreOffice opening the file), then the oracle reaches the solved state t
 server (the application quit, the solved file uploaded where the task reads it) and scores 1, while the
 untouched state scores 0: a Calc, a Writer and an Impress task, a Thunderbird one whose profile comes
 from the cache as a tarball, an os one whose check script the cache holds, a multi_apps one, and a Chrome
-one whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it). Each domain once per event loop, as test_local_apps: on asyncio the oracle
+one whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it),
+the clipboard task (xsel reads the path the oracle copied) and the os task whose copied pictures
+/list_directory lists. Each domain once per event loop, as test_local_apps: on asyncio the oracle
 solves, on trio the agent leaves the task alone."""
 
 from __future__ import annotations
@@ -81,6 +83,11 @@ PROFILES_INI = (b"[Profile0]\nName=default-release\nIsRelative=1\nPath=t5q2a5hp.
 PREFS = ('// Mozilla User Preferences\n\nuser_pref("mail.identity.id1.fullName", "Anonym");\n'
          'user_pref("mail.identity.id1.useremail", "anonym@example.org");\n')
 """A profile like the task's thunderbird-profile.tar.gz (one identity); solved, replies do not quote."""
+SECRET_PATH = "multi_apps/716a6079-22da-47f1-ba73-c9d58f986a38"
+COPY_JPGS = "os/23393935-50c7-4a86-aeea-2b78fd089c5c"
+PHOTOS = ("emnlp2023.jpg", "hk_group_photo.jpg", "hong-kong-china.jpg",
+          "monk252520thailand252520wat252520arun252520scaled25255B225255D.jpg")
+"""The .jpg pictures the task's downloads place in ~/Desktop/photos' subfolders (a .png too, not to be copied)."""
 UNPACKED_EXTENSION = "chrome/6766f2b8-8a72-417f-a9e5-56fcaa735837"
 HELLO_EXTENSION = {"helloExtension/manifest.json": json.dumps({
     "manifest_version": 3, "name": "Hello Extensions", "description": "Base Level Extension", "version": "1.0",
@@ -111,6 +118,9 @@ MADE: dict[str, Made] = {
                                                      f"{PROFILE}/prefs.js": PREFS.encode()})},
         gold={}, solved=(PREFS + 'user_pref("mail.identity.id1.auto_quote", false);\n').encode()),
     UNPACKED_EXTENSION: Made(start={"helloExtension.zip": zip_of(HELLO_EXTENSION)}, gold={}, solved=b""),
+    SECRET_PATH: Made(start={"secret.docx": document("The secret")}, gold={}, solved=b""),
+    COPY_JPGS: Made(start={**{name: b"\xff\xd8\xff\xe0 a picture" for name in PHOTOS}, "us_3.png": b"\x89PNG"},
+                    gold={}, solved=b""),
     GREEN_SLIDE: Made(start={"214_9.pptx": slides(*TALK)}, gold={"214_9_Gold.pptx": slides(*TALK, background="00A933")},
                       solved=slides(*TALK, background="00A933")),
 }
@@ -237,3 +247,19 @@ async def test_a_chrome_task_unzips_its_extension_from_the_cache_and_find_unpack
     """The setup unzips the archive with the `unzip` its `sudo apt-get install` finds here; untouched,
     Chrome has only its own extensions."""
     await check(tasks[UNPACKED_EXTENSION], cache, anyio_backend, solve=load_extension)
+
+
+@requires("xsel")
+async def test_the_path_an_agent_copies_on_a_local_desktop_is_read_from_the_clipboard_as_osworld_reads_it(
+        tasks, cache, anyio_backend):
+    """xsel installed (its setup's `apt install xsel` finds it), the clipboard cleared by the setup, then read
+    with `xsel --clipboard --output`: the path `find` prints names the session's home, which reads as the
+    /home/user the task's rule names."""
+    await check(tasks[SECRET_PATH], cache, anyio_backend,
+                solve=functools.partial(in_terminal, command="find ~ -name secret.docx | xsel --clipboard --input"))
+
+
+async def test_an_os_task_copying_pictures_is_scored_from_the_servers_folder_listing(tasks, cache, anyio_backend):
+    """The photos come from the cache into nested folders; list_directory reads the copy's folder."""
+    await check(tasks[COPY_JPGS], cache, anyio_backend, solve=functools.partial(
+        in_terminal, command="find ~/Desktop/photos -name '*.jpg' -exec cp {} ~/Desktop/cpjpg/ \\;"))
