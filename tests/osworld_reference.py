@@ -128,27 +128,32 @@ def _same(theirs: Any, mine: Any, tolerance: float) -> bool:
 
 
 def disagreements(reference: Any, ours: Any, cases: list[Case], folder: Path, suffix: str = ".txt",
-                  tolerance: float = 0.0) -> list[tuple[Case, Any, Any]]:
+                  tolerance: float = 0.0, seen: set[Any] | None = None) -> list[tuple[Case, Any, Any]]:
     """The cases where OSWorld's function and troupe's give different outcomes (scores further apart
-    than `tolerance`)."""
+    than `tolerance`; OSWorld's outcomes added to `seen`)."""
     found = []
     for index, case in enumerate(cases):
         theirs_args, our_args = case.calls(folder, index, suffix)
         theirs, mine = outcome(reference, theirs_args, case.options), outcome(ours, our_args, case.options)
+        if seen is not None:
+            seen.add(theirs)
         if not _same(theirs, mine, tolerance):
             found.append((case, theirs, mine))
     return found
 
 
 def assert_agrees(name: str, reference: Any, ours: Any, cases: list[Case], folder: Path, capsys: Any,
-                  suffix: str = ".txt", tolerance: float = 0.0) -> None:
+                  suffix: str = ".txt", tolerance: float = 0.0) -> set[Any]:
     """Prints how many `cases` troupe's `ours` and OSWorld's `reference` agree on, past pytest's capture,
     and fails on any that differ (files named with `suffix`: openpyxl opens only .xlsx names; scores
-    within `tolerance`: where troupe computes on numpy what the reference's libraries round otherwise)."""
-    differences = disagreements(reference, ours, cases, folder, suffix, tolerance)
+    within `tolerance`: where troupe computes on numpy what the reference's libraries round otherwise);
+    returns the outcomes OSWorld's function gave."""
+    seen: set[Any] = set()
+    differences = disagreements(reference, ours, cases, folder, suffix, tolerance, seen)
     with capsys.disabled():
         print(f"\nparity {name}: {len(cases) - len(differences)}/{len(cases)} cases agree with OSWorld's function")
     assert not differences
+    return seen
 
 
 async def task_scores(task_id: str, reference: types.ModuleType, result: bytes, folder: Path,
@@ -237,8 +242,9 @@ def thunderbird() -> types.ModuleType:
 
 
 def docs() -> types.ModuleType:
-    """metrics/docs.py; its OCR and colour-science libraries, which compare_docx_files never calls, stood in."""
-    return load(METRICS / "docs.py", {"easyocr": (), "skimage": (), "skimage.color": ("deltaE_ciede2000", "rgb2lab")})
+    """metrics/docs.py; its OCR library, which the compared functions never call, stood in (scikit-image's
+    colour science is real: evaluate_colored_words_in_tables calls it)."""
+    return load(METRICS / "docs.py", {"easyocr": ()})
 
 
 def _offline_tldextract() -> types.ModuleType:
