@@ -64,17 +64,24 @@ class Case:
         return f"Case{self.arguments!r} {self.options!r}"
 
     def calls(self, folder: Path, index: int, suffix: str = ".txt") -> tuple[list[Any], list[Any]]:
-        """OSWorld's arguments (a file as its path, named with `suffix`) and troupe's (a file as its bytes)."""
+        """OSWorld's arguments (a file as its path, named with `suffix`) and troupe's (a file as its bytes);
+        a list argument holds its files the same way."""
+        return self._files(list(self.arguments), folder, f"case{index}-", suffix)
+
+    def _files(self, items: list[Any], folder: Path, stem: str, suffix: str) -> tuple[list[Any], list[Any]]:
         theirs, ours = [], []
-        items = list(self.arguments)
         while items:
             item = items.pop(0)
             if item is FILE:
                 data = items.pop(0)
-                path = folder / f"case{index}-{len(theirs)}{suffix}"
+                path = folder / f"{stem}{len(theirs)}{suffix}"
                 path.write_bytes(data)
                 theirs.append(str(path))
                 ours.append(data)
+            elif isinstance(item, list):
+                listed = self._files(list(item), folder, f"{stem}{len(theirs)}-", suffix)
+                theirs.append(listed[0])
+                ours.append(listed[1])
             else:
                 theirs.append(item)
                 ours.append(item)
@@ -155,6 +162,11 @@ def _with_utils(name: str) -> types.ModuleType:
 def table() -> types.ModuleType:
     """metrics/table.py with its utils.py."""
     return _with_utils("table")
+
+
+def general_with_utils() -> types.ModuleType:
+    """metrics/general.py with its real utils.py (check_csv matches rows with utils' _match_record)."""
+    return _with_utils("general")
 
 
 def thunderbird() -> types.ModuleType:

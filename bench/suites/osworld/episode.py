@@ -27,7 +27,8 @@ class Episode:
     password: str = DEFAULT_PASSWORD
     screen: tuple[int, int] = (1920, 1080)
     saved: dict[str, bytes] = field(default_factory=dict)
-    """Outputs `command` steps saved by name (`stdout`: "grep.out")."""
+    """What this episode wrote into the task's cache folder, by name: outputs `command` steps saved
+    (`stdout`: "grep.out"), and the files getters fetched and did not hand to a metric."""
 
     def cached(self, name: str) -> bytes | None:
         """A file of the task's cache folder: one a step saved this episode, else the user's."""

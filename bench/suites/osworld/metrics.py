@@ -12,7 +12,8 @@ General functions (OSWorld's metrics/general.py): `exact_match`,
 own in chrome.py (`is_expected_bookmarks`, `check_font_size`,
 `check_history_deleted`, ...), chrome_tabs.py (`is_expected_tabs`,
 `is_expected_active_tab`), vlc.py, gimp.py, impress.py, slides.py
-(`compare_pptx_files`), tables.py (`compare_table`), thunderbird.py
+(`compare_pptx_files`), tables.py (`compare_table`), csv_files.py
+(`compare_csv`, `check_csv`), thunderbird.py
 (`check_thunderbird_prefs`) and writer.py (`compare_docx_files`).
 
 `infeasible` is decided by the checker from the agent's last action.
@@ -27,6 +28,7 @@ from typing import Any, Callable
 
 from bench.suites.osworld.chrome import CHROME_METRICS, RULED as CHROME_RULED
 from bench.suites.osworld.chrome_tabs import TAB_METRICS
+from bench.suites.osworld.csv_files import CSV_METRICS
 from bench.suites.osworld.errors import MetricFailed
 from bench.suites.osworld.gimp import GIMP_METRICS
 from bench.suites.osworld.impress import IMPRESS_METRICS
@@ -136,6 +138,7 @@ METRICS: dict[str, Metric] = {
     **GIMP_METRICS,
     **IMPRESS_METRICS,
     **TABLE_METRICS,
+    **CSV_METRICS,
     **WRITER_METRICS,
     **SLIDES_METRICS,
     **THUNDERBIRD_METRICS,
