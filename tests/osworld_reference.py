@@ -8,20 +8,36 @@ product never imports any of this.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import math
 import sys
 import types
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
+
+from bench.formats.task_folder import read_task
+from bench.suites.osworld.checker import OSWorldChecker
+from protocols import Evaluate
 
 from tests.paths import ROOT
 
 REFERENCE = ROOT.parent / "shared" / "osworld" / "reference"
 METRICS = REFERENCE / "desktop_env" / "evaluators" / "metrics"
+EXAMPLES = ROOT.parent / "shared" / "osworld" / "evaluation_examples" / "examples"
 
 
 def _unused(*args: Any, **kwargs: Any) -> Any:
     raise AssertionError("a stood-in import was called: the parity test reaches code it does not compare")
+
+
+def _restore(saved: dict[str, types.ModuleType | None]) -> None:
+    """sys.modules as `saved` had it: a name it had no module for is taken out."""
+    for name, previous in saved.items():
+        if previous is None:
+            sys.modules.pop(name, None)
+        else:
+            sys.modules[name] = previous
 
 
 def load(path: Path, stubs: dict[str, tuple[str, ...]], modules: dict[str, types.ModuleType] | None = None,
@@ -43,15 +59,22 @@ def load(path: Path, stubs: dict[str, tuple[str, ...]], modules: dict[str, types
         spec.loader.exec_module(module)
         return module
     finally:
-        for name, previous in saved.items():
-            if previous is None:
-                sys.modules.pop(name, None)
-            else:
-                sys.modules[name] = previous
+        _restore(saved)
 
 
 FILE = object()
 """Marks an argument that is a file: OSWorld's function gets its path, troupe's its bytes."""
+
+
+class Named:
+    """A file whose name's suffix matters (OSWorld's readers pick a format by it), as an argument or
+    within a list argument: OSWorld's function gets its path, troupe's its bytes."""
+
+    def __init__(self, data: bytes, suffix: str) -> None:
+        self.data, self.suffix = data, suffix
+
+    def __repr__(self) -> str:
+        return f"Named({self.data[:20]!r}..., {self.suffix!r})"
 
 
 class Case:
@@ -64,27 +87,28 @@ class Case:
         return f"Case{self.arguments!r} {self.options!r}"
 
     def calls(self, folder: Path, index: int, suffix: str = ".txt") -> tuple[list[Any], list[Any]]:
-        """OSWorld's arguments (a file as its path, named with `suffix`) and troupe's (a file as its bytes);
-        a list argument holds its files the same way."""
-        return self._files(list(self.arguments), folder, f"case{index}-", suffix)
-
-    def _files(self, items: list[Any], folder: Path, stem: str, suffix: str) -> tuple[list[Any], list[Any]]:
+        """OSWorld's arguments (a file as its path, named with `suffix`) and troupe's (a file as its bytes)."""
         theirs, ours = [], []
+        written = 0
+
+        def place(item: Any) -> tuple[Any, Any]:
+            nonlocal written
+            if isinstance(item, Named):
+                path = folder / f"case{index}-{written}{item.suffix}"
+                written += 1
+                path.write_bytes(item.data)
+                return str(path), item.data
+            if isinstance(item, list):
+                pairs = [place(inner) for inner in item]
+                return [pair[0] for pair in pairs], [pair[1] for pair in pairs]
+            return item, item
+
+        items = list(self.arguments)
         while items:
             item = items.pop(0)
-            if item is FILE:
-                data = items.pop(0)
-                path = folder / f"{stem}{len(theirs)}{suffix}"
-                path.write_bytes(data)
-                theirs.append(str(path))
-                ours.append(data)
-            elif isinstance(item, list):
-                listed = self._files(list(item), folder, f"{stem}{len(theirs)}-", suffix)
-                theirs.append(listed[0])
-                ours.append(listed[1])
-            else:
-                theirs.append(item)
-                ours.append(item)
+            theirs_item, our_item = place(Named(items.pop(0), suffix) if item is FILE else item)
+            theirs.append(theirs_item)
+            ours.append(our_item)
         return theirs, ours
 
 
@@ -97,26 +121,54 @@ def outcome(function: Any, arguments: list[Any], options: dict[str, Any]) -> Any
         return "raises"
 
 
-def disagreements(reference: Any, ours: Any, cases: list[Case], folder: Path,
-                  suffix: str = ".txt") -> list[tuple[Case, Any, Any]]:
-    """The cases where OSWorld's function and troupe's give different outcomes."""
+def _same(theirs: Any, mine: Any, tolerance: float) -> bool:
+    if isinstance(theirs, float) and isinstance(mine, float):
+        return math.isclose(theirs, mine, rel_tol=0.0, abs_tol=tolerance)
+    return theirs == mine
+
+
+def disagreements(reference: Any, ours: Any, cases: list[Case], folder: Path, suffix: str = ".txt",
+                  tolerance: float = 0.0) -> list[tuple[Case, Any, Any]]:
+    """The cases where OSWorld's function and troupe's give different outcomes (scores further apart
+    than `tolerance`)."""
     found = []
     for index, case in enumerate(cases):
         theirs_args, our_args = case.calls(folder, index, suffix)
         theirs, mine = outcome(reference, theirs_args, case.options), outcome(ours, our_args, case.options)
-        if theirs != mine:
+        if not _same(theirs, mine, tolerance):
             found.append((case, theirs, mine))
     return found
 
 
 def assert_agrees(name: str, reference: Any, ours: Any, cases: list[Case], folder: Path, capsys: Any,
-                  suffix: str = ".txt") -> None:
+                  suffix: str = ".txt", tolerance: float = 0.0) -> None:
     """Prints how many `cases` troupe's `ours` and OSWorld's `reference` agree on, past pytest's capture,
-    and fails on any that differ (files named with `suffix`: openpyxl opens only .xlsx names)."""
-    differences = disagreements(reference, ours, cases, folder, suffix)
+    and fails on any that differ (files named with `suffix`: openpyxl opens only .xlsx names; scores
+    within `tolerance`: where troupe computes on numpy what the reference's libraries round otherwise)."""
+    differences = disagreements(reference, ours, cases, folder, suffix, tolerance)
     with capsys.disabled():
         print(f"\nparity {name}: {len(cases) - len(differences)}/{len(cases)} cases agree with OSWorld's function")
     assert not differences
+
+
+async def task_scores(task_id: str, reference: types.ModuleType, result: bytes, folder: Path,
+                      suffix: str) -> tuple[Any, Any]:
+    """What the task's own evaluator (one function; a file as its result, a rule or nothing as its expected
+    value) makes of `result`: OSWorld's function from `reference` and troupe's checker, each "raises" or
+    a score."""
+    domain, _, stem = task_id.partition("/")
+    task = read_task(EXAMPLES / domain / f"{stem}.json", domain)
+    spec = task.evaluation_spec
+    rules = [spec["expected"]["rules"]] if "expected" in spec else []
+    path = folder / f"{stem}{suffix}"
+    path.write_bytes(result)
+    theirs = outcome(getattr(reference, spec["func"]), [str(path), *rules], spec.get("options", {}))
+    try:
+        verdict = await OSWorldChecker().check(Evaluate(task=task, episode_id="e", steps=(),
+                                                        vm_state={"result": [result], "expected": rules}))
+    except Exception:  # noqa: BLE001 - a raise is an outcome to agree on
+        return theirs, "raises"
+    return theirs, verdict.score
 
 
 _IMAGING = {"cv2": (), "skimage": (), "skimage.metrics": ("structural_similarity",)}
@@ -134,18 +186,25 @@ def gimp() -> types.ModuleType:
     return load(METRICS / "gimp.py", {**_IMAGING, "numpy": (), "PIL": ("Image", "ImageChops", "ImageStat")})
 
 
+def gimp_images() -> types.ModuleType:
+    """metrics/gimp.py with its image libraries (Pillow, numpy, OpenCV, scikit-image's SSIM)."""
+    return load(METRICS / "gimp.py", {})
+
+
 def slides() -> types.ModuleType:
     """metrics/slides.py; python-pptx, which check_left_panel and check_auto_saving_time never call, stood in."""
     return load(METRICS / "slides.py", {"pptx": ("Presentation",), "pptx.util": ("Inches",),
                                         "pptx.enum": (), "pptx.enum.shapes": ("MSO_SHAPE_TYPE",)})
 
 
+def slides_pptx() -> types.ModuleType:
+    """metrics/slides.py with python-pptx."""
+    return load(METRICS / "slides.py", {})
+
+
 def general() -> types.ModuleType:
-    """metrics/general.py; its two helpers from utils.py (which needs formulas and tldextract) stood in."""
-    return load(METRICS / "general.py", {"desktop_env": (), "desktop_env.evaluators": (),
-                                         "desktop_env.evaluators.metrics": (),
-                                         "desktop_env.evaluators.metrics.utils": ("_match_record",
-                                                                                  "_match_value_to_rule")})
+    """metrics/general.py with its utils.py (_match_record, _match_value_to_rule)."""
+    return _with_utils("general")
 
 
 PACKAGE = "desktop_env.evaluators.metrics"
@@ -162,11 +221,6 @@ def _with_utils(name: str) -> types.ModuleType:
 def table() -> types.ModuleType:
     """metrics/table.py with its utils.py."""
     return _with_utils("table")
-
-
-def general_with_utils() -> types.ModuleType:
-    """metrics/general.py with its real utils.py (check_csv matches rows with utils' _match_record)."""
-    return _with_utils("general")
 
 
 def thunderbird() -> types.ModuleType:
@@ -200,8 +254,69 @@ def chrome() -> types.ModuleType:
                 {**packages, "desktop_env.evaluators.metrics.utils": utils})
 
 
+def info_getters() -> types.ModuleType:
+    """getters/info.py (get_vm_wallpaper, which asks `env.controller.get_vm_wallpaper`)."""
+    return load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "info.py", {})
+
+
 def chrome_getters() -> types.ModuleType:
     """getters/chrome.py; pydrive (Google Drive, which the compared getters never call) stood in."""
     return load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "chrome.py",
                 {"pydrive": (), "pydrive.auth": ("GoogleAuth",),
                  "pydrive.drive": ("GoogleDrive", "GoogleDriveFileList", "GoogleDriveFile")})
+
+
+def vlc_media() -> types.ModuleType:
+    """metrics/vlc.py with its real audio, video and image libraries (librosa, scipy, fastdtw, OpenCV,
+    imagehash); acoustid, which the compared functions never call, stood in."""
+    return load(METRICS / "vlc.py", {"acoustid": ()})
+
+
+def impress_getters() -> types.ModuleType:
+    """getters/impress.py with its getters/file.py (get_vm_file, which asks `env.controller.get_file`)."""
+    getters = "desktop_env.evaluators.getters"
+    files = load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "file.py", {})
+    packages = {name: types.ModuleType(name) for name in ("desktop_env", "desktop_env.evaluators", getters)}
+    return load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "impress.py", {},
+                {**packages, f"{getters}.file": files})
+
+
+def pdf() -> types.ModuleType:
+    """metrics/pdf.py (check_pdf_pages), with PyMuPDF and pypdf."""
+    return load(METRICS / "pdf.py", {})
+
+
+def vscode() -> types.ModuleType:
+    """metrics/vscode.py (compare_text_file, compare_zip_files, compare_result_files), with PyPDF2."""
+    return load(METRICS / "vscode.py", {})
+
+
+def basic_os() -> types.ModuleType:
+    """metrics/basic_os.py (is_in_vm_clickboard, check_moved_jpgs), which imports nothing."""
+    return load(METRICS / "basic_os.py", {})
+
+
+def chrome_pdfs() -> types.ModuleType:
+    """metrics/chrome.py with its PDF and image libraries (compare_pdfs, compare_pdf_images,
+    compare_archive); borb, which no compared function calls, stood in. compare_archive imports
+    `.vscode` when it runs: call it inside `metrics_package()`."""
+    utils = load(METRICS / "utils.py", {}, {"tldextract": _offline_tldextract()})
+    packages = {name: types.ModuleType(name) for name in ("desktop_env", "desktop_env.evaluators", PACKAGE)}
+    return load(METRICS / "chrome.py", {"borb": (), "borb.pdf": ("Document", "PDF")},
+                {**packages, f"{PACKAGE}.utils": utils}, package=PACKAGE)
+
+
+@contextlib.contextmanager
+def metrics_package() -> Iterator[None]:
+    """OSWorld's metrics package importable by name while it lasts, so a function's own relative
+    import at call time (`from .vscode import ...`) loads the module from the reference."""
+    package = types.ModuleType(PACKAGE)
+    package.__path__ = [str(METRICS)]
+    modules = {"desktop_env": types.ModuleType("desktop_env"),
+               "desktop_env.evaluators": types.ModuleType("desktop_env.evaluators"), PACKAGE: package}
+    saved = {name: sys.modules.get(name) for name in [*modules, f"{PACKAGE}.vscode"]}
+    sys.modules.update(modules)
+    try:
+        yield
+    finally:
+        _restore(saved)

@@ -7,14 +7,17 @@ so the header alone reads the same);
 `recordings_folder`: the first uncommented line mentioning
 `input-record-path`, its text after the last `=`, compared exactly;
 `blackish`: every channel of a `;`-separated colour list below `BLACKISH`
-(a list that is not numbers scores 0).
+(a list that is not numbers scores 0);
+`play_pause_hotkey`: "1" when the last line containing
+`global-key-play-pause=` (commented or not) has a value after its last `=`,
+else "0": what `check_global_key_play_pause` compares with its rule.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["BLACKISH", "UNCHANGED", "blackish", "recordings_folder"]
+__all__ = ["BLACKISH", "UNCHANGED", "blackish", "play_pause_hotkey", "recordings_folder"]
 
 BLACKISH = 100
 UNCHANGED = """\
@@ -45,3 +48,11 @@ def blackish(colours: str) -> float:
         return 0.0
     triples = zip(values[0::3], values[1::3], values[2::3])
     return float(all(channel < BLACKISH for triple in triples for channel in triple))
+
+
+def play_pause_hotkey(lines: Iterable[str]) -> str:
+    assigned = "0"
+    for line in lines:
+        if "global-key-play-pause=" in line:
+            assigned = "0" if line.split("=")[-1].strip() == "" else "1"
+    return assigned

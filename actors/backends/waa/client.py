@@ -30,6 +30,8 @@ from runtime.backoff import Backoff
 
 DEVTOOLS_PORT = 9222
 """Where a WAA VM's browser answers the DevTools protocol, on the VM's host (WAA's tasks forward it with socat)."""
+VLC_PORT = 8080
+"""Where a VM's VLC answers its web interface, on the VM's host (WAA's and OSWorld's getters read it there)."""
 
 TOKEN_HEADER = "X-WAA-Token"
 """Sent when a token is set; the Linux server requires it, a real WAA VM ignores it."""
@@ -63,16 +65,20 @@ _RETRIED = (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError, http
 class WAAClient:
     """One server, one connection pool. `timeout` is the default per request. `devtools` is where
     the VM's browser answers the DevTools protocol (default: port 9222 on the server's host, as
-    WAA's client assumes); the browser tasks' steps and getters connect there."""
+    WAA's client assumes); the browser tasks' steps and getters connect there. `vlc` is where its
+    VLC answers its web interface (default: port 8080 on the server's host)."""
 
     def __init__(self, url: str, *, token: str | None = None, retry: Retry = Retry(), timeout: float = 60.0,
-                 devtools: str | None = None) -> None:
+                 devtools: str | None = None, vlc: str | None = None) -> None:
         if not url.startswith(("http://", "https://")):
             raise ValueError(f"WAA server URL must start with http:// or https://, got {url!r}")
-        if devtools is not None and not devtools.startswith(("http://", "https://")):
-            raise ValueError(f"the DevTools address must start with http:// or https://, got {devtools!r}")
+        for name, address in (("DevTools", devtools), ("VLC", vlc)):
+            if address is not None and not address.startswith(("http://", "https://")):
+                raise ValueError(f"the {name} address must start with http:// or https://, got {address!r}")
         self.url = url.rstrip("/")
-        self.devtools = (devtools or f"http://{urllib.parse.urlsplit(url).hostname}:{DEVTOOLS_PORT}").rstrip("/")
+        host = urllib.parse.urlsplit(url).hostname
+        self.devtools = (devtools or f"http://{host}:{DEVTOOLS_PORT}").rstrip("/")
+        self.vlc = (vlc or f"http://{host}:{VLC_PORT}").rstrip("/")
         self.retry = retry
         headers = {TOKEN_HEADER: token} if token else {}
         self._http = httpx.AsyncClient(base_url=self.url, headers=headers, timeout=timeout)

@@ -9,6 +9,11 @@
   an empty value, scores 0). A file that is not XML gives OSWorld no score
   (its function logs and returns None); a prop without a `value` element, or
   one that is not a number, raises.
+- `check_presenter_console_disable`: the same file's first
+  `EnablePresenterScreen` prop directly under an item whose path is
+  `/org.openoffice.Office.Impress/Misc/Start` has the value "false" (any
+  case). OSWorld's function scores 0 on anything else, a file that is not
+  XML, a missing value and no file among them.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from bench.suites.osworld.errors import MetricFailed
 
 _OOR = "{http://openoffice.org/2001/registry}"
 AUTOSAVE_ITEM = "/org.openoffice.Office.Common/Save/Document"
+_PRESENTER_SCREEN = (".//item[@oor:path='/org.openoffice.Office.Impress/Misc/Start']"
+                     "/prop[@oor:name='EnablePresenterScreen']")
 
 
 def check_left_panel(result: str | None, **options: Any) -> float:
@@ -67,4 +74,18 @@ def check_auto_saving_time(result: bytes | None, rules: Any, **options: Any) -> 
     return float(minutes == rules["minutes"])
 
 
-IMPRESS_METRICS = {"check_left_panel": check_left_panel, "check_auto_saving_time": check_auto_saving_time}
+def check_presenter_console_disable(result: bytes | None, **options: Any) -> float:
+    if result is None:
+        return 0.0
+    try:
+        root = ET.parse(io.BytesIO(result)).getroot()
+    except Exception:  # noqa: BLE001 - OSWorld's function scores 0 on whatever fails to parse
+        return 0.0
+    prop = root.find(_PRESENTER_SCREEN, {"oor": _OOR[1:-1]})
+    value = None if prop is None else prop.find("value")
+    text = None if value is None else value.text
+    return float(text is not None and text.lower() == "false")
+
+
+IMPRESS_METRICS = {"check_left_panel": check_left_panel, "check_auto_saving_time": check_auto_saving_time,
+                   "check_presenter_console_disable": check_presenter_console_disable}

@@ -52,11 +52,13 @@ class _Differ(Exception):
     """The decks differ: OSWorld's `return 0`."""
 
 
-def _deck(data: bytes | None, which: str) -> Any:
+def open_deck(data: bytes | None, metric: str, which: str = "result") -> Any:
+    """The deck in `data` as OSWorld's metrics open a path with python-pptx (None: its empty default
+    deck); a file that is not a deck raises MetricFailed naming `metric` and `which` file."""
     try:
         return Presentation(None if data is None else io.BytesIO(data))
     except Exception as exc:  # noqa: BLE001 - python-pptx raises many kinds on a broken file
-        raise MetricFailed(f"compare_pptx_files: the {which} file is not a pptx deck ({type(exc).__name__}: {exc}; "
+        raise MetricFailed(f"{metric}: the {which} file is not a pptx deck ({type(exc).__name__}: {exc}; "
                            "OSWorld's function raises here)") from None
 
 
@@ -277,7 +279,8 @@ def _bullets(xml: str) -> list[tuple[Any, str, str]]:
 
 
 def compare_pptx_files(result: bytes | None, expected: bytes | None, **options: Any) -> float:
-    first, second = _deck(result, "result"), _deck(expected, "expected")
+    first = open_deck(result, "compare_pptx_files")
+    second = open_deck(expected, "compare_pptx_files", "expected")
     try:
         _Compare(options).decks(first, second)
     except _Differ:

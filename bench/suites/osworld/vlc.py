@@ -21,14 +21,21 @@ VLC reads it:
   channel below `bench.formats.vlcrc.BLACKISH`; a rule that is not a dict,
   misses a key, or an unreadable list scores 0 (OSWorld catches those),
   another type gives OSWorld no score (its function returns None), so it
-  raises here.
+  raises here;
+- `check_global_key_play_pause`: "1" when the last line containing
+  `global-key-play-pause=` has a value, else "0"
+  (bench.formats.vlcrc.play_pause_hotkey, WAA's reading too), compared
+  with the rule's `expected_global_key_play_pause` as the others;
+- `is_vlc_fullscreen`: the two sizes (`vm_screen_size`, `vm_window_size`:
+  `{width, height}`) are equal; either one missing (None) scores 0, another
+  kind of value raises, as OSWorld's function does on it.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from bench.formats.vlcrc import blackish, recordings_folder
+from bench.formats.vlcrc import blackish, play_pause_hotkey, recordings_folder
 from bench.suites.osworld.errors import MetricFailed
 
 VLC_DEFAULT_SLIDER = "153;210;153;20;210;20;255;199;15;245;39;29"
@@ -85,6 +92,22 @@ def check_qt_slider_colours(result: bytes | None, rule: Any, **options: Any) -> 
                        "(OSWorld's function returns None: no score)")
 
 
+def check_global_key_play_pause(result: bytes | None, rule: Any, **options: Any) -> float:
+    lines = _lines(result, "check_global_key_play_pause")
+    want = _wanted(rule, "expected_global_key_play_pause", "check_global_key_play_pause")
+    return float(play_pause_hotkey(lines) == want)
+
+
+def is_vlc_fullscreen(result: Any, expected: Any, **options: Any) -> float:
+    if result is None or expected is None:
+        return 0.0
+    try:
+        return float(result["width"] == expected["width"] and result["height"] == expected["height"])
+    except (KeyError, TypeError, IndexError) as exc:
+        raise MetricFailed(f"is_vlc_fullscreen: expected two sizes with width and height, got {result!r} and "
+                           f"{expected!r} ({exc!r}; OSWorld's function raises here)") from None
+
+
 OPTION_CHECKS = {
     "check_qt_bgcone": ("qt-bgcone", "expected_qt_bgcone", "1"),
     "check_qt_max_volume": ("qt-max-volume", "expected_qt_max_volume", "125"),
@@ -99,4 +122,6 @@ VLC_METRICS: dict[str, Callable[..., float]] = {
     **{name: _option_check(name, *spec) for name, spec in OPTION_CHECKS.items()},
     "is_vlc_recordings_folder": is_vlc_recordings_folder,
     "check_qt_slider_colours": check_qt_slider_colours,
+    "check_global_key_play_pause": check_global_key_play_pause,
+    "is_vlc_fullscreen": is_vlc_fullscreen,
 }

@@ -36,11 +36,11 @@ so the checker decides it.
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from typing import Any, Callable
 
+from bench.formats.text_file import same_text, text_mode
 from bench.suites.waa.errors import MetricFailed, ReferenceCrash, rule_field
 from bench.suites.waa.archives import ARCHIVE_METRICS
 from bench.suites.waa.browser import BROWSER_METRICS
@@ -61,25 +61,6 @@ def exact_match(result: Any, expected: Any, **options: Any) -> float:
     return float(result == _rule(expected, "exact_match"))
 
 
-def text_mode(data: bytes | str, encoding: str = "utf-8") -> str:
-    """A file's bytes as Python's text mode reads them (universal newlines: CRLF
-    and a lone CR are "\\n"); UnicodeDecodeError when they are not `encoding`."""
-    raw = data.encode() if isinstance(data, str) else data
-    return io.TextIOWrapper(io.BytesIO(raw), encoding=encoding).read()
-
-
-def _squeeze(text: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"[\t\n]", " ", text).strip())
-
-
-def _same_text(mine: str, gold: str, ignore_blanks: bool, ignore_case: bool) -> float:
-    if ignore_blanks:
-        mine, gold = _squeeze(mine), _squeeze(gold)
-    if ignore_case:
-        mine, gold = mine.lower(), gold.lower()
-    return float(mine == gold)
-
-
 def compare_text_file(result: bytes | str | None, expected: bytes | str | None, *,
                       ignore_blanks: bool = False, ignore_case: bool = False, **options: Any) -> float:
     if result is None:
@@ -89,10 +70,10 @@ def compare_text_file(result: bytes | str | None, expected: bytes | str | None, 
     try:
         mine, gold = text_mode(result), text_mode(expected)
     except UnicodeDecodeError as exc:
-        fixed = _same_text(text_mode(result, "latin-1"), text_mode(expected, "latin-1"), ignore_blanks, ignore_case)
+        fixed = same_text(text_mode(result, "latin-1"), text_mode(expected, "latin-1"), ignore_blanks, ignore_case)
         raise ReferenceCrash(f"compare_text_file: a file is not UTF-8 ({exc})", fix="text-encoding",
                              fixed=fixed) from None
-    return _same_text(mine, gold, ignore_blanks, ignore_case)
+    return same_text(mine, gold, ignore_blanks, ignore_case)
 
 
 _COMMENT = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.S)

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from bench.formats.vlcrc import blackish, recordings_folder
+from bench.formats.vlcrc import blackish, play_pause_hotkey, recordings_folder
 from bench.suites.waa.errors import MetricFailed, ReferenceCrash, rule_field
 
 VLC_DEFAULT_SLIDER = "153;210;153;20;210;20;255;199;15;245;39;29"
@@ -87,8 +87,7 @@ def _option_check(func: str, option: str, rule: str, default: str) -> Callable[.
 
 def _hotkey(vlcrc: bytes | str, expected: dict[str, Any]) -> float:
     want = rule_field(expected, "check_global_key_play_pause", "expected_global_key_play_pause")
-    assigned = "0" if value_of(vlcrc, "global-key-play-pause=", "") == "" else "1"
-    return float(assigned == _as_text(want))
+    return float(play_pause_hotkey(_lines(vlcrc)) == _as_text(want))
 
 
 def _recordings_folder(vlcrc: bytes | str, expected: dict[str, Any]) -> float:

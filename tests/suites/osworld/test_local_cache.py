@@ -4,18 +4,23 @@ in a data set this machine cannot reach), and per domain a task runs its set-up 
 cache, LibreOffice opening the file), then the oracle reaches the solved state through the episode's own
 server (the application quit, the solved file uploaded where the task reads it) and scores 1, while the
 untouched state scores 0: a Calc task scored by sheet_data and one by sheet_print (the CSV its
-postconfig has LibreOffice export beside the workbook), a Writer and an Impress task, a Thunderbird one whose profile comes
-from the cache as a tarball, an os one whose check script the cache holds, and a multi_apps one. Each domain once per event loop, as test_local_apps: on asyncio the oracle
+postconfig has LibreOffice export beside the workbook), a Writer and an Impress task, a Thunderbird
+one whose profile comes from the cache as a tarball, an os one whose check script the cache holds, a multi_apps one, and a Chrome
+one whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it),
+the clipboard task (xsel reads the path the oracle copied) and the os task whose copied pictures
+/list_directory lists. Each domain once per event loop, as test_local_apps: on asyncio the oracle
 solves, on trio the agent leaves the task alone."""
 
 from __future__ import annotations
 
 import functools
 import io
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import anyio
 import httpx
 import openpyxl
 import pytest
@@ -26,7 +31,7 @@ from bench.suites.osworld.needs import cache_name, getter_specs, steps
 from protocols import ErrorKind, Task
 
 from tests.osworld_servers import run_on_local_desktops
-from tests.task_files import document, slides, tar_gz, xlsx
+from tests.task_files import document, slides, tar_gz, xlsx, zip_of
 from tests.paths import ROOT
 
 OSWORLD = ROOT.parent / "shared" / "osworld" / "evaluation_examples"
@@ -95,6 +100,17 @@ PROFILES_INI = (b"[Profile0]\nName=default-release\nIsRelative=1\nPath=t5q2a5hp.
 PREFS = ('// Mozilla User Preferences\n\nuser_pref("mail.identity.id1.fullName", "Anonym");\n'
          'user_pref("mail.identity.id1.useremail", "anonym@example.org");\n')
 """A profile like the task's thunderbird-profile.tar.gz (one identity); solved, replies do not quote."""
+SECRET_PATH = "multi_apps/716a6079-22da-47f1-ba73-c9d58f986a38"
+COPY_JPGS = "os/23393935-50c7-4a86-aeea-2b78fd089c5c"
+PHOTOS = ("emnlp2023.jpg", "hk_group_photo.jpg", "hong-kong-china.jpg",
+          "monk252520thailand252520wat252520arun252520scaled25255B225255D.jpg")
+"""The .jpg pictures the task's downloads place in ~/Desktop/photos' subfolders (a .png too, not to be copied)."""
+UNPACKED_EXTENSION = "chrome/6766f2b8-8a72-417f-a9e5-56fcaa735837"
+HELLO_EXTENSION = {"helloExtension/manifest.json": json.dumps({
+    "manifest_version": 3, "name": "Hello Extensions", "description": "Base Level Extension", "version": "1.0",
+    "action": {"default_popup": "hello.html"}}).encode(),
+                   "helloExtension/hello.html": b"<html><body><h1>Hello Extensions</h1></body></html>"}
+"""An unpacked extension like the task's helloExtension.zip (Chrome's first tutorial extension)."""
 
 
 class Made:
@@ -122,6 +138,10 @@ MADE: dict[str, Made] = {
         start={"thunderbird-profile.tar.gz": tar_gz({".thunderbird/profiles.ini": PROFILES_INI,
                                                      f"{PROFILE}/prefs.js": PREFS.encode()})},
         gold={}, solved=(PREFS + 'user_pref("mail.identity.id1.auto_quote", false);\n').encode()),
+    UNPACKED_EXTENSION: Made(start={"helloExtension.zip": zip_of(HELLO_EXTENSION)}, gold={}, solved=b""),
+    SECRET_PATH: Made(start={"secret.docx": document("The secret")}, gold={}, solved=b""),
+    COPY_JPGS: Made(start={**{name: b"\xff\xd8\xff\xe0 a picture" for name in PHOTOS}, "us_3.png": b"\x89PNG"},
+                    gold={}, solved=b""),
     GREEN_SLIDE: Made(start={"214_9.pptx": slides(*TALK)}, gold={"214_9_Gold.pptx": slides(*TALK, background="00A933")},
                       solved=slides(*TALK, background="00A933")),
 }
@@ -174,6 +194,25 @@ async def in_terminal(server, task: Task, command: str) -> None:
     """The oracle of a terminal task: `command` run in the session, as typed at its terminal."""
     async with httpx.AsyncClient(headers={TOKEN_HEADER: server.token}, timeout=120) as http:
         (await http.post(f"{server.url}/execute", json={"command": command, "shell": True})).raise_for_status()
+
+
+async def load_extension(server, task: Task) -> None:
+    """The oracle of the extension task: Chrome closed as OSWorld's tasks close it (`pkill chrome`, which
+    lets it write its profile), started again loading the unpacked folder the setup left on the Desktop,
+    and closed again once its DevTools answer (it has loaded the extension by then), so its Preferences
+    record the folder."""
+    async with httpx.AsyncClient(base_url=server.url, headers={TOKEN_HEADER: server.token}, timeout=60) as http:
+        for command in (["pkill", "chrome"],
+                        ["google-chrome", "--load-extension=/home/user/Desktop/helloExtension"]):
+            (await http.post("/setup/launch", json={"command": command})).raise_for_status()
+        with anyio.fail_after(60):
+            while True:
+                try:
+                    (await http.get(f"{server.devtools}/json/version")).raise_for_status()
+                    break
+                except httpx.HTTPError:
+                    await anyio.sleep(0.2)
+        (await http.post("/setup/launch", json={"command": ["pkill", "chrome"]})).raise_for_status()
 
 
 async def check(task: Task, cache: Path, anyio_backend: str, quit: str = "soffice.bin",
@@ -232,3 +271,27 @@ async def test_an_os_task_downloads_its_check_from_the_cache_at_evaluation_and_i
 @requires("localc")
 async def test_a_multi_apps_task_with_spaces_in_its_file_names_is_scored_by_sheet_fuzzy(tasks, cache, anyio_backend):
     await check(tasks[NEW_MODELS], cache, anyio_backend)
+
+
+@requires("chromium")
+async def test_a_chrome_task_unzips_its_extension_from_the_cache_and_find_unpacked_extension_path_scores_it(
+        tasks, cache, anyio_backend):
+    """The setup unzips the archive with the `unzip` its `sudo apt-get install` finds here; untouched,
+    Chrome has only its own extensions."""
+    await check(tasks[UNPACKED_EXTENSION], cache, anyio_backend, solve=load_extension)
+
+
+@requires("xsel")
+async def test_the_path_an_agent_copies_on_a_local_desktop_is_read_from_the_clipboard_as_osworld_reads_it(
+        tasks, cache, anyio_backend):
+    """xsel installed (its setup's `apt install xsel` finds it), the clipboard cleared by the setup, then read
+    with `xsel --clipboard --output`: the path `find` prints names the session's home, which reads as the
+    /home/user the task's rule names."""
+    await check(tasks[SECRET_PATH], cache, anyio_backend,
+                solve=functools.partial(in_terminal, command="find ~ -name secret.docx | xsel --clipboard --input"))
+
+
+async def test_an_os_task_copying_pictures_is_scored_from_the_servers_folder_listing(tasks, cache, anyio_backend):
+    """The photos come from the cache into nested folders; list_directory reads the copy's folder."""
+    await check(tasks[COPY_JPGS], cache, anyio_backend, solve=functools.partial(
+        in_terminal, command="find ~/Desktop/photos -name '*.jpg' -exec cp {} ~/Desktop/cpjpg/ \\;"))
