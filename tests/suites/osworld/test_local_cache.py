@@ -9,7 +9,10 @@ one whose profile comes from the cache as a tarball, an os one whose check scrip
 one whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it),
 the clipboard task (xsel reads the path the oracle copied) and the os task whose copied pictures
 /list_directory lists. Each domain once per event loop, as test_local_apps: on asyncio the oracle
-solves, on trio the agent leaves the task alone."""
+solves, on trio the agent leaves the task alone. In the Thunderbird episode the oracle first fills the
+address into the account hub Thunderbird opens on a profile with no account, and thunderbird/15c3b339's
+address rule scores that real tree, read through the episode's server, 0 before and 1 after, by troupe's
+check_accessibility_tree and by OSWorld's."""
 
 from __future__ import annotations
 
@@ -22,14 +25,18 @@ from pathlib import Path
 
 import anyio
 import httpx
+import lxml.etree
 import openpyxl
 import pytest
 
 from actors.backends.waa.client import TOKEN_HEADER
+from actors.backends.waa.commands import command
+from bench.suites.osworld.accessibility import NAMESPACES, check_accessibility_tree
 from bench.suites.osworld.catalog import Catalog
 from bench.suites.osworld.needs import cache_name, getter_specs, steps
 from protocols import ErrorKind, Task
 
+from tests import osworld_reference
 from tests.osworld_servers import run_on_local_desktops
 from tests.task_files import document, slides, tar_gz, xlsx, zip_of
 from tests.paths import ROOT
@@ -215,6 +222,45 @@ async def load_extension(server, task: Task) -> None:
         (await http.post("/setup/launch", json={"command": ["pkill", "chrome"]})).raise_for_status()
 
 
+ACCOUNT_SETUP = OSWORLD / "examples" / "thunderbird" / "15c3b339-88f7-4a86-ab16-e71c58dcb01e.json"
+ADDRESS = "anonym-x2024@outlook.com"
+UBUNTU = NAMESPACES["ubuntu"]
+EMAIL_FIELD = "//application[@name='Thunderbird']//entry[@name='Email address*' and @cp:screencoord]"
+
+
+async def tree_when(http: httpx.AsyncClient, found: Callable[[str], object], what: str, seconds: float = 60) -> str:
+    """The episode's tree (its server's /accessibility) once `found` finds something in it."""
+    with anyio.move_on_after(seconds):
+        while True:
+            tree = (await http.get("/accessibility")).json()["AT"]
+            if found(tree):
+                return tree
+            await anyio.sleep(0.3)
+    raise AssertionError(f"{what} never showed in Thunderbird's tree within {seconds:g} s")
+
+
+def email_field(tree: str) -> list:
+    return lxml.etree.fromstring(tree).xpath(EMAIL_FIELD, namespaces=UBUNTU)
+
+
+async def fill_address_then_upload(server, task: Task) -> None:
+    """The account hub's email field filled by a click and keys, 15c3b339's address rule scored on the tree
+    before and after by both functions; then the prefs task's own oracle."""
+    (rule, *_) = json.loads(ACCOUNT_SETUP.read_text())["evaluator"]["expected"]["rules"]
+    reference = osworld_reference.general().check_accessibility_tree
+    async with httpx.AsyncClient(base_url=server.url, headers={TOKEN_HEADER: server.token}, timeout=120) as http:
+        tree = await tree_when(http, email_field, "the account hub's email field")
+        assert check_accessibility_tree(tree, [rule]) == reference(tree, [rule]) == 0.0
+        (field, *_) = email_field(tree)
+        (x, y), (width, height) = (json.loads(field.get(f"{{{UBUNTU['cp']}}}{key}").replace("(", "[").replace(")", "]"))
+                                   for key in ("screencoord", "size"))
+        keys = f"pyautogui.click({x + width // 2}, {y + height // 2}); time.sleep(0.3); pyautogui.write('{ADDRESS}')"
+        (await http.post("/execute", json={"command": command(keys)})).raise_for_status()
+        tree = await tree_when(http, lambda tree: check_accessibility_tree(tree, [rule]), "the typed address", 20)
+        assert check_accessibility_tree(tree, [rule]) == reference(tree, [rule]) == 1.0
+    await upload_solved(server, task, "thunderbird")
+
+
 async def check(task: Task, cache: Path, anyio_backend: str, quit: str = "soffice.bin",
                 solve: Callable | None = None) -> None:
     """On asyncio the oracle solves the task (1.0: by `solve`, else by uploading the solved file once `quit`
@@ -258,7 +304,7 @@ async def test_an_impress_task_downloads_from_the_cache_opens_in_impress_and_com
 @requires("thunderbird")
 async def test_a_thunderbird_task_unpacks_its_profile_from_the_cache_and_check_thunderbird_prefs_scores_it(
         tasks, cache, anyio_backend):
-    await check(tasks[NO_QUOTE_INDENT], cache, anyio_backend, quit="thunderbird")
+    await check(tasks[NO_QUOTE_INDENT], cache, anyio_backend, solve=fill_address_then_upload)
 
 
 async def test_an_os_task_downloads_its_check_from_the_cache_at_evaluation_and_it_scores_the_terminals_work(
