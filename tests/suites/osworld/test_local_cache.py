@@ -6,7 +6,8 @@ server (the application quit, the solved file uploaded where the task reads it) 
 untouched state scores 0: a Calc, a Writer and an Impress task, a Thunderbird one whose profile comes
 from the cache as a tarball, an os one whose check script the cache holds, a multi_apps one, and a Chrome
 one whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it). Each domain once per event loop, as test_local_apps: on asyncio the oracle
-solves, on trio the agent leaves the task alone."""
+solves, on trio the agent leaves the task alone. One Impress task is solved in the application itself and
+left unsaved: its postconfig's Ctrl+S saves the .pptx, with no dialog asking whether to keep the format."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ import anyio
 import httpx
 import pytest
 
+from actors.backends.waa.at_tree import normalize
 from actors.backends.waa.client import TOKEN_HEADER
+from actors.backends.waa.commands import command
 from bench.suites.osworld.catalog import Catalog
 from bench.suites.osworld.needs import cache_name, getter_specs, steps
 from protocols import ErrorKind, Task
@@ -64,6 +67,7 @@ def essay(mark: str, *added: str) -> bytes:
 FILL_BLANKS = "libreoffice_calc/01b269ae-2111-4a07-81fd-3fcd711993b0"
 ADD_REFERENCE = "libreoffice_writer/adf5e2c3-64c7-4644-b7b6-d2f0167927e7"
 GREEN_SLIDE = "libreoffice_impress/9cf05d24-6bd9-4dae-8967-f67d88f5d38a"
+PORTRAIT = "libreoffice_impress/ce88f674-ab7a-43da-9201-468d38539e4a"
 TALK = ("Forests of the north", "Where they grow", "What lives there")
 NEW_MODELS = "multi_apps/deec51c9-3b1e-4b9e-993c-4776f20e8bb2"
 MODELS = [["Title", "Authors", "Link"], ["A new foundation model", "Ann, Bob", "2310.00001"],
@@ -113,6 +117,7 @@ MADE: dict[str, Made] = {
     UNPACKED_EXTENSION: Made(start={"helloExtension.zip": zip_of(HELLO_EXTENSION)}, gold={}, solved=b""),
     GREEN_SLIDE: Made(start={"214_9.pptx": slides(*TALK)}, gold={"214_9_Gold.pptx": slides(*TALK, background="00A933")},
                       solved=slides(*TALK, background="00A933")),
+    PORTRAIT: Made(start={"AM_Last_Page_Template.pptx": slides(*TALK)}, gold={}, solved=b""),
 }
 
 
@@ -182,6 +187,29 @@ async def load_extension(server, task: Task) -> None:
         (await http.post("/setup/launch", json={"command": ["pkill", "chrome"]})).raise_for_status()
 
 
+async def portrait_in_the_sidebar(server, task: Task) -> None:
+    """The oracle of the orientation task, as an agent would do it: Impress's sidebar's Orientation list
+    (found in the server's tree) set to Portrait with a click and the keys, then a click beside the slide,
+    so the document, not the list, has the keyboard when the postconfig presses Ctrl+S; nothing saved."""
+    async with httpx.AsyncClient(headers={TOKEN_HEADER: server.token}, timeout=120) as http:
+        with anyio.fail_after(60):
+            while True:  # the sidebar fills in after the window shows
+                tree = normalize((await http.get(f"{server.url}/accessibility")).json()["AT"])
+                label = next((e for e in tree.walk() if e.role == "label" and e.name == "Orientation:" and e.bbox),
+                             None)
+                if label is not None:
+                    break
+                await anyio.sleep(0.5)
+        nodes = list(tree.walk())
+        listed = next(e.bbox for e in nodes if e.role == "toggle-button" and e.bbox and e.bbox.y == label.bbox.y
+                      and e.bbox.x > label.bbox.x)
+        view = next(e.bbox for e in nodes if e.role == "document-presentation" and e.bbox)
+        x, y = listed.center
+        program = (f"pyautogui.click({x:.0f}, {y:.0f}); time.sleep(1); pyautogui.press('down'); time.sleep(0.3); "
+                   f"pyautogui.press('enter'); time.sleep(1); pyautogui.click({view.x + 10:.0f}, {view.center[1]:.0f})")
+        (await http.post(f"{server.url}/execute", json={"command": command(program)})).raise_for_status()
+
+
 async def check(task: Task, cache: Path, anyio_backend: str, quit: str = "soffice.bin",
                 solve: Callable | None = None) -> None:
     """On asyncio the oracle solves the task (1.0: by `solve`, else by uploading the solved file once `quit`
@@ -211,6 +239,14 @@ async def test_a_writer_task_downloads_from_the_cache_opens_in_writer_and_compar
 async def test_an_impress_task_downloads_from_the_cache_opens_in_impress_and_compare_pptx_files_scores_it(
         tasks, cache, anyio_backend):
     await check(tasks[GREEN_SLIDE], cache, anyio_backend)
+
+
+@requires("loimpress")
+async def test_an_impress_task_solved_in_impress_and_left_unsaved_is_saved_by_its_postconfigs_ctrl_s(
+        tasks, cache, anyio_backend):
+    """OSWorld's image saves a .pptx with Ctrl+S without asking whether to keep the format, and so does the
+    fresh home's LibreOffice (else a dialog takes the keys and the slides stay landscape)."""
+    await check(tasks[PORTRAIT], cache, anyio_backend, solve=portrait_in_the_sidebar)
 
 
 @requires("thunderbird")
