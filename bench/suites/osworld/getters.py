@@ -7,7 +7,9 @@ the metrics here read the bytes the same way).
 
 - `rule`: the spec's `rules`; `vm_command_line` / `vm_command_error`: a
   command's stdout / stderr through /execute, None when the server answers
-  anything but 200; `vm_terminal_output`: /terminal's `output`;
+  anything but 200, the VM user's home in it named /home/user as the tasks
+  name it (on troupe's local desktops the session's home stands for it);
+  `vm_terminal_output`: /terminal's `output`;
 - `vm_file`: /file's bytes, None for a file the server does not give (with
   `multi` and `gives`, the list OSWorld returns: one value when `gives`
   names one file);
@@ -24,10 +26,15 @@ the metrics here read the bytes the same way).
   OSWorld's video types (its list, duplicates included, weigh the count),
   'unknown' when it names none;
 - `accessibility_tree`: /accessibility's `AT` text, None when it fails;
+- `vm_wallpaper`: the picture /wallpaper answers; an empty file when it
+  answers anything but 200, as OSWorld's getter writes one (its metric then
+  raises reading it);
+- `list_directory`: /list_directory's tree of the folder `path`, None when
+  the server answers anything but 200 (the folder is not there);
 - Chrome's profile getters (chrome.py), its appearance mode (chrome_appearance.py), its extensions
   (chrome_extensions.py), its tabs (chrome_tabs.py) and parts of the active tab's address (chrome_urls.py);
 - VLC's web interface status (vlc_status.py), the screen's and a window's size (sizes.py), a slide's
-  sound (slide_audio.py).
+  sound (slide_audio.py), a slide's background picture (slide_images.py).
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ from bench.suites.osworld.episode import Episode
 from bench.suites.osworld.errors import GetterFailed
 from bench.suites.osworld.sizes import SIZE_GETTERS
 from bench.suites.osworld.slide_audio import SLIDE_AUDIO_GETTERS
+from bench.suites.osworld.slide_images import SLIDE_IMAGE_GETTERS
 from bench.suites.osworld.vlc_status import VLC_STATUS_GETTERS
 
 Getter = Callable[[Episode, dict[str, Any]], Awaitable[Any]]
@@ -78,7 +86,8 @@ async def _command(episode: Episode, spec: dict[str, Any], field: str) -> str | 
     except ValueError:
         raise GetterFailed(f"/execute answered HTTP {response.status_code} that is not JSON "
                            f"(OSWorld's getter raises here): {response.text[:200]}") from None
-    return answer.get(field) if response.status_code == 200 and isinstance(answer, dict) else None
+    value = answer.get(field) if response.status_code == 200 and isinstance(answer, dict) else None
+    return await episode.named_as_tasks_name_it(value) if isinstance(value, str) and value else value
 
 
 async def _vm_command_line(episode: Episode, spec: dict[str, Any]) -> str | None:
@@ -166,9 +175,19 @@ async def _default_video_player(episode: Episode, spec: dict[str, Any]) -> str:
     return found.most_common(1)[0][0] if found else "unknown"
 
 
+async def _vm_wallpaper(episode: Episode, spec: dict[str, Any]) -> bytes:
+    response = await episode.client.post("/wallpaper", answer_server_errors=True)
+    return response.content if response.status_code == 200 else b""
+
+
 async def _accessibility_tree(episode: Episode, spec: dict[str, Any]) -> str | None:
     response = await episode.client.get("/accessibility", answer_server_errors=True)
     return response.json()["AT"] if response.status_code == 200 else None
+
+
+async def _list_directory(episode: Episode, spec: dict[str, Any]) -> dict[str, Any] | None:
+    response = await episode.client.post("/list_directory", json={"path": spec["path"]}, answer_server_errors=True)
+    return response.json()["directory_tree"] if response.status_code == 200 else None
 
 
 GETTERS: dict[str, Getter] = {
@@ -183,6 +202,8 @@ GETTERS: dict[str, Getter] = {
     "gimp_config_file": _gimp_config_file,
     "default_video_player": _default_video_player,
     "accessibility_tree": _accessibility_tree,
+    "list_directory": _list_directory,
+    "vm_wallpaper": _vm_wallpaper,
     **CHROME_GETTERS,
     **APPEARANCE_GETTERS,
     **EXTENSION_GETTERS,
@@ -191,6 +212,7 @@ GETTERS: dict[str, Getter] = {
     **VLC_STATUS_GETTERS,
     **SIZE_GETTERS,
     **SLIDE_AUDIO_GETTERS,
+    **SLIDE_IMAGE_GETTERS,
 }
 
 

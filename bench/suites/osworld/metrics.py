@@ -14,11 +14,17 @@ own in chrome.py (`is_expected_bookmarks`, `check_font_size`,
 `is_expected_active_tab`), vlc.py, vlc_status.py (`is_vlc_playing`),
 media.py (`compare_audios`, `compare_videos`), gimp.py, impress.py, slides.py
 (`compare_pptx_files`), slide_design.py (orientation, background, transition,
-slide-number colour), tables.py (`compare_table`), thunderbird.py
+slide-number colour), the picture checks in image_similarity.py
+(`compare_images`, the structure checks), image_edits.py (the GIMP edits) and
+slide_images.py (`check_image_stretch_and_center`), tables.py (`compare_table`), thunderbird.py
 (`check_thunderbird_prefs`, `check_thunderbird_filter`) and writer.py
-(`compare_docx_files`); general.py's rule checks in expectations.py
+(Writer's documents: `compare_docx_files`, the checks shared with WAA's
+suite, writer_formatting.py's); general.py's rule checks in expectations.py
 (`check_list`, `check_csv`, `check_json`), sqlite_query.py (`run_sqlite3`)
-and accessibility.py (`check_accessibility_tree`).
+and accessibility.py (`check_accessibility_tree`); pdfs.py (`compare_pdfs`,
+`check_pdf_pages`, `compare_pdf_images`), archives.py (`compare_zip_files`,
+`compare_archive`), text_files.py (`compare_text_file`, ...), basic_os.py
+(`is_in_vm_clickboard`, `check_moved_jpgs`) and place_names.py.
 
 `infeasible` is decided by the checker from the agent's last action.
 """
@@ -26,23 +32,31 @@ and accessibility.py (`check_accessibility_tree`).
 from __future__ import annotations
 
 import difflib
-import io
 import re
 from typing import Any, Callable
 
+from bench.formats.text_file import text_mode
 from bench.suites.osworld.accessibility import ACCESSIBILITY_METRICS
+from bench.suites.osworld.archives import ARCHIVE_METRICS
+from bench.suites.osworld.basic_os import BASIC_OS_METRICS
 from bench.suites.osworld.chrome import CHROME_METRICS, RULED as CHROME_RULED
 from bench.suites.osworld.chrome_tabs import TAB_METRICS
 from bench.suites.osworld.errors import MetricFailed
 from bench.suites.osworld.expectations import EXPECTATION_METRICS
 from bench.suites.osworld.gimp import GIMP_METRICS
+from bench.suites.osworld.image_edits import EDIT_METRICS
+from bench.suites.osworld.image_similarity import SIMILARITY_METRICS
 from bench.suites.osworld.impress import IMPRESS_METRICS
 from bench.suites.osworld.json_object import JSON_METRICS
 from bench.suites.osworld.media import MEDIA_METRICS
+from bench.suites.osworld.pdfs import PDF_METRICS
+from bench.suites.osworld.place_names import PLACE_METRICS
 from bench.suites.osworld.slide_design import SLIDE_DESIGN_METRICS
+from bench.suites.osworld.slide_images import SLIDE_IMAGE_METRICS
 from bench.suites.osworld.slides import SLIDES_METRICS
 from bench.suites.osworld.sqlite_query import SQLITE_METRICS
 from bench.suites.osworld.tables import RULES as TABLE_RULES, TABLE_METRICS
+from bench.suites.osworld.text_files import TEXT_METRICS
 from bench.suites.osworld.thunderbird import THUNDERBIRD_METRICS
 from bench.suites.osworld.vlc import VLC_METRICS
 from bench.suites.osworld.vlc_status import VLC_STATUS_METRICS
@@ -50,12 +64,6 @@ from bench.suites.osworld.writer import WRITER_METRICS
 
 Metric = Callable[..., float]
 INFEASIBLE = "infeasible"
-
-
-def text(data: bytes | str) -> str:
-    """A file's bytes as `open(path, "r")` reads them on OSWorld's VM; UnicodeDecodeError if not UTF-8."""
-    raw = data.encode() if isinstance(data, str) else data
-    return io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8").read()
 
 
 def _rule(rules: Any, key: str, metric: str) -> Any:
@@ -102,7 +110,7 @@ def file_contains(result: bytes | None, rules: Any, **options: Any) -> float:
     if result is None:
         return 0.0
     try:
-        content = text(result)
+        content = text_mode(result)
         return float(all(wanted in content for wanted in rules["expected"]))
     except Exception:  # noqa: BLE001 - OSWorld's function catches everything here and scores 0
         return 0.0
@@ -117,7 +125,7 @@ def check_line_number(result: bytes | None, rules: Any, **options: Any) -> float
         return 0.0
     try:
         # the lines of a file read in text mode: universal newlines, then \n alone ends a line (not \f or \x1c)
-        lines = sum(1 for line in text(result).split("\n") if _TIME.search(line))
+        lines = sum(1 for line in text_mode(result).split("\n") if _TIME.search(line))
         return float(lines == int(rules["expected"]))
     except Exception:  # noqa: BLE001 - as OSWorld's
         return 0.0
@@ -128,7 +136,7 @@ def diff_text_file(result: bytes | None, expected: bytes | None, **options: Any)
         return 0.0
     if expected is None:
         raise MetricFailed("diff_text_file: the expected file could not be read (OSWorld's function raises here)")
-    return difflib.SequenceMatcher(a=text(result).splitlines(), b=text(expected).splitlines()).ratio()
+    return difflib.SequenceMatcher(a=text_mode(result).splitlines(), b=text_mode(expected).splitlines()).ratio()
 
 
 METRICS: dict[str, Metric] = {
@@ -147,12 +155,20 @@ METRICS: dict[str, Metric] = {
     **VLC_STATUS_METRICS,
     **MEDIA_METRICS,
     **GIMP_METRICS,
+    **SIMILARITY_METRICS,
+    **EDIT_METRICS,
     **IMPRESS_METRICS,
     **TABLE_METRICS,
     **WRITER_METRICS,
     **SLIDES_METRICS,
     **SLIDE_DESIGN_METRICS,
+    **SLIDE_IMAGE_METRICS,
     **THUNDERBIRD_METRICS,
+    **PDF_METRICS,
+    **ARCHIVE_METRICS,
+    **TEXT_METRICS,
+    **BASIC_OS_METRICS,
+    **PLACE_METRICS,
     **EXPECTATION_METRICS,
     **SQLITE_METRICS,
     **ACCESSIBILITY_METRICS,

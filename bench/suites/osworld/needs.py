@@ -15,7 +15,8 @@
 - VS Code (not packaged by Debian);
 - with no VM, an application this machine has not installed: the task's
   domain and `related_apps`, by the program Debian's package puts on the
-  PATH (`APPS`; asked only when the caller says what is installed).
+  PATH (`APPS`; asked only when the caller says what is installed), and a
+  tool the task's commands run (`TOOLS`: xsel, which reads the clipboard).
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ APPS: dict[str, tuple[str, str]] = {
 }
 """An OSWorld application name (a domain or a `related_apps` entry, lowercased, spaces as _) -> the
 program that stands for it on this machine and the Debian package that installs it."""
+TOOLS: dict[str, str] = {"xsel": "xsel"}
+"""A program a task's steps or getters run (its VM has it; its setup "installs" it) -> its Debian package."""
 
 
 def cache_name(url: str, vm_path: str) -> str:
@@ -122,6 +125,8 @@ def needs_apps(task: Task, installed: Callable[[str], bool]) -> tuple[str, ...]:
     """The Debian packages of the task's applications whose program `installed` says is not here."""
     names = [task.domain, *(str(app).lower().replace(" ", "_") for app in task.raw_config.get("related_apps", []))]
     wanted = [APPS[name] for name in names if name in APPS]
+    commands = " ".join(_strings([steps(task), getter_specs(task)]))
+    wanted += [(tool, package) for tool, package in TOOLS.items() if re.search(rf"\b{tool}\b", commands)]
     return tuple(dict.fromkeys(package for program, package in wanted if not installed(program)))
 
 

@@ -155,6 +155,22 @@ def test_with_every_cache_file_each_task_runs_or_names_what_else_it_lacks(catalo
     assert runnable > 41
 
 
+FILE_METRICS = ("compare_pdfs", "check_pdf_pages", "compare_pdf_images", "compare_archive", "compare_zip_files",
+                "is_in_vm_clickboard", "compare_conference_city_in_order", "fuzzy_place_math", "check_moved_jpgs",
+                "compare_text_file", "compare_result_files", "compare_python_pure_text")
+"""The PDF, archive, text-file and general metrics (pdfs.py, archives.py, text_files.py, basic_os.py,
+place_names.py), and the getter list_directory."""
+
+
+def test_with_every_cache_file_no_task_lacks_the_pdf_archive_and_general_metrics(full_cache, capsys):
+    _, lacking = listed(capsys, "--osworld-cache", str(full_cache))
+    named = [f"metric {name}" for name in FILE_METRICS] + ["getter list_directory"]
+    assert not {task_id: lacks for task_id, lacks in lacking.items() if any(what in lacks for what in named)}
+    for task_id in ("multi_apps/f7dfbef3-7697-431c-883a-db8583a4e4f9", "multi_apps/a503b07f-9119-456b-b75d-f5146737d24f",
+                    "os/23393935-50c7-4a86-aeea-2b78fd089c5c", "libreoffice_writer/4bcb1253-a636-4df4-8cb0-a35c04dfef31"):
+        assert lacking.get(task_id, "applications not installed here").startswith("applications not installed here")
+
+
 def test_without_its_applications_a_task_names_the_debian_packages_it_lacks(full_cache, capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))  # a machine with none of the applications
     rows, lacking = listed(capsys, "--osworld-cache", str(full_cache))
@@ -162,6 +178,7 @@ def test_without_its_applications_a_task_names_the_debian_packages_it_lacks(full
     assert "Debian packages: libreoffice-calc" in lacking["libreoffice_calc/01b269ae-2111-4a07-81fd-3fcd711993b0"]
     assert "Debian packages: chromium" in lacking["chrome/bb5e4c0d-f964-439c-97b6-bdb9747de3f4"]
     assert "os/e0df059f-28a6-4169-924f-b9623e7184cc" not in lacking  # the os tasks drive no application
+    assert "Debian packages: xsel" in lacking["multi_apps/716a6079-22da-47f1-ba73-c9d58f986a38"]  # reads the clipboard
     assert rows["os"][1] != "0" and all(rows[domain][1] == "0" for domain in ("vlc", "gimp", "thunderbird"))
 
 

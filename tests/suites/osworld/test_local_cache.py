@@ -5,9 +5,14 @@ cache, LibreOffice opening the file), then the oracle reaches the solved state t
 server (the application quit, the solved file uploaded where the task reads it) and scores 1, while the
 untouched state scores 0: a Calc, a Writer and an Impress task, a Thunderbird one whose profile comes
 from the cache as a tarball, an os one whose check script the cache holds, a multi_apps one, and a Chrome
-one whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it). Each domain once per event loop, as test_local_apps: on asyncio the oracle
-solves, on trio the agent leaves the task alone. One Impress task is solved in the application itself and
-left unsaved: its postconfig's Ctrl+S saves the .pptx, with no dialog asking whether to keep the format."""
+one whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it),
+the clipboard task (xsel reads the path the oracle copied) and the os task whose copied pictures
+/list_directory lists. Each domain once per event loop, as test_local_apps: on asyncio the oracle
+solves, on trio the agent leaves the task alone. In the Thunderbird episode the oracle first fills the
+address into the account hub Thunderbird opens on a profile with no account, and thunderbird/15c3b339's
+address rule scores that real tree, read through the episode's server, 0 before and 1 after, by troupe's
+check_accessibility_tree and by OSWorld's. One Impress task is solved in the application itself and left
+unsaved: its postconfig's Ctrl+S saves the .pptx, with no dialog asking whether to keep the format."""
 
 from __future__ import annotations
 
@@ -19,15 +24,18 @@ from pathlib import Path
 
 import anyio
 import httpx
+import lxml.etree
 import pytest
 
 from actors.backends.waa.at_tree import normalize
 from actors.backends.waa.client import TOKEN_HEADER
 from actors.backends.waa.commands import command
+from bench.suites.osworld.accessibility import NAMESPACES, check_accessibility_tree
 from bench.suites.osworld.catalog import Catalog
 from bench.suites.osworld.needs import cache_name, getter_specs, steps
-from protocols import ErrorKind, Task
+from protocols import BBox, ErrorKind, Task
 
+from tests import osworld_reference
 from tests.osworld_servers import run_on_local_desktops
 from tests.task_files import document, slides, tar_gz, xlsx, zip_of
 from tests.paths import ROOT
@@ -85,6 +93,11 @@ PROFILES_INI = (b"[Profile0]\nName=default-release\nIsRelative=1\nPath=t5q2a5hp.
 PREFS = ('// Mozilla User Preferences\n\nuser_pref("mail.identity.id1.fullName", "Anonym");\n'
          'user_pref("mail.identity.id1.useremail", "anonym@example.org");\n')
 """A profile like the task's thunderbird-profile.tar.gz (one identity); solved, replies do not quote."""
+SECRET_PATH = "multi_apps/716a6079-22da-47f1-ba73-c9d58f986a38"
+COPY_JPGS = "os/23393935-50c7-4a86-aeea-2b78fd089c5c"
+PHOTOS = ("emnlp2023.jpg", "hk_group_photo.jpg", "hong-kong-china.jpg",
+          "monk252520thailand252520wat252520arun252520scaled25255B225255D.jpg")
+"""The .jpg pictures the task's downloads place in ~/Desktop/photos' subfolders (a .png too, not to be copied)."""
 UNPACKED_EXTENSION = "chrome/6766f2b8-8a72-417f-a9e5-56fcaa735837"
 HELLO_EXTENSION = {"helloExtension/manifest.json": json.dumps({
     "manifest_version": 3, "name": "Hello Extensions", "description": "Base Level Extension", "version": "1.0",
@@ -115,6 +128,9 @@ MADE: dict[str, Made] = {
                                                      f"{PROFILE}/prefs.js": PREFS.encode()})},
         gold={}, solved=(PREFS + 'user_pref("mail.identity.id1.auto_quote", false);\n').encode()),
     UNPACKED_EXTENSION: Made(start={"helloExtension.zip": zip_of(HELLO_EXTENSION)}, gold={}, solved=b""),
+    SECRET_PATH: Made(start={"secret.docx": document("The secret")}, gold={}, solved=b""),
+    COPY_JPGS: Made(start={**{name: b"\xff\xd8\xff\xe0 a picture" for name in PHOTOS}, "us_3.png": b"\x89PNG"},
+                    gold={}, solved=b""),
     GREEN_SLIDE: Made(start={"214_9.pptx": slides(*TALK)}, gold={"214_9_Gold.pptx": slides(*TALK, background="00A933")},
                       solved=slides(*TALK, background="00A933")),
     PORTRAIT: Made(start={"AM_Last_Page_Template.pptx": slides(*TALK)}, gold={}, solved=b""),
@@ -187,27 +203,64 @@ async def load_extension(server, task: Task) -> None:
         (await http.post("/setup/launch", json={"command": ["pkill", "chrome"]})).raise_for_status()
 
 
+ACCOUNT_SETUP = OSWORLD / "examples" / "thunderbird" / "15c3b339-88f7-4a86-ab16-e71c58dcb01e.json"
+ADDRESS = "anonym-x2024@outlook.com"
+UBUNTU = NAMESPACES["ubuntu"]
+EMAIL_FIELD = "//application[@name='Thunderbird']//entry[@name='Email address*' and @cp:screencoord]"
+
+
+async def tree_when(http: httpx.AsyncClient, found: Callable[[str], object], what: str, seconds: float = 60) -> str:
+    """The episode's tree (its server's /accessibility) once `found` finds something in it."""
+    with anyio.move_on_after(seconds):
+        while True:
+            tree = (await http.get("/accessibility")).json()["AT"]
+            if found(tree):
+                return tree
+            await anyio.sleep(0.3)
+    raise AssertionError(f"{what} never showed in the episode's tree within {seconds:g} s")
+
+
+def email_field(tree: str) -> list:
+    return lxml.etree.fromstring(tree).xpath(EMAIL_FIELD, namespaces=UBUNTU)
+
+
+async def fill_address_then_upload(server, task: Task) -> None:
+    """The account hub's email field filled by a click and keys, 15c3b339's address rule scored on the tree
+    before and after by both functions; then the prefs task's own oracle."""
+    (rule, *_) = json.loads(ACCOUNT_SETUP.read_text())["evaluator"]["expected"]["rules"]
+    reference = osworld_reference.general().check_accessibility_tree
+    async with httpx.AsyncClient(base_url=server.url, headers={TOKEN_HEADER: server.token}, timeout=120) as http:
+        tree = await tree_when(http, email_field, "the account hub's email field")
+        assert check_accessibility_tree(tree, [rule]) == reference(tree, [rule]) == 0.0
+        (field, *_) = email_field(tree)
+        (x, y), (width, height) = (json.loads(field.get(f"{{{UBUNTU['cp']}}}{key}").replace("(", "[").replace(")", "]"))
+                                   for key in ("screencoord", "size"))
+        keys = f"pyautogui.click({x + width // 2}, {y + height // 2}); time.sleep(0.3); pyautogui.write('{ADDRESS}')"
+        (await http.post("/execute", json={"command": command(keys)})).raise_for_status()
+        tree = await tree_when(http, lambda tree: check_accessibility_tree(tree, [rule]), "the typed address", 20)
+        assert check_accessibility_tree(tree, [rule]) == reference(tree, [rule]) == 1.0
+    await upload_solved(server, task, "thunderbird")
+
+
+def orientation_list(tree: str) -> BBox | None:
+    """Where Impress's sidebar shows its Orientation list (the button right of its label), once it does."""
+    nodes = list(normalize(tree).walk())
+    label = next((e.bbox for e in nodes if e.role == "label" and e.name == "Orientation:" and e.bbox), None)
+    return None if label is None else next((e.bbox for e in nodes if e.role == "toggle-button" and e.bbox
+                                            and e.bbox.y == label.y and e.bbox.x > label.x), None)
+
+
 async def portrait_in_the_sidebar(server, task: Task) -> None:
     """The oracle of the orientation task, as an agent would do it: Impress's sidebar's Orientation list
     (found in the server's tree) set to Portrait with a click and the keys, then a click beside the slide,
     so the document, not the list, has the keyboard when the postconfig presses Ctrl+S; nothing saved."""
-    async with httpx.AsyncClient(headers={TOKEN_HEADER: server.token}, timeout=120) as http:
-        with anyio.fail_after(60):
-            while True:  # the sidebar fills in after the window shows
-                tree = normalize((await http.get(f"{server.url}/accessibility")).json()["AT"])
-                label = next((e for e in tree.walk() if e.role == "label" and e.name == "Orientation:" and e.bbox),
-                             None)
-                if label is not None:
-                    break
-                await anyio.sleep(0.5)
-        nodes = list(tree.walk())
-        listed = next(e.bbox for e in nodes if e.role == "toggle-button" and e.bbox and e.bbox.y == label.bbox.y
-                      and e.bbox.x > label.bbox.x)
-        view = next(e.bbox for e in nodes if e.role == "document-presentation" and e.bbox)
-        x, y = listed.center
+    async with httpx.AsyncClient(base_url=server.url, headers={TOKEN_HEADER: server.token}, timeout=120) as http:
+        tree = await tree_when(http, orientation_list, "the sidebar's Orientation list")
+        view = next(e.bbox for e in normalize(tree).walk() if e.role == "document-presentation" and e.bbox)
+        x, y = orientation_list(tree).center
         program = (f"pyautogui.click({x:.0f}, {y:.0f}); time.sleep(1); pyautogui.press('down'); time.sleep(0.3); "
                    f"pyautogui.press('enter'); time.sleep(1); pyautogui.click({view.x + 10:.0f}, {view.center[1]:.0f})")
-        (await http.post(f"{server.url}/execute", json={"command": command(program)})).raise_for_status()
+        (await http.post("/execute", json={"command": command(program)})).raise_for_status()
 
 
 async def check(task: Task, cache: Path, anyio_backend: str, quit: str = "soffice.bin",
@@ -252,7 +305,7 @@ async def test_an_impress_task_solved_in_impress_and_left_unsaved_is_saved_by_it
 @requires("thunderbird")
 async def test_a_thunderbird_task_unpacks_its_profile_from_the_cache_and_check_thunderbird_prefs_scores_it(
         tasks, cache, anyio_backend):
-    await check(tasks[NO_QUOTE_INDENT], cache, anyio_backend, quit="thunderbird")
+    await check(tasks[NO_QUOTE_INDENT], cache, anyio_backend, solve=fill_address_then_upload)
 
 
 async def test_an_os_task_downloads_its_check_from_the_cache_at_evaluation_and_it_scores_the_terminals_work(
@@ -273,3 +326,19 @@ async def test_a_chrome_task_unzips_its_extension_from_the_cache_and_find_unpack
     """The setup unzips the archive with the `unzip` its `sudo apt-get install` finds here; untouched,
     Chrome has only its own extensions."""
     await check(tasks[UNPACKED_EXTENSION], cache, anyio_backend, solve=load_extension)
+
+
+@requires("xsel")
+async def test_the_path_an_agent_copies_on_a_local_desktop_is_read_from_the_clipboard_as_osworld_reads_it(
+        tasks, cache, anyio_backend):
+    """xsel installed (its setup's `apt install xsel` finds it), the clipboard cleared by the setup, then read
+    with `xsel --clipboard --output`: the path `find` prints names the session's home, which reads as the
+    /home/user the task's rule names."""
+    await check(tasks[SECRET_PATH], cache, anyio_backend,
+                solve=functools.partial(in_terminal, command="find ~ -name secret.docx | xsel --clipboard --input"))
+
+
+async def test_an_os_task_copying_pictures_is_scored_from_the_servers_folder_listing(tasks, cache, anyio_backend):
+    """The photos come from the cache into nested folders; list_directory reads the copy's folder."""
+    await check(tasks[COPY_JPGS], cache, anyio_backend, solve=functools.partial(
+        in_terminal, command="find ~/Desktop/photos -name '*.jpg' -exec cp {} ~/Desktop/cpjpg/ \\;"))
