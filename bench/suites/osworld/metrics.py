@@ -16,7 +16,8 @@ media.py (`compare_audios`, `compare_videos`), gimp.py, impress.py, slides.py
 (`compare_pptx_files`), slide_design.py (orientation, background, transition,
 slide-number colour), the picture checks in image_similarity.py
 (`compare_images`, the structure checks), image_edits.py (the GIMP edits) and
-slide_images.py (`check_image_stretch_and_center`), tables.py (`compare_table`), thunderbird.py
+slide_images.py (`check_image_stretch_and_center`), tables.py (`compare_table`), csv_files.py
+(`compare_csv`), thunderbird.py
 (`check_thunderbird_prefs`, `check_thunderbird_filter`) and writer.py
 (Writer's documents: `compare_docx_files`, the checks shared with WAA's
 suite, writer_formatting.py's); general.py's rule checks in expectations.py
@@ -41,6 +42,7 @@ from bench.suites.osworld.archives import ARCHIVE_METRICS
 from bench.suites.osworld.basic_os import BASIC_OS_METRICS
 from bench.suites.osworld.chrome import CHROME_METRICS, RULED as CHROME_RULED
 from bench.suites.osworld.chrome_tabs import TAB_METRICS
+from bench.suites.osworld.csv_files import CSV_METRICS
 from bench.suites.osworld.errors import MetricFailed
 from bench.suites.osworld.expectations import EXPECTATION_METRICS
 from bench.suites.osworld.gimp import GIMP_METRICS
@@ -159,6 +161,7 @@ METRICS: dict[str, Metric] = {
     **EDIT_METRICS,
     **IMPRESS_METRICS,
     **TABLE_METRICS,
+    **CSV_METRICS,
     **WRITER_METRICS,
     **SLIDES_METRICS,
     **SLIDE_DESIGN_METRICS,

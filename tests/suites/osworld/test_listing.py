@@ -66,7 +66,6 @@ def test_each_task_that_cannot_run_names_what_it_lacks(catalog):
     lacking = {task_id: found.named() for figures in domains.values() for task_id, found in figures.lacking.items()}
     for task_id, need in NEEDS.items():
         assert need in lacking[task_id], (task_id, lacking[task_id])
-    assert "troupe's metric compare_table rule chart" in lacking["libreoffice_calc/12382c62-0cd1-4bf2-bdc8-1d20bf9b2371"]
 
 
 def test_a_cache_folder_in_osworlds_layout_gives_a_task_its_files(catalog, tmp_path):

@@ -3,8 +3,9 @@ cache folder in OSWorld's layout with files it makes in the formats the tasks na
 in a data set this machine cannot reach), and per domain a task runs its set-up (the download from the
 cache, LibreOffice opening the file), then the oracle reaches the solved state through the episode's own
 server (the application quit, the solved file uploaded where the task reads it) and scores 1, while the
-untouched state scores 0: a Calc, a Writer and an Impress task, a Thunderbird one whose profile comes
-from the cache as a tarball, an os one whose check script the cache holds, a multi_apps one, and a Chrome
+untouched state scores 0: a Calc task scored by sheet_data and one by sheet_print (the CSV its
+postconfig has LibreOffice export beside the workbook), a Writer and an Impress task, a Thunderbird
+one whose profile comes from the cache as a tarball, an os one whose check script the cache holds, a multi_apps one, and a Chrome
 one whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it),
 the clipboard task (xsel reads the path the oracle copied) and the os task whose copied pictures
 /list_directory lists. Each domain once per event loop, as test_local_apps: on asyncio the oracle
@@ -17,6 +18,7 @@ unsaved: its postconfig's Ctrl+S saves the .pptx, with no dialog asking whether 
 from __future__ import annotations
 
 import functools
+import io
 import json
 import shutil
 from collections.abc import Callable
@@ -25,6 +27,7 @@ from pathlib import Path
 import anyio
 import httpx
 import lxml.etree
+import openpyxl
 import pytest
 
 from actors.backends.waa.at_tree import normalize
@@ -82,6 +85,20 @@ MODELS = [["Title", "Authors", "Link"], ["A new foundation model", "Ann, Bob", "
           ["Scaling laws again", "Kim", "2310.00002"], ["Instruction tuning at scale", "Lee, Wu", "2310.00003"],
           ["Small models, big data", "Roy", "2310.00004"]]
 """The sheet the task asks for (its sheet_fuzzy rule reads A2:C5), in a file whose name has spaces."""
+TWO_DECIMALS = "libreoffice_calc/6e99a1ad-07d2-4b66-a1ce-ece6d99c20a5"
+SPENT = [["item", "spent"], ["tea", 3.5], ["rent", 1200], ["fare", 2.125]]
+
+
+def spent(number_format: str = "General") -> bytes:
+    """The task's sheet: its "spent" column in `number_format`."""
+    workbook = openpyxl.load_workbook(io.BytesIO(xlsx(SPENT)))
+    for (cell,) in workbook.active.iter_rows(min_row=2, min_col=2, max_col=2):
+        cell.number_format = number_format
+    out = io.BytesIO()
+    workbook.save(out)
+    return out.getvalue()
+
+
 APPEND_BR = "os/5ced85fc-fa1a-4217-95fd-0fb530545ce2"
 EVAL_BR = (b"#!/bin/bash\n# like the task's eval.sh: output.txt in the folder the terminal starts in\n"
            b"if [ \"$(cat output.txt 2>/dev/null)\" = \"$(printf '1<br/>\\n2<br/>\\n3<br/>')\" ]; then\n"
@@ -122,6 +139,10 @@ MADE: dict[str, Made] = {
                         solved=essay("[2]", f"[2] {REFERENCE}")),
     NEW_MODELS: Made(start={"New Large Language Models.xlsx": xlsx(MODELS[:1])},
                      gold={"New Large Language Models Gold.xlsx": xlsx(MODELS)}, solved=xlsx(MODELS)),
+    TWO_DECIMALS: Made(start={"Keep_Two_decimal_points.xlsx": spent()},
+                       gold={"Keep_Two_decimal_points_gold.xlsx": spent("0.00"),
+                             "Keep_Two_decimal_points_gold-Sheet1.csv": b"item,spent\ntea,3.50\nrent,1200.00\nfare,2.13\n"},
+                       solved=spent("0.00")),
     APPEND_BR: Made(start={"eval.sh": EVAL_BR}, gold={}, solved=b""),
     NO_QUOTE_INDENT: Made(
         start={"thunderbird-profile.tar.gz": tar_gz({".thunderbird/profiles.ini": PROFILES_INI,
@@ -147,7 +168,8 @@ def fill_cache(cache: Path, task: Task, made: Made) -> None:
             (folder / cache_name(file["url"], file["path"])).write_bytes(made.start[Path(file["path"]).name])
     for spec in getter_specs(task):
         if spec["type"] == "cloud_file":
-            (folder / spec["dest"]).write_bytes(made.gold[spec["dest"]])
+            for dest in spec["dest"] if spec.get("multi") else [spec["dest"]]:
+                (folder / dest).write_bytes(made.gold[dest])
 
 
 @pytest.fixture(scope="module")
@@ -170,7 +192,8 @@ def quits(program: str) -> str:
 async def upload_solved(server, task: Task, program: str) -> None:
     """The oracle: `program` quit (so neither the postconfig's save nor the program's own exit writes its
     copy over it), then the solved file where the task's result getter reads it."""
-    path = task.evaluation_spec["result"]["path"]
+    result = task.evaluation_spec["result"]
+    path = result["path"][0] if result.get("multi") else result["path"]
     async with httpx.AsyncClient(headers={TOKEN_HEADER: server.token}, timeout=120) as http:
         (await http.post(f"{server.url}/execute", json={"command": quits(program), "shell": True})
          ).raise_for_status()
@@ -280,6 +303,15 @@ async def check(task: Task, cache: Path, anyio_backend: str, quit: str = "soffic
 async def test_a_calc_task_downloads_from_the_cache_opens_in_calc_and_compare_table_scores_it(
         tasks, cache, anyio_backend):
     await check(tasks[FILL_BLANKS], cache, anyio_backend)
+
+
+@requires("localc")
+async def test_a_calc_task_scored_by_sheet_print_reads_the_csv_its_postconfig_has_libreoffice_export(
+        tasks, cache, anyio_backend):
+    """The postconfig's `libreoffice --convert-to csv` writes <stem>-Sheet1.csv beside the workbook, the
+    result getter fetches both, and compare_table finds the CSV beside the workbook, as in OSWorld's cache
+    folder; the gold CSV is the task's own export of the solved sheet (values as shown)."""
+    await check(tasks[TWO_DECIMALS], cache, anyio_backend)
 
 
 @requires("lowriter")
