@@ -12,7 +12,8 @@ the clipboard task (xsel reads the path the oracle copied) and the os task whose
 solves, on trio the agent leaves the task alone. In the Thunderbird episode the oracle first fills the
 address into the account hub Thunderbird opens on a profile with no account, and thunderbird/15c3b339's
 address rule scores that real tree, read through the episode's server, 0 before and 1 after, by troupe's
-check_accessibility_tree and by OSWorld's."""
+check_accessibility_tree and by OSWorld's. One Impress task is solved in the application itself and left
+unsaved: its postconfig's Ctrl+S saves the .pptx, with no dialog asking whether to keep the format."""
 
 from __future__ import annotations
 
@@ -29,12 +30,13 @@ import lxml.etree
 import openpyxl
 import pytest
 
+from actors.backends.waa.at_tree import normalize
 from actors.backends.waa.client import TOKEN_HEADER
 from actors.backends.waa.commands import command
 from bench.suites.osworld.accessibility import NAMESPACES, check_accessibility_tree
 from bench.suites.osworld.catalog import Catalog
 from bench.suites.osworld.needs import cache_name, getter_specs, steps
-from protocols import ErrorKind, Task
+from protocols import BBox, ErrorKind, Task
 
 from tests import osworld_reference
 from tests.osworld_servers import run_on_local_desktops
@@ -76,6 +78,7 @@ def essay(mark: str, *added: str) -> bytes:
 FILL_BLANKS = "libreoffice_calc/01b269ae-2111-4a07-81fd-3fcd711993b0"
 ADD_REFERENCE = "libreoffice_writer/adf5e2c3-64c7-4644-b7b6-d2f0167927e7"
 GREEN_SLIDE = "libreoffice_impress/9cf05d24-6bd9-4dae-8967-f67d88f5d38a"
+PORTRAIT = "libreoffice_impress/ce88f674-ab7a-43da-9201-468d38539e4a"
 TALK = ("Forests of the north", "Where they grow", "What lives there")
 NEW_MODELS = "multi_apps/deec51c9-3b1e-4b9e-993c-4776f20e8bb2"
 MODELS = [["Title", "Authors", "Link"], ["A new foundation model", "Ann, Bob", "2310.00001"],
@@ -151,6 +154,7 @@ MADE: dict[str, Made] = {
                     gold={}, solved=b""),
     GREEN_SLIDE: Made(start={"214_9.pptx": slides(*TALK)}, gold={"214_9_Gold.pptx": slides(*TALK, background="00A933")},
                       solved=slides(*TALK, background="00A933")),
+    PORTRAIT: Made(start={"AM_Last_Page_Template.pptx": slides(*TALK)}, gold={}, solved=b""),
 }
 
 
@@ -236,7 +240,7 @@ async def tree_when(http: httpx.AsyncClient, found: Callable[[str], object], wha
             if found(tree):
                 return tree
             await anyio.sleep(0.3)
-    raise AssertionError(f"{what} never showed in Thunderbird's tree within {seconds:g} s")
+    raise AssertionError(f"{what} never showed in the episode's tree within {seconds:g} s")
 
 
 def email_field(tree: str) -> list:
@@ -259,6 +263,27 @@ async def fill_address_then_upload(server, task: Task) -> None:
         tree = await tree_when(http, lambda tree: check_accessibility_tree(tree, [rule]), "the typed address", 20)
         assert check_accessibility_tree(tree, [rule]) == reference(tree, [rule]) == 1.0
     await upload_solved(server, task, "thunderbird")
+
+
+def orientation_list(tree: str) -> BBox | None:
+    """Where Impress's sidebar shows its Orientation list (the button right of its label), once it does."""
+    nodes = list(normalize(tree).walk())
+    label = next((e.bbox for e in nodes if e.role == "label" and e.name == "Orientation:" and e.bbox), None)
+    return None if label is None else next((e.bbox for e in nodes if e.role == "toggle-button" and e.bbox
+                                            and e.bbox.y == label.y and e.bbox.x > label.x), None)
+
+
+async def portrait_in_the_sidebar(server, task: Task) -> None:
+    """The oracle of the orientation task, as an agent would do it: Impress's sidebar's Orientation list
+    (found in the server's tree) set to Portrait with a click and the keys, then a click beside the slide,
+    so the document, not the list, has the keyboard when the postconfig presses Ctrl+S; nothing saved."""
+    async with httpx.AsyncClient(base_url=server.url, headers={TOKEN_HEADER: server.token}, timeout=120) as http:
+        tree = await tree_when(http, orientation_list, "the sidebar's Orientation list")
+        view = next(e.bbox for e in normalize(tree).walk() if e.role == "document-presentation" and e.bbox)
+        x, y = orientation_list(tree).center
+        program = (f"pyautogui.click({x:.0f}, {y:.0f}); time.sleep(1); pyautogui.press('down'); time.sleep(0.3); "
+                   f"pyautogui.press('enter'); time.sleep(1); pyautogui.click({view.x + 10:.0f}, {view.center[1]:.0f})")
+        (await http.post("/execute", json={"command": command(program)})).raise_for_status()
 
 
 async def check(task: Task, cache: Path, anyio_backend: str, quit: str = "soffice.bin",
@@ -299,6 +324,14 @@ async def test_a_writer_task_downloads_from_the_cache_opens_in_writer_and_compar
 async def test_an_impress_task_downloads_from_the_cache_opens_in_impress_and_compare_pptx_files_scores_it(
         tasks, cache, anyio_backend):
     await check(tasks[GREEN_SLIDE], cache, anyio_backend)
+
+
+@requires("loimpress")
+async def test_an_impress_task_solved_in_impress_and_left_unsaved_is_saved_by_its_postconfigs_ctrl_s(
+        tasks, cache, anyio_backend):
+    """OSWorld's image saves a .pptx with Ctrl+S without asking whether to keep the format, and so does the
+    fresh home's LibreOffice (else a dialog takes the keys and the slides stay landscape)."""
+    await check(tasks[PORTRAIT], cache, anyio_backend, solve=portrait_in_the_sidebar)
 
 
 @requires("thunderbird")
