@@ -4,13 +4,16 @@ in a data set this machine cannot reach), and per domain a task runs its set-up 
 cache, LibreOffice opening the file), then the oracle reaches the solved state through the episode's own
 server (the application quit, the solved file uploaded where the task reads it) and scores 1, while the
 untouched state scores 0: a Calc, a Writer and an Impress task, a Thunderbird one whose profile comes
-from the cache as a tarball, an os one whose check script the cache holds, a multi_apps one, and a Chrome
-one whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it). Each domain once per event loop, as test_local_apps: on asyncio the oracle
+from the cache as a tarball, an os one whose check script the cache holds, a multi_apps one, a Chrome
+one whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it),
+and a GIMP one whose photo GIMP opens from the cache (check_image_mirror: its postconfig exports what
+GIMP shows, the untouched photo, which is not the mirror image). Each domain once per event loop, as test_local_apps: on asyncio the oracle
 solves, on trio the agent leaves the task alone."""
 
 from __future__ import annotations
 
 import functools
+import io
 import json
 import shutil
 from collections.abc import Callable
@@ -19,6 +22,7 @@ from pathlib import Path
 import anyio
 import httpx
 import pytest
+from PIL import Image
 
 from actors.backends.waa.client import TOKEN_HEADER
 from bench.suites.osworld.catalog import Catalog
@@ -26,7 +30,7 @@ from bench.suites.osworld.needs import cache_name, getter_specs, steps
 from protocols import ErrorKind, Task
 
 from tests.osworld_servers import run_on_local_desktops
-from tests.task_files import document, slides, tar_gz, xlsx, zip_of
+from tests.task_files import document, encoded, picture, slides, tar_gz, xlsx, zip_of
 from tests.paths import ROOT
 
 OSWORLD = ROOT.parent / "shared" / "osworld" / "evaluation_examples"
@@ -88,6 +92,11 @@ HELLO_EXTENSION = {"helloExtension/manifest.json": json.dumps({
                    "helloExtension/hello.html": b"<html><body><h1>Hello Extensions</h1></body></html>"}
 """An unpacked extension like the task's helloExtension.zip (Chrome's first tutorial extension)."""
 
+MIRROR = "gimp/72f83cdc-bf76-4531-9a1b-eb893a13f8aa"
+BERRY = encoded(picture(160, 120), "JPEG", quality=95)
+"""A photo like the task's berry.jpeg, which it saves as berry.png (GIMP reads the content, a JPEG)."""
+MIRRORED = encoded(Image.open(io.BytesIO(BERRY)).transpose(Image.Transpose.FLIP_LEFT_RIGHT))
+
 
 class Made:
     """One task's cache files (by the task's own names: a download's VM path, a cloud_file's dest), and
@@ -111,6 +120,7 @@ MADE: dict[str, Made] = {
                                                      f"{PROFILE}/prefs.js": PREFS.encode()})},
         gold={}, solved=(PREFS + 'user_pref("mail.identity.id1.auto_quote", false);\n').encode()),
     UNPACKED_EXTENSION: Made(start={"helloExtension.zip": zip_of(HELLO_EXTENSION)}, gold={}, solved=b""),
+    MIRROR: Made(start={"berry.png": BERRY}, gold={"berry.png": BERRY}, solved=MIRRORED),
     GREEN_SLIDE: Made(start={"214_9.pptx": slides(*TALK)}, gold={"214_9_Gold.pptx": slides(*TALK, background="00A933")},
                       solved=slides(*TALK, background="00A933")),
 }
@@ -237,3 +247,8 @@ async def test_a_chrome_task_unzips_its_extension_from_the_cache_and_find_unpack
     """The setup unzips the archive with the `unzip` its `sudo apt-get install` finds here; untouched,
     Chrome has only its own extensions."""
     await check(tasks[UNPACKED_EXTENSION], cache, anyio_backend, solve=load_extension)
+
+
+@requires("gimp")
+async def test_a_gimp_task_opens_its_photo_from_the_cache_and_check_image_mirror_scores_it(tasks, cache, anyio_backend):
+    await check(tasks[MIRROR], cache, anyio_backend, quit="gimp-2.10")
