@@ -128,27 +128,32 @@ def _same(theirs: Any, mine: Any, tolerance: float) -> bool:
 
 
 def disagreements(reference: Any, ours: Any, cases: list[Case], folder: Path, suffix: str = ".txt",
-                  tolerance: float = 0.0) -> list[tuple[Case, Any, Any]]:
+                  tolerance: float = 0.0, seen: set[Any] | None = None) -> list[tuple[Case, Any, Any]]:
     """The cases where OSWorld's function and troupe's give different outcomes (scores further apart
-    than `tolerance`)."""
+    than `tolerance`; OSWorld's outcomes added to `seen`)."""
     found = []
     for index, case in enumerate(cases):
         theirs_args, our_args = case.calls(folder, index, suffix)
         theirs, mine = outcome(reference, theirs_args, case.options), outcome(ours, our_args, case.options)
+        if seen is not None:
+            seen.add(theirs)
         if not _same(theirs, mine, tolerance):
             found.append((case, theirs, mine))
     return found
 
 
 def assert_agrees(name: str, reference: Any, ours: Any, cases: list[Case], folder: Path, capsys: Any,
-                  suffix: str = ".txt", tolerance: float = 0.0) -> None:
+                  suffix: str = ".txt", tolerance: float = 0.0) -> set[Any]:
     """Prints how many `cases` troupe's `ours` and OSWorld's `reference` agree on, past pytest's capture,
     and fails on any that differ (files named with `suffix`: openpyxl opens only .xlsx names; scores
-    within `tolerance`: where troupe computes on numpy what the reference's libraries round otherwise)."""
-    differences = disagreements(reference, ours, cases, folder, suffix, tolerance)
+    within `tolerance`: where troupe computes on numpy what the reference's libraries round otherwise);
+    returns the outcomes OSWorld's function gave."""
+    seen: set[Any] = set()
+    differences = disagreements(reference, ours, cases, folder, suffix, tolerance, seen)
     with capsys.disabled():
         print(f"\nparity {name}: {len(cases) - len(differences)}/{len(cases)} cases agree with OSWorld's function")
     assert not differences
+    return seen
 
 
 async def task_scores(task_id: str, reference: types.ModuleType, result: bytes, folder: Path,
@@ -199,6 +204,65 @@ def slides_pptx() -> types.ModuleType:
 def info_getters() -> types.ModuleType:
     """getters/info.py (get_vm_wallpaper, which asks `env.controller.get_vm_wallpaper`)."""
     return load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "info.py", {})
+
+
+def slides() -> types.ModuleType:
+    """metrics/slides.py; python-pptx, which check_left_panel and check_auto_saving_time never call, stood in."""
+    return load(METRICS / "slides.py", {"pptx": ("Presentation",), "pptx.util": ("Inches",),
+                                        "pptx.enum": (), "pptx.enum.shapes": ("MSO_SHAPE_TYPE",)})
+
+
+def general() -> types.ModuleType:
+    """metrics/general.py with its utils.py (_match_record, _match_value_to_rule)."""
+    return _with_utils("general")
+
+
+PACKAGE = "desktop_env.evaluators.metrics"
+
+
+def _with_utils(name: str) -> types.ModuleType:
+    """metrics/<name>.py with its utils.py (as `desktop_env.evaluators.metrics.utils`, which it imports by
+    that name or relatively); tldextract, which utils names for URL metrics these never call, stood in."""
+    utils = load(METRICS / "utils.py", {"tldextract": ()})
+    packages = {name: types.ModuleType(name) for name in ("desktop_env", "desktop_env.evaluators", PACKAGE)}
+    return load(METRICS / f"{name}.py", {}, {**packages, f"{PACKAGE}.utils": utils}, package=PACKAGE)
+
+
+def table() -> types.ModuleType:
+    """metrics/table.py with its utils.py."""
+    return _with_utils("table")
+
+
+def thunderbird() -> types.ModuleType:
+    """metrics/thunderbird.py with its utils.py."""
+    return _with_utils("thunderbird")
+
+
+def docs() -> types.ModuleType:
+    """metrics/docs.py; its OCR library, which the compared functions never call, stood in (scikit-image's
+    colour science is real: evaluate_colored_words_in_tables calls it)."""
+    return load(METRICS / "docs.py", {"easyocr": ()})
+
+
+def _offline_tldextract() -> types.ModuleType:
+    """tldextract whose `extract` reads the public suffix list the package ships (the default one
+    fetches the list from the web first)."""
+    import tldextract
+
+    module = types.ModuleType("tldextract")
+    module.extract = tldextract.TLDExtract(suffix_list_urls=())
+    return module
+
+
+def chrome() -> types.ModuleType:
+    """metrics/chrome.py with its utils.py (compare_urls, are_lists_equal), tldextract kept offline; its PDF
+    and image libraries, which the compared functions never call, stood in."""
+    utils = load(METRICS / "utils.py", {}, {"tldextract": _offline_tldextract()})
+    packages = {name: types.ModuleType(name) for name in ("desktop_env", "desktop_env.evaluators",
+                                                          "desktop_env.evaluators.metrics")}
+    return load(METRICS / "chrome.py", {"fitz": (), "PIL": ("Image",), "borb": (), "borb.pdf": ("Document", "PDF"),
+                                        "imagehash": ()},
+                {**packages, "desktop_env.evaluators.metrics.utils": utils})
 
 
 def chrome_getters() -> types.ModuleType:

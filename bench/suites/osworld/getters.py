@@ -7,7 +7,9 @@ the metrics here read the bytes the same way).
 
 - `rule`: the spec's `rules`; `vm_command_line` / `vm_command_error`: a
   command's stdout / stderr through /execute, None when the server answers
-  anything but 200; `vm_terminal_output`: /terminal's `output`;
+  anything but 200, the VM user's home in it named /home/user as the tasks
+  name it (on troupe's local desktops the session's home stands for it);
+  `vm_terminal_output`: /terminal's `output`;
 - `vm_file`: /file's bytes, None for a file the server does not give (with
   `multi` and `gives`, the list OSWorld returns: one value when `gives`
   names one file);
@@ -84,7 +86,8 @@ async def _command(episode: Episode, spec: dict[str, Any], field: str) -> str | 
     except ValueError:
         raise GetterFailed(f"/execute answered HTTP {response.status_code} that is not JSON "
                            f"(OSWorld's getter raises here): {response.text[:200]}") from None
-    return answer.get(field) if response.status_code == 200 and isinstance(answer, dict) else None
+    value = answer.get(field) if response.status_code == 200 and isinstance(answer, dict) else None
+    return await episode.named_as_tasks_name_it(value) if isinstance(value, str) and value else value
 
 
 async def _vm_command_line(episode: Episode, spec: dict[str, Any]) -> str | None:

@@ -18,7 +18,8 @@ slide-number colour), the picture checks in image_similarity.py
 (`compare_images`, the structure checks), image_edits.py (the GIMP edits) and
 slide_images.py (`check_image_stretch_and_center`), tables.py (`compare_table`), thunderbird.py
 (`check_thunderbird_prefs`, `check_thunderbird_filter`) and writer.py
-(`compare_docx_files`); general.py's rule checks in expectations.py
+(Writer's documents: `compare_docx_files`, the checks shared with WAA's
+suite, writer_formatting.py's); general.py's rule checks in expectations.py
 (`check_list`, `check_csv`, `check_json`), sqlite_query.py (`run_sqlite3`)
 and accessibility.py (`check_accessibility_tree`); pdfs.py (`compare_pdfs`,
 `check_pdf_pages`, `compare_pdf_images`), archives.py (`compare_zip_files`,

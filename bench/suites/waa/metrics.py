@@ -25,8 +25,8 @@ that is not plain JSON, no command output), so that WAA records no score,
 the metric raises `ReferenceCrash` naming the optional fix (errors.FIXES).
 
 Families with their own modules: `compare_table` (tables.py), the VLC
-preference checks (vlc.py), the Writer document checks (documents.py, and
-odt.py for .odt files), image/audio/video comparisons (media.py),
+preference checks (vlc.py), the Writer document checks (documents.py, most
+of them shared with OSWorld's suite from bench/formats/), image/audio/video comparisons (media.py),
 `compare_zip_files` (archives.py), the Chrome and Edge metrics with
 `check_direct_json_object` and `compare_pdfs` (browser/metrics.py).
 
@@ -46,7 +46,6 @@ from bench.suites.waa.archives import ARCHIVE_METRICS
 from bench.suites.waa.browser import BROWSER_METRICS
 from bench.suites.waa.documents import DOCX_METRICS
 from bench.suites.waa.media import MEDIA_METRICS
-from bench.suites.waa.odt import ODT_METRICS
 from bench.suites.waa.tables import RULES as TABLE_RULES, compare_table
 from bench.suites.waa.vlc import VLC_METRICS
 
@@ -155,7 +154,6 @@ METRICS: dict[str, Metric] = {
     "check_json_keybindings": check_json_keybindings,
     **VLC_METRICS,
     **DOCX_METRICS,
-    **ODT_METRICS,
     **MEDIA_METRICS,
     **ARCHIVE_METRICS,
     **BROWSER_METRICS,

@@ -6,9 +6,13 @@ server (the application quit, the solved file uploaded where the task reads it) 
 untouched state scores 0: a Calc, a Writer and an Impress task, a Thunderbird one whose profile comes
 from the cache as a tarball, an os one whose check script the cache holds, a multi_apps one, a Chrome
 one whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it),
-and a GIMP one whose photo GIMP opens from the cache (check_image_mirror: its postconfig exports what
-GIMP shows, the untouched photo, which is not the mirror image). Each domain once per event loop, as test_local_apps: on asyncio the oracle
-solves, on trio the agent leaves the task alone."""
+the clipboard task (xsel reads the path the oracle copied), the os task whose copied pictures
+/list_directory lists, and a GIMP one whose photo GIMP opens from the cache (check_image_mirror: its
+postconfig exports what GIMP shows, the untouched photo, which is not the mirror image). Each domain
+once per event loop, as test_local_apps: on asyncio the oracle solves, on trio the agent leaves the task alone. In the Thunderbird episode the oracle first fills the
+address into the account hub Thunderbird opens on a profile with no account, and thunderbird/15c3b339's
+address rule scores that real tree, read through the episode's server, 0 before and 1 after, by troupe's
+check_accessibility_tree and by OSWorld's."""
 
 from __future__ import annotations
 
@@ -21,14 +25,18 @@ from pathlib import Path
 
 import anyio
 import httpx
+import lxml.etree
 import pytest
 from PIL import Image
 
 from actors.backends.waa.client import TOKEN_HEADER
+from actors.backends.waa.commands import command
+from bench.suites.osworld.accessibility import NAMESPACES, check_accessibility_tree
 from bench.suites.osworld.catalog import Catalog
 from bench.suites.osworld.needs import cache_name, getter_specs, steps
 from protocols import ErrorKind, Task
 
+from tests import osworld_reference
 from tests.osworld_servers import run_on_local_desktops
 from tests.task_files import document, encoded, picture, slides, tar_gz, xlsx, zip_of
 from tests.paths import ROOT
@@ -85,6 +93,11 @@ PROFILES_INI = (b"[Profile0]\nName=default-release\nIsRelative=1\nPath=t5q2a5hp.
 PREFS = ('// Mozilla User Preferences\n\nuser_pref("mail.identity.id1.fullName", "Anonym");\n'
          'user_pref("mail.identity.id1.useremail", "anonym@example.org");\n')
 """A profile like the task's thunderbird-profile.tar.gz (one identity); solved, replies do not quote."""
+SECRET_PATH = "multi_apps/716a6079-22da-47f1-ba73-c9d58f986a38"
+COPY_JPGS = "os/23393935-50c7-4a86-aeea-2b78fd089c5c"
+PHOTOS = ("emnlp2023.jpg", "hk_group_photo.jpg", "hong-kong-china.jpg",
+          "monk252520thailand252520wat252520arun252520scaled25255B225255D.jpg")
+"""The .jpg pictures the task's downloads place in ~/Desktop/photos' subfolders (a .png too, not to be copied)."""
 UNPACKED_EXTENSION = "chrome/6766f2b8-8a72-417f-a9e5-56fcaa735837"
 HELLO_EXTENSION = {"helloExtension/manifest.json": json.dumps({
     "manifest_version": 3, "name": "Hello Extensions", "description": "Base Level Extension", "version": "1.0",
@@ -121,6 +134,9 @@ MADE: dict[str, Made] = {
         gold={}, solved=(PREFS + 'user_pref("mail.identity.id1.auto_quote", false);\n').encode()),
     UNPACKED_EXTENSION: Made(start={"helloExtension.zip": zip_of(HELLO_EXTENSION)}, gold={}, solved=b""),
     MIRROR: Made(start={"berry.png": BERRY}, gold={"berry.png": BERRY}, solved=MIRRORED),
+    SECRET_PATH: Made(start={"secret.docx": document("The secret")}, gold={}, solved=b""),
+    COPY_JPGS: Made(start={**{name: b"\xff\xd8\xff\xe0 a picture" for name in PHOTOS}, "us_3.png": b"\x89PNG"},
+                    gold={}, solved=b""),
     GREEN_SLIDE: Made(start={"214_9.pptx": slides(*TALK)}, gold={"214_9_Gold.pptx": slides(*TALK, background="00A933")},
                       solved=slides(*TALK, background="00A933")),
 }
@@ -192,6 +208,45 @@ async def load_extension(server, task: Task) -> None:
         (await http.post("/setup/launch", json={"command": ["pkill", "chrome"]})).raise_for_status()
 
 
+ACCOUNT_SETUP = OSWORLD / "examples" / "thunderbird" / "15c3b339-88f7-4a86-ab16-e71c58dcb01e.json"
+ADDRESS = "anonym-x2024@outlook.com"
+UBUNTU = NAMESPACES["ubuntu"]
+EMAIL_FIELD = "//application[@name='Thunderbird']//entry[@name='Email address*' and @cp:screencoord]"
+
+
+async def tree_when(http: httpx.AsyncClient, found: Callable[[str], object], what: str, seconds: float = 60) -> str:
+    """The episode's tree (its server's /accessibility) once `found` finds something in it."""
+    with anyio.move_on_after(seconds):
+        while True:
+            tree = (await http.get("/accessibility")).json()["AT"]
+            if found(tree):
+                return tree
+            await anyio.sleep(0.3)
+    raise AssertionError(f"{what} never showed in Thunderbird's tree within {seconds:g} s")
+
+
+def email_field(tree: str) -> list:
+    return lxml.etree.fromstring(tree).xpath(EMAIL_FIELD, namespaces=UBUNTU)
+
+
+async def fill_address_then_upload(server, task: Task) -> None:
+    """The account hub's email field filled by a click and keys, 15c3b339's address rule scored on the tree
+    before and after by both functions; then the prefs task's own oracle."""
+    (rule, *_) = json.loads(ACCOUNT_SETUP.read_text())["evaluator"]["expected"]["rules"]
+    reference = osworld_reference.general().check_accessibility_tree
+    async with httpx.AsyncClient(base_url=server.url, headers={TOKEN_HEADER: server.token}, timeout=120) as http:
+        tree = await tree_when(http, email_field, "the account hub's email field")
+        assert check_accessibility_tree(tree, [rule]) == reference(tree, [rule]) == 0.0
+        (field, *_) = email_field(tree)
+        (x, y), (width, height) = (json.loads(field.get(f"{{{UBUNTU['cp']}}}{key}").replace("(", "[").replace(")", "]"))
+                                   for key in ("screencoord", "size"))
+        keys = f"pyautogui.click({x + width // 2}, {y + height // 2}); time.sleep(0.3); pyautogui.write('{ADDRESS}')"
+        (await http.post("/execute", json={"command": command(keys)})).raise_for_status()
+        tree = await tree_when(http, lambda tree: check_accessibility_tree(tree, [rule]), "the typed address", 20)
+        assert check_accessibility_tree(tree, [rule]) == reference(tree, [rule]) == 1.0
+    await upload_solved(server, task, "thunderbird")
+
+
 async def check(task: Task, cache: Path, anyio_backend: str, quit: str = "soffice.bin",
                 solve: Callable | None = None) -> None:
     """On asyncio the oracle solves the task (1.0: by `solve`, else by uploading the solved file once `quit`
@@ -226,7 +281,7 @@ async def test_an_impress_task_downloads_from_the_cache_opens_in_impress_and_com
 @requires("thunderbird")
 async def test_a_thunderbird_task_unpacks_its_profile_from_the_cache_and_check_thunderbird_prefs_scores_it(
         tasks, cache, anyio_backend):
-    await check(tasks[NO_QUOTE_INDENT], cache, anyio_backend, quit="thunderbird")
+    await check(tasks[NO_QUOTE_INDENT], cache, anyio_backend, solve=fill_address_then_upload)
 
 
 async def test_an_os_task_downloads_its_check_from_the_cache_at_evaluation_and_it_scores_the_terminals_work(
@@ -252,3 +307,19 @@ async def test_a_chrome_task_unzips_its_extension_from_the_cache_and_find_unpack
 @requires("gimp")
 async def test_a_gimp_task_opens_its_photo_from_the_cache_and_check_image_mirror_scores_it(tasks, cache, anyio_backend):
     await check(tasks[MIRROR], cache, anyio_backend, quit="gimp-2.10")
+
+
+@requires("xsel")
+async def test_the_path_an_agent_copies_on_a_local_desktop_is_read_from_the_clipboard_as_osworld_reads_it(
+        tasks, cache, anyio_backend):
+    """xsel installed (its setup's `apt install xsel` finds it), the clipboard cleared by the setup, then read
+    with `xsel --clipboard --output`: the path `find` prints names the session's home, which reads as the
+    /home/user the task's rule names."""
+    await check(tasks[SECRET_PATH], cache, anyio_backend,
+                solve=functools.partial(in_terminal, command="find ~ -name secret.docx | xsel --clipboard --input"))
+
+
+async def test_an_os_task_copying_pictures_is_scored_from_the_servers_folder_listing(tasks, cache, anyio_backend):
+    """The photos come from the cache into nested folders; list_directory reads the copy's folder."""
+    await check(tasks[COPY_JPGS], cache, anyio_backend, solve=functools.partial(
+        in_terminal, command="find ~/Desktop/photos -name '*.jpg' -exec cp {} ~/Desktop/cpjpg/ \\;"))

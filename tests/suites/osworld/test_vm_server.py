@@ -151,3 +151,20 @@ async def test_a_command_steps_saved_output_is_what_cache_file_reads():
     with StandIn(behaviour) as server:
         (result,) = await runner(backend(server.url), Scripted(clicks=0)).run([task])
     assert result.success, result.reason
+
+
+async def test_a_command_getter_names_the_vm_users_home_as_the_tasks_do():
+    """On troupe's local desktops the session's home stands for /home/user: what a command prints names
+    it /home/user (a longer name that starts the same is another folder and stays)."""
+    clipboard = "xsel --clipboard --output"
+    printed = "/tmp/troupe-home-ab/Data3/List3/secret.docx\n/tmp/troupe-home-abc/x\n/tmp/troupe-home-ab\n"
+    behaviour = osworld_vm({json.dumps(clipboard): printed, json.dumps("echo ~"): "/tmp/troupe-home-ab\n"})
+    task = Task(task_id="multi_apps/t", domain="multi_apps", instruction="-", raw_config={"id": "t", "config": []},
+                evaluation_spec={"func": "exact_match",
+                                 "result": {"type": "vm_command_line", "command": clipboard, "shell": "true"},
+                                 "expected": {"type": "rule", "rules": {"expected": (
+                                     "/home/user/Data3/List3/secret.docx\n/tmp/troupe-home-abc/x\n/home/user\n")}}})
+    with StandIn(behaviour) as server:
+        (result,) = await runner(backend(server.url), Scripted(clicks=0)).run([task])
+    assert result.success and result.score == 1.0, result.reason
+    assert behaviour.requests.count(f"POST /execute {json.dumps('echo ~')}") == 1
