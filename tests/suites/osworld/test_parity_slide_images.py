@@ -110,7 +110,8 @@ def background_deck(fill: str = BLIP_FILL, target: str | None = "../media/bg.png
 
 BACKGROUND_CASES = [
     ("embedded", background_deck(), {}, 1), ("other-slide", background_deck(), {}, 0),
-    ("third-slide-has-a-picture-not-a-background", background_deck(), {}, 2), ("no-such-slide", background_deck(), {}, 7),
+    ("third-slide-has-a-picture-not-a-background", background_deck(), {}, 2),
+    ("no-such-slide", background_deck(), {}, 7),
     ("index-as-text", background_deck(), {}, "1"), ("solid-fill", background_deck(SOLID, target=None), {}, 1),
     ("blip-without-embed", background_deck('<a:blipFill><a:blip/></a:blipFill>'), {}, 1),
     ("theme-background", background_deck(background='<p:bg><p:bgRef idx="1001"><a:schemeClr val="bg1"/></p:bgRef>'
