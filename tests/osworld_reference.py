@@ -157,20 +157,23 @@ def assert_agrees(name: str, reference: Any, ours: Any, cases: list[Case], folde
 
 
 async def task_scores(task_id: str, reference: types.ModuleType, result: bytes, folder: Path,
-                      suffix: str) -> tuple[Any, Any]:
-    """What the task's own evaluator (one function; a file as its result, a rule or nothing as its expected
-    value) makes of `result`: OSWorld's function from `reference` and troupe's checker, each "raises" or
-    a score."""
+                      suffix: str, gold: bytes | list[bytes] | None = None) -> tuple[Any, Any]:
+    """What the task's own evaluator (one function; a file as its result, a rule, nothing or the `gold`
+    file(s) as its expected value) makes of `result`: OSWorld's function from `reference` and troupe's
+    checker, each "raises" or a score."""
     domain, _, stem = task_id.partition("/")
     task = read_task(EXAMPLES / domain / f"{stem}.json", domain)
     spec = task.evaluation_spec
-    rules = [spec["expected"]["rules"]] if "expected" in spec else []
-    path = folder / f"{stem}{suffix}"
-    path.write_bytes(result)
-    theirs = outcome(getattr(reference, spec["func"]), [str(path), *rules], spec.get("options", {}))
+    if gold is None:
+        expected = arguments = [spec["expected"]["rules"]] if "expected" in spec else []
+    else:
+        expected = [gold]
+        arguments = [[Named(g, suffix) for g in gold] if isinstance(gold, list) else Named(gold, suffix)]
+    theirs_args, _ = Case(FILE, result, *arguments).calls(folder, 0, suffix)
+    theirs = outcome(getattr(reference, spec["func"]), theirs_args, spec.get("options", {}))
     try:
         verdict = await OSWorldChecker().check(Evaluate(task=task, episode_id="e", steps=(),
-                                                        vm_state={"result": [result], "expected": rules}))
+                                                        vm_state={"result": [result], "expected": expected}))
     except Exception:  # noqa: BLE001 - a raise is an outcome to agree on
         return theirs, "raises"
     return theirs, verdict.score
