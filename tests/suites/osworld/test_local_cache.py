@@ -1,20 +1,25 @@
-"""OSWorld's tasks that need its task-file cache, on fresh local desktops with no VM: the test fills a
-cache folder in OSWorld's layout with files it makes in the formats the tasks name (the real ones live
-in a data set this machine cannot reach), and per domain a task runs its set-up (the download from the
-cache, LibreOffice opening the file), then the oracle reaches the solved state through the episode's own
-server (the application quit, the solved file uploaded where the task reads it) and scores 1, while the
-untouched state scores 0: a Calc, a Writer and an Impress task, a Thunderbird one whose profile comes
-from the cache as a tarball, an os one whose check script the cache holds, a multi_apps one, and a Chrome
-one whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it),
-the clipboard task (xsel reads the path the oracle copied) and the os task whose copied pictures
-/list_directory lists. Each domain once per event loop, as test_local_apps: on asyncio the oracle
-solves, on trio the agent leaves the task alone. In the Thunderbird episode the oracle first composes a
-message to the four students multi_apps/f5c13cdd names, and that task's rules score the real tree, read
-through the episode's server, 0 before and 1 after, by troupe's check_accessibility_tree and OSWorld's."""
+"""OSWorld's tasks that need its task-file cache, on fresh local desktops with no VM: the test fills a cache
+folder in OSWorld's layout with files it makes in the formats the tasks name (the real ones live in a data
+set this machine cannot reach), and per domain a task runs its set-up (the download from the cache,
+LibreOffice opening the file), then the oracle reaches the solved state through the episode's own server
+(the application quit, the solved file uploaded where the task reads it) and scores 1, while the untouched
+state scores 0: a Calc task scored by sheet_data and one by sheet_print (the CSV its postconfig has
+LibreOffice export beside the workbook), a Writer and an Impress task, a Thunderbird one whose profile comes
+from the cache as a tarball, an os one whose check script the cache holds, a multi_apps one, a Chrome one
+whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it), the
+clipboard task (xsel reads the path the oracle copied), the os task whose copied pictures /list_directory
+lists, and a GIMP one whose photo GIMP opens from the cache (check_image_mirror: its postconfig exports what
+GIMP shows, the untouched photo, which is not the mirror image). Each domain once per event loop, as
+test_local_apps: on asyncio the oracle solves, on trio the agent leaves the task alone. In the Thunderbird
+episode the oracle first composes a message to the four students multi_apps/f5c13cdd names, and that
+task's rules score the real tree, read through the episode's server, 0 before and 1 after, by troupe's
+check_accessibility_tree and OSWorld's. One Impress task is solved in the application itself and left
+unsaved: its postconfig's Ctrl+S saves the .pptx, with no dialog asking whether to keep the format."""
 
 from __future__ import annotations
 
 import functools
+import io
 import json
 import shutil
 from collections.abc import Callable
@@ -22,17 +27,21 @@ from pathlib import Path
 
 import anyio
 import httpx
+import lxml.etree
+import openpyxl
 import pytest
+from PIL import Image
 
+from actors.backends.waa.at_tree import normalize
 from actors.backends.waa.client import TOKEN_HEADER
 from bench.suites.osworld.accessibility import check_accessibility_tree
 from bench.suites.osworld.catalog import Catalog
 from bench.suites.osworld.needs import cache_name, getter_specs, steps
-from protocols import ErrorKind, Task
+from protocols import BBox, ErrorKind, Task
 
 from tests import osworld_reference
 from tests.osworld_servers import run_on_local_desktops
-from tests.task_files import document, slides, tar_gz, xlsx, zip_of
+from tests.task_files import document, encoded, picture, slides, tar_gz, xlsx, zip_of
 from tests.paths import ROOT
 
 OSWORLD = ROOT.parent / "shared" / "osworld" / "evaluation_examples"
@@ -70,12 +79,27 @@ def essay(mark: str, *added: str) -> bytes:
 FILL_BLANKS = "libreoffice_calc/01b269ae-2111-4a07-81fd-3fcd711993b0"
 ADD_REFERENCE = "libreoffice_writer/adf5e2c3-64c7-4644-b7b6-d2f0167927e7"
 GREEN_SLIDE = "libreoffice_impress/9cf05d24-6bd9-4dae-8967-f67d88f5d38a"
+PORTRAIT = "libreoffice_impress/ce88f674-ab7a-43da-9201-468d38539e4a"
 TALK = ("Forests of the north", "Where they grow", "What lives there")
 NEW_MODELS = "multi_apps/deec51c9-3b1e-4b9e-993c-4776f20e8bb2"
 MODELS = [["Title", "Authors", "Link"], ["A new foundation model", "Ann, Bob", "2310.00001"],
           ["Scaling laws again", "Kim", "2310.00002"], ["Instruction tuning at scale", "Lee, Wu", "2310.00003"],
           ["Small models, big data", "Roy", "2310.00004"]]
 """The sheet the task asks for (its sheet_fuzzy rule reads A2:C5), in a file whose name has spaces."""
+TWO_DECIMALS = "libreoffice_calc/6e99a1ad-07d2-4b66-a1ce-ece6d99c20a5"
+SPENT = [["item", "spent"], ["tea", 3.5], ["rent", 1200], ["fare", 2.125]]
+
+
+def spent(number_format: str = "General") -> bytes:
+    """The task's sheet: its "spent" column in `number_format`."""
+    workbook = openpyxl.load_workbook(io.BytesIO(xlsx(SPENT)))
+    for (cell,) in workbook.active.iter_rows(min_row=2, min_col=2, max_col=2):
+        cell.number_format = number_format
+    out = io.BytesIO()
+    workbook.save(out)
+    return out.getvalue()
+
+
 APPEND_BR = "os/5ced85fc-fa1a-4217-95fd-0fb530545ce2"
 EVAL_BR = (b"#!/bin/bash\n# like the task's eval.sh: output.txt in the folder the terminal starts in\n"
            b"if [ \"$(cat output.txt 2>/dev/null)\" = \"$(printf '1<br/>\\n2<br/>\\n3<br/>')\" ]; then\n"
@@ -111,6 +135,11 @@ HELLO_EXTENSION = {"helloExtension/manifest.json": json.dumps({
                    "helloExtension/hello.html": b"<html><body><h1>Hello Extensions</h1></body></html>"}
 """An unpacked extension like the task's helloExtension.zip (Chrome's first tutorial extension)."""
 
+MIRROR = "gimp/72f83cdc-bf76-4531-9a1b-eb893a13f8aa"
+BERRY = encoded(picture(160, 120), "JPEG", quality=95)
+"""A photo like the task's berry.jpeg, which it saves as berry.png (GIMP reads the content, a JPEG)."""
+MIRRORED = encoded(Image.open(io.BytesIO(BERRY)).transpose(Image.Transpose.FLIP_LEFT_RIGHT))
+
 
 class Made:
     """One task's cache files (by the task's own names: a download's VM path, a cloud_file's dest), and
@@ -128,6 +157,10 @@ MADE: dict[str, Made] = {
                         solved=essay("[2]", f"[2] {REFERENCE}")),
     NEW_MODELS: Made(start={"New Large Language Models.xlsx": xlsx(MODELS[:1])},
                      gold={"New Large Language Models Gold.xlsx": xlsx(MODELS)}, solved=xlsx(MODELS)),
+    TWO_DECIMALS: Made(start={"Keep_Two_decimal_points.xlsx": spent()},
+                       gold={"Keep_Two_decimal_points_gold.xlsx": spent("0.00"),
+                             "Keep_Two_decimal_points_gold-Sheet1.csv": b"item,spent\ntea,3.50\nrent,1200.00\nfare,2.13\n"},
+                       solved=spent("0.00")),
     APPEND_BR: Made(start={"eval.sh": EVAL_BR}, gold={}, solved=b""),
     NO_QUOTE_INDENT: Made(
         start={"thunderbird-profile.tar.gz": tar_gz({".thunderbird/profiles.ini": PROFILES_INI,
@@ -135,11 +168,13 @@ MADE: dict[str, Made] = {
                                                      f"{PROFILE}/prefs.js": PREFS.encode()})},
         gold={}, solved=(PREFS + 'user_pref("mail.identity.id1.auto_quote", false);\n').encode()),
     UNPACKED_EXTENSION: Made(start={"helloExtension.zip": zip_of(HELLO_EXTENSION)}, gold={}, solved=b""),
+    MIRROR: Made(start={"berry.png": BERRY}, gold={"berry.png": BERRY}, solved=MIRRORED),
     SECRET_PATH: Made(start={"secret.docx": document("The secret")}, gold={}, solved=b""),
     COPY_JPGS: Made(start={**{name: b"\xff\xd8\xff\xe0 a picture" for name in PHOTOS}, "us_3.png": b"\x89PNG"},
                     gold={}, solved=b""),
     GREEN_SLIDE: Made(start={"214_9.pptx": slides(*TALK)}, gold={"214_9_Gold.pptx": slides(*TALK, background="00A933")},
                       solved=slides(*TALK, background="00A933")),
+    PORTRAIT: Made(start={"AM_Last_Page_Template.pptx": slides(*TALK)}, gold={}, solved=b""),
 }
 
 
@@ -153,7 +188,8 @@ def fill_cache(cache: Path, task: Task, made: Made) -> None:
             (folder / cache_name(file["url"], file["path"])).write_bytes(made.start[Path(file["path"]).name])
     for spec in getter_specs(task):
         if spec["type"] == "cloud_file":
-            (folder / spec["dest"]).write_bytes(made.gold[spec["dest"]])
+            for dest in spec["dest"] if spec.get("multi") else [spec["dest"]]:
+                (folder / dest).write_bytes(made.gold[dest])
 
 
 @pytest.fixture(scope="module")
@@ -176,7 +212,8 @@ def quits(program: str) -> str:
 async def upload_solved(server, task: Task, program: str) -> None:
     """The oracle: `program` quit (so neither the postconfig's save nor the program's own exit writes its
     copy over it), then the solved file where the task's result getter reads it."""
-    path = task.evaluation_spec["result"]["path"]
+    result = task.evaluation_spec["result"]
+    path = result["path"][0] if result.get("multi") else result["path"]
     async with httpx.AsyncClient(headers={TOKEN_HEADER: server.token}, timeout=120) as http:
         (await http.post(f"{server.url}/execute", json={"command": quits(program), "shell": True})
          ).raise_for_status()
@@ -221,7 +258,7 @@ async def tree_when(http: httpx.AsyncClient, found: Callable[[str], object], wha
             if found(tree):
                 return tree
             await anyio.sleep(0.3)
-    raise AssertionError(f"{what} never showed in Thunderbird's tree within {seconds:g} s")
+    raise AssertionError(f"{what} never showed in the episode's tree within {seconds:g} s")
 
 
 async def compose_then_upload(server, task: Task) -> None:
@@ -238,6 +275,27 @@ async def compose_then_upload(server, task: Task) -> None:
         tree = await tree_when(http, lambda tree: check_accessibility_tree(tree, rules), "the four address pills")
         assert check_accessibility_tree(tree, rules) == reference(tree, rules) == 1.0
     await upload_solved(server, task, "thunderbird")
+
+
+def orientation_list(tree: str) -> BBox | None:
+    """Where Impress's sidebar shows its Orientation list (the button right of its label), once it does."""
+    nodes = list(normalize(tree).walk())
+    label = next((e.bbox for e in nodes if e.role == "label" and e.name == "Orientation:" and e.bbox), None)
+    return None if label is None else next((e.bbox for e in nodes if e.role == "toggle-button" and e.bbox
+                                            and e.bbox.y == label.y and e.bbox.x > label.x), None)
+
+
+async def portrait_in_the_sidebar(server, task: Task) -> None:
+    """The oracle of the orientation task, as an agent would do it: Impress's sidebar's Orientation list
+    (found in the server's tree) set to Portrait with a click and the keys, then a click beside the slide,
+    so the document, not the list, has the keyboard when the postconfig presses Ctrl+S; nothing saved."""
+    async with httpx.AsyncClient(base_url=server.url, headers={TOKEN_HEADER: server.token}, timeout=120) as http:
+        tree = await tree_when(http, orientation_list, "the sidebar's Orientation list")
+        view = next(e.bbox for e in normalize(tree).walk() if e.role == "document-presentation" and e.bbox)
+        x, y = orientation_list(tree).center
+        program = (f"pyautogui.click({x:.0f}, {y:.0f}); time.sleep(1); pyautogui.press('down'); time.sleep(0.3); "
+                   f"pyautogui.press('enter'); time.sleep(1); pyautogui.click({view.x + 10:.0f}, {view.center[1]:.0f})")
+        (await http.post("/execute", json={"command": command(program)})).raise_for_status()
 
 
 async def check(task: Task, cache: Path, anyio_backend: str, quit: str = "soffice.bin",
@@ -259,6 +317,15 @@ async def test_a_calc_task_downloads_from_the_cache_opens_in_calc_and_compare_ta
     await check(tasks[FILL_BLANKS], cache, anyio_backend)
 
 
+@requires("localc")
+async def test_a_calc_task_scored_by_sheet_print_reads_the_csv_its_postconfig_has_libreoffice_export(
+        tasks, cache, anyio_backend):
+    """The postconfig's `libreoffice --convert-to csv` writes <stem>-Sheet1.csv beside the workbook, the
+    result getter fetches both, and compare_table finds the CSV beside the workbook, as in OSWorld's cache
+    folder; the gold CSV is the task's own export of the solved sheet (values as shown)."""
+    await check(tasks[TWO_DECIMALS], cache, anyio_backend)
+
+
 @requires("lowriter")
 async def test_a_writer_task_downloads_from_the_cache_opens_in_writer_and_compare_docx_files_scores_it(
         tasks, cache, anyio_backend):
@@ -269,6 +336,14 @@ async def test_a_writer_task_downloads_from_the_cache_opens_in_writer_and_compar
 async def test_an_impress_task_downloads_from_the_cache_opens_in_impress_and_compare_pptx_files_scores_it(
         tasks, cache, anyio_backend):
     await check(tasks[GREEN_SLIDE], cache, anyio_backend)
+
+
+@requires("loimpress")
+async def test_an_impress_task_solved_in_impress_and_left_unsaved_is_saved_by_its_postconfigs_ctrl_s(
+        tasks, cache, anyio_backend):
+    """OSWorld's image saves a .pptx with Ctrl+S without asking whether to keep the format, and so does the
+    fresh home's LibreOffice (else a dialog takes the keys and the slides stay landscape)."""
+    await check(tasks[PORTRAIT], cache, anyio_backend, solve=portrait_in_the_sidebar)
 
 
 @requires("thunderbird")
@@ -295,6 +370,11 @@ async def test_a_chrome_task_unzips_its_extension_from_the_cache_and_find_unpack
     """The setup unzips the archive with the `unzip` its `sudo apt-get install` finds here; untouched,
     Chrome has only its own extensions."""
     await check(tasks[UNPACKED_EXTENSION], cache, anyio_backend, solve=load_extension)
+
+
+@requires("gimp")
+async def test_a_gimp_task_opens_its_photo_from_the_cache_and_check_image_mirror_scores_it(tasks, cache, anyio_backend):
+    await check(tasks[MIRROR], cache, anyio_backend, quit="gimp-2.10")
 
 
 @requires("xsel")
