@@ -27,13 +27,13 @@ from pathlib import Path
 
 import anyio
 import httpx
-import lxml.etree
 import openpyxl
 import pytest
 from PIL import Image
 
 from actors.backends.waa.at_tree import normalize
 from actors.backends.waa.client import TOKEN_HEADER
+from actors.backends.waa.commands import command
 from bench.suites.osworld.accessibility import check_accessibility_tree
 from bench.suites.osworld.catalog import Catalog
 from bench.suites.osworld.needs import cache_name, getter_specs, steps
