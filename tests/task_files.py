@@ -72,7 +72,8 @@ def picture(width: int = 64, height: int = 48, seed: int = 0) -> Image.Image:
     image = Image.fromarray(np.clip(pixels + grain, 0, 255).astype(np.uint8))
     draw = ImageDraw.Draw(image)
     draw.rectangle((width // 10, height // 8, width // 3, height // 2), fill=(220, 40, 30))
-    draw.ellipse((width // 2, height // 2, max(width // 2, width - 4), max(height // 2, height - 3)), fill=(30, 60, 200))
+    right, bottom = max(width // 2, width - 4), max(height // 2, height - 3)
+    draw.ellipse((width // 2, height // 2, right, bottom), fill=(30, 60, 200))
     return image
 
 

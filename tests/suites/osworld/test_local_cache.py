@@ -1,20 +1,22 @@
-"""OSWorld's tasks that need its task-file cache, on fresh local desktops with no VM: the test fills a
-cache folder in OSWorld's layout with files it makes in the formats the tasks name (the real ones live
-in a data set this machine cannot reach), and per domain a task runs its set-up (the download from the
-cache, LibreOffice opening the file), then the oracle reaches the solved state through the episode's own
-server (the application quit, the solved file uploaded where the task reads it) and scores 1, while the
-untouched state scores 0: a Calc task scored by sheet_data and one by sheet_print (the CSV its
-postconfig has LibreOffice export beside the workbook), a Writer and an Impress task, a Thunderbird
-one whose profile comes from the cache as a tarball, an os one whose check script the cache holds, a multi_apps one, and a Chrome
-one whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it),
-the clipboard task (xsel reads the path the oracle copied) and the os task whose copied pictures
-/list_directory lists. Each domain once per event loop, as test_local_apps: on asyncio the oracle
-solves, on trio the agent leaves the task alone. In the Thunderbird episode the oracle first fills the
-address into the account hub Thunderbird opens on a profile with no account, and thunderbird/15c3b339's
-address rule scores that real tree, read through the episode's server, 0 before and 1 after, by troupe's
-check_accessibility_tree and by OSWorld's. Two Impress tasks are solved in the application itself: one
-left unsaved, whose postconfig's Ctrl+S saves the .pptx with no dialog asking whether to keep the format,
-and one in the Options dialog, which LibreOffice writes to its own settings file."""
+"""OSWorld's tasks that need its task-file cache, on fresh local desktops with no VM: the test fills a cache
+folder in OSWorld's layout with files it makes in the formats the tasks name (the real ones live in a data
+set this machine cannot reach), and per domain a task runs its set-up (the download from the cache,
+LibreOffice opening the file), then the oracle reaches the solved state through the episode's own server
+(the application quit, the solved file uploaded where the task reads it) and scores 1, while the untouched
+state scores 0: a Calc task scored by sheet_data and one by sheet_print (the CSV its postconfig has
+LibreOffice export beside the workbook), a Writer and an Impress task, a Thunderbird one whose profile comes
+from the cache as a tarball, an os one whose check script the cache holds, a multi_apps one, a Chrome one
+whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it), the
+clipboard task (xsel reads the path the oracle copied), the os task whose copied pictures /list_directory
+lists, and a GIMP one whose photo GIMP opens from the cache (check_image_mirror: its postconfig exports what
+GIMP shows, the untouched photo, which is not the mirror image). Each domain once per event loop, as
+test_local_apps: on asyncio the oracle solves, on trio the agent leaves the task alone. In the Thunderbird
+episode the oracle first fills the address into the account hub Thunderbird opens on a profile with no
+account, and thunderbird/15c3b339's address rule scores that real tree, read through the episode's server, 0
+before and 1 after, by troupe's check_accessibility_tree and by OSWorld's. Two Impress tasks are solved in the
+application itself: one left unsaved, whose postconfig's Ctrl+S saves the .pptx with no dialog asking
+whether to keep the format, and one in the Options dialog, which LibreOffice writes to its own settings
+file."""
 
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ import httpx
 import lxml.etree
 import openpyxl
 import pytest
+from PIL import Image
 
 from actors.backends.waa.at_tree import normalize
 from actors.backends.waa.client import TOKEN_HEADER
@@ -41,7 +44,7 @@ from protocols import BBox, ErrorKind, Task
 
 from tests import osworld_reference
 from tests.osworld_servers import run_on_local_desktops
-from tests.task_files import document, slides, tar_gz, xlsx, zip_of
+from tests.task_files import document, encoded, picture, slides, tar_gz, xlsx, zip_of
 from tests.paths import ROOT
 
 OSWORLD = ROOT.parent / "shared" / "osworld" / "evaluation_examples"
@@ -124,6 +127,11 @@ HELLO_EXTENSION = {"helloExtension/manifest.json": json.dumps({
                    "helloExtension/hello.html": b"<html><body><h1>Hello Extensions</h1></body></html>"}
 """An unpacked extension like the task's helloExtension.zip (Chrome's first tutorial extension)."""
 
+MIRROR = "gimp/72f83cdc-bf76-4531-9a1b-eb893a13f8aa"
+BERRY = encoded(picture(160, 120), "JPEG", quality=95)
+"""A photo like the task's berry.jpeg, which it saves as berry.png (GIMP reads the content, a JPEG)."""
+MIRRORED = encoded(Image.open(io.BytesIO(BERRY)).transpose(Image.Transpose.FLIP_LEFT_RIGHT))
+
 
 class Made:
     """One task's cache files (by the task's own names: a download's VM path, a cloud_file's dest), and
@@ -151,6 +159,7 @@ MADE: dict[str, Made] = {
                                                      f"{PROFILE}/prefs.js": PREFS.encode()})},
         gold={}, solved=(PREFS + 'user_pref("mail.identity.id1.auto_quote", false);\n').encode()),
     UNPACKED_EXTENSION: Made(start={"helloExtension.zip": zip_of(HELLO_EXTENSION)}, gold={}, solved=b""),
+    MIRROR: Made(start={"berry.png": BERRY}, gold={"berry.png": BERRY}, solved=MIRRORED),
     SECRET_PATH: Made(start={"secret.docx": document("The secret")}, gold={}, solved=b""),
     COPY_JPGS: Made(start={**{name: b"\xff\xd8\xff\xe0 a picture" for name in PHOTOS}, "us_3.png": b"\x89PNG"},
                     gold={}, solved=b""),
@@ -404,6 +413,11 @@ async def test_a_chrome_task_unzips_its_extension_from_the_cache_and_find_unpack
     """The setup unzips the archive with the `unzip` its `sudo apt-get install` finds here; untouched,
     Chrome has only its own extensions."""
     await check(tasks[UNPACKED_EXTENSION], cache, anyio_backend, solve=load_extension)
+
+
+@requires("gimp")
+async def test_a_gimp_task_opens_its_photo_from_the_cache_and_check_image_mirror_scores_it(tasks, cache, anyio_backend):
+    await check(tasks[MIRROR], cache, anyio_backend, quit="gimp-2.10")
 
 
 @requires("xsel")
