@@ -196,20 +196,15 @@ def gimp_images() -> types.ModuleType:
     return load(METRICS / "gimp.py", {})
 
 
-def slides_pptx() -> types.ModuleType:
-    """metrics/slides.py with python-pptx."""
-    return load(METRICS / "slides.py", {})
-
-
-def info_getters() -> types.ModuleType:
-    """getters/info.py (get_vm_wallpaper, which asks `env.controller.get_vm_wallpaper`)."""
-    return load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "info.py", {})
-
-
 def slides() -> types.ModuleType:
     """metrics/slides.py; python-pptx, which check_left_panel and check_auto_saving_time never call, stood in."""
     return load(METRICS / "slides.py", {"pptx": ("Presentation",), "pptx.util": ("Inches",),
                                         "pptx.enum": (), "pptx.enum.shapes": ("MSO_SHAPE_TYPE",)})
+
+
+def slides_pptx() -> types.ModuleType:
+    """metrics/slides.py with python-pptx."""
+    return load(METRICS / "slides.py", {})
 
 
 def general() -> types.ModuleType:
@@ -264,26 +259,9 @@ def chrome() -> types.ModuleType:
                 {**packages, "desktop_env.evaluators.metrics.utils": utils})
 
 
-def chrome_getters() -> types.ModuleType:
-    """getters/chrome.py; pydrive (Google Drive, which the compared getters never call) stood in."""
-    return load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "chrome.py",
-                {"pydrive": (), "pydrive.auth": ("GoogleAuth",),
-                 "pydrive.drive": ("GoogleDrive", "GoogleDriveFileList", "GoogleDriveFile")})
-
-
-def vlc_media() -> types.ModuleType:
-    """metrics/vlc.py with its real audio, video and image libraries (librosa, scipy, fastdtw, OpenCV,
-    imagehash); acoustid, which the compared functions never call, stood in."""
-    return load(METRICS / "vlc.py", {"acoustid": ()})
-
-
-def impress_getters() -> types.ModuleType:
-    """getters/impress.py with its getters/file.py (get_vm_file, which asks `env.controller.get_file`)."""
-    getters = "desktop_env.evaluators.getters"
-    files = load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "file.py", {})
-    packages = {name: types.ModuleType(name) for name in ("desktop_env", "desktop_env.evaluators", getters)}
-    return load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "impress.py", {},
-                {**packages, f"{getters}.file": files})
+def info_getters() -> types.ModuleType:
+    """getters/info.py (get_vm_wallpaper, which asks `env.controller.get_vm_wallpaper`)."""
+    return load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "info.py", {})
 
 
 def slides() -> types.ModuleType:
@@ -300,12 +278,15 @@ def general() -> types.ModuleType:
 PACKAGE = "desktop_env.evaluators.metrics"
 
 
-def _with_utils(name: str) -> types.ModuleType:
+def _with_utils(name: str, **siblings: types.ModuleType) -> types.ModuleType:
     """metrics/<name>.py with its utils.py (as `desktop_env.evaluators.metrics.utils`, which it imports by
-    that name or relatively); tldextract, which utils names for URL metrics these never call, stood in."""
+    that name or relatively) and the `siblings` it imports relatively (by module name); tldextract, which
+    utils names for URL metrics these never call, stood in."""
     utils = load(METRICS / "utils.py", {"tldextract": ()})
     packages = {name: types.ModuleType(name) for name in ("desktop_env", "desktop_env.evaluators", PACKAGE)}
-    return load(METRICS / f"{name}.py", {}, {**packages, f"{PACKAGE}.utils": utils}, package=PACKAGE)
+    modules = {**packages, f"{PACKAGE}.utils": utils, **{f"{PACKAGE}.{sibling}": module
+                                                          for sibling, module in siblings.items()}}
+    return load(METRICS / f"{name}.py", {}, modules, package=PACKAGE)
 
 
 def table() -> types.ModuleType:
@@ -343,6 +324,28 @@ def chrome() -> types.ModuleType:
     return load(METRICS / "chrome.py", {"fitz": (), "PIL": ("Image",), "borb": (), "borb.pdf": ("Document", "PDF"),
                                         "imagehash": ()},
                 {**packages, "desktop_env.evaluators.metrics.utils": utils})
+
+
+def chrome_getters() -> types.ModuleType:
+    """getters/chrome.py; pydrive (Google Drive, which the compared getters never call) stood in."""
+    return load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "chrome.py",
+                {"pydrive": (), "pydrive.auth": ("GoogleAuth",),
+                 "pydrive.drive": ("GoogleDrive", "GoogleDriveFileList", "GoogleDriveFile")})
+
+
+def vlc_media() -> types.ModuleType:
+    """metrics/vlc.py with its real audio, video and image libraries (librosa, scipy, fastdtw, OpenCV,
+    imagehash); acoustid, which the compared functions never call, stood in."""
+    return load(METRICS / "vlc.py", {"acoustid": ()})
+
+
+def impress_getters() -> types.ModuleType:
+    """getters/impress.py with its getters/file.py (get_vm_file, which asks `env.controller.get_file`)."""
+    getters = "desktop_env.evaluators.getters"
+    files = load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "file.py", {})
+    packages = {name: types.ModuleType(name) for name in ("desktop_env", "desktop_env.evaluators", getters)}
+    return load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "impress.py", {},
+                {**packages, f"{getters}.file": files})
 
 
 def pdf() -> types.ModuleType:
@@ -384,3 +387,9 @@ def metrics_package() -> Iterator[None]:
         yield
     finally:
         _restore(saved)
+
+
+def others() -> types.ModuleType:
+    """metrics/others.py (compare_epub, check_mp3_meta) with the general.py and utils.py it imports
+    relatively, lxml and mutagen."""
+    return _with_utils("others", general=general())

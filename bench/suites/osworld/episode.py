@@ -31,7 +31,8 @@ class Episode:
     password: str = DEFAULT_PASSWORD
     screen: tuple[int, int] = (1920, 1080)
     saved: dict[str, bytes] = field(default_factory=dict)
-    """Outputs `command` steps saved by name (`stdout`: "grep.out")."""
+    """What this episode wrote into the task's cache folder, by name: outputs `command` steps saved
+    (`stdout`: "grep.out"), and the files getters fetched and did not hand to a metric."""
     home: str | None = None
     """The VM user's home as the VM names it, once asked (`named_as_tasks_name_it`)."""
 

@@ -12,7 +12,8 @@ the metrics here read the bytes the same way).
   `vm_terminal_output`: /terminal's `output`;
 - `vm_file`: /file's bytes, None for a file the server does not give (with
   `multi` and `gives`, the list OSWorld returns: one value when `gives`
-  names one file);
+  names one file; the files it does not give stay in the episode's cache
+  folder, cached_file.py);
 - `cloud_file`: the expected file from the user's cache folder
   (`<cache>/<task id>/<dest>`), fetched from its URL when the folder lacks it;
 - `cache_file`: a file a `command` step saved (or the user's cache folder
@@ -103,26 +104,29 @@ async def _vm_terminal_output(episode: Episode, spec: dict[str, Any]) -> str | N
     return response.json().get("output") if response.status_code == 200 else None
 
 
-def _given(values: list[Any], spec: dict[str, Any]) -> Any:
-    """OSWorld's `gives`: the files handed to the metric, one value when it is one."""
+def _listed(spec: dict[str, Any], key: str) -> list[Any]:
+    return list(spec[key]) if spec.get("multi", False) else [spec[key]]
+
+
+def _given(episode: Episode, values: list[Any], spec: dict[str, Any]) -> Any:
+    """OSWorld's `gives`: the files handed to the metric, one value when it is one; the others stay in
+    the episode's cache folder under their `dest`, where a metric may look for them (cached_file.py)."""
     gives = set(spec.get("gives", [0]))
+    for index, (value, dest) in enumerate(zip(values, _listed(spec, "dest"))):
+        if index not in gives and value is not None:
+            episode.saved[dest] = value
     chosen = [value for index, value in enumerate(values) if index in gives]
     return chosen[0] if len(chosen) == 1 else chosen
 
 
-def _paths(spec: dict[str, Any]) -> list[Any]:
-    return list(spec["path"]) if spec.get("multi", False) else [spec["path"]]
-
-
 async def _vm_file(episode: Episode, spec: dict[str, Any]) -> Any:
-    return _given([await episode.vm_file(path) for path in _paths(spec)], spec)
+    return _given(episode, [await episode.vm_file(path) for path in _listed(spec, "path")], spec)
 
 
 async def _cloud_file(episode: Episode, spec: dict[str, Any]) -> Any:
-    dests = list(spec["dest"]) if spec.get("multi", False) else [spec["dest"]]
     values = []
     async with httpx.AsyncClient(timeout=300.0, follow_redirects=True) as web:
-        for url, dest in zip(_paths(spec), dests):
+        for url, dest in zip(_listed(spec, "path"), _listed(spec, "dest")):
             data = episode.cached(dest)
             if data is None:
                 try:
@@ -133,7 +137,7 @@ async def _cloud_file(episode: Episode, spec: dict[str, Any]) -> Any:
                                        f"could not be fetched: {exc}") from None
                 data = response.content
             values.append(data)
-    return _given(values, spec)
+    return _given(episode, values, spec)
 
 
 async def _cache_file(episode: Episode, spec: dict[str, Any]) -> bytes:

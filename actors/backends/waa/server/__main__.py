@@ -70,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         osworld.install_shims(shims, session.env)
         osworld.prepare_home(session.home)
         session.env["ACCESSIBILITY_ENABLED"] = "1"  # Chromium exports its tree when this says AT-SPI listens
+        session.env["GNOME_ACCESSIBILITY"] = "1"  # Thunderbird (Gecko) exports its tree only when this says so
         session.env["SAL_USE_VCLPLUGIN"] = "gtk3"  # LibreOffice exports it with its GTK plugin, as on Ubuntu
         terminals = terminal.bind_keys(session.home, shims, session.env)
     main_thread = MainThread()
