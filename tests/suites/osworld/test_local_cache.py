@@ -8,8 +8,10 @@ LibreOffice export beside the workbook), a Writer and an Impress task, a Thunder
 from the cache as a tarball, an os one whose check script the cache holds, a multi_apps one, a Chrome one
 whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it), the
 clipboard task (xsel reads the path the oracle copied), the os task whose copied pictures /list_directory
-lists, and a GIMP one whose photo GIMP opens from the cache (check_image_mirror: its postconfig exports what
-GIMP shows, the untouched photo, which is not the mirror image). Each domain once per event loop, as
+lists, a GIMP one whose photo GIMP opens from the cache (check_image_mirror: its postconfig exports what
+GIMP shows, the untouched photo, which is not the mirror image), and three PDF tasks: an invoice moved
+(compare_pdfs), a picture made a PDF (compare_pdf_images), .doc files made PDFs and tarred by the
+postconfig (compare_archive). Each domain once per event loop, as
 test_local_apps: on asyncio the oracle solves, on trio the agent leaves the task alone. In the Thunderbird
 episode the oracle first fills the address into the account hub Thunderbird opens on a profile with no
 account, and thunderbird/15c3b339's address rule scores that real tree, read through the episode's server, 0
@@ -44,7 +46,7 @@ from protocols import BBox, ErrorKind, Task
 
 from tests import osworld_reference
 from tests.osworld_servers import run_on_local_desktops
-from tests.task_files import document, encoded, picture, slides, tar_gz, xlsx, zip_of
+from tests.task_files import document, encoded, pdf, picture, slides, tar_gz, xlsx, zip_of
 from tests.paths import ROOT
 
 OSWORLD = ROOT.parent / "shared" / "osworld" / "evaluation_examples"
@@ -115,6 +117,15 @@ PROFILES_INI = (b"[Profile0]\nName=default-release\nIsRelative=1\nPath=t5q2a5hp.
 PREFS = ('// Mozilla User Preferences\n\nuser_pref("mail.identity.id1.fullName", "Anonym");\n'
          'user_pref("mail.identity.id1.useremail", "anonym@example.org");\n')
 """A profile like the task's thunderbird-profile.tar.gz (one identity); solved, replies do not quote."""
+PROBLEM_INVOICE = "multi_apps/337d318b-aa07-4f4f-b763-89d9a2dd013f"
+INVOICES = {name: pdf(f"Invoice {name[:-4]}", f"Total: {total} EUR") for name, total in (
+    ("invoice TII-20220301-90.pdf", 90), ("Invoice # GES-20220215-82.pdf", 82), ("Invoice # 243729.pdf", 729))}
+"""The task's invoices, which its bank statement (below) pays but for the one numbered 243729."""
+RECEIPT_TO_PDF = "multi_apps/a503b07f-9119-456b-b75d-f5146737d24f"
+RECEIPT = encoded(picture(120, 200, seed=3), "JPEG")
+DOCS_TO_PDFS = "multi_apps/f7dfbef3-7697-431c-883a-db8583a4e4f9"
+DOCS = {"minutes.doc": ("Minutes", "of the meeting"), "agenda.doc": ("Agenda", "for the next one")}
+"""The task's .doc files (here .docx inside, which LibreOffice tells by content) and their pages."""
 SECRET_PATH = "multi_apps/716a6079-22da-47f1-ba73-c9d58f986a38"
 COPY_JPGS = "os/23393935-50c7-4a86-aeea-2b78fd089c5c"
 PHOTOS = ("emnlp2023.jpg", "hk_group_photo.jpg", "hong-kong-china.jpg",
@@ -159,6 +170,13 @@ MADE: dict[str, Made] = {
                                                      f"{PROFILE}/prefs.js": PREFS.encode()})},
         gold={}, solved=(PREFS + 'user_pref("mail.identity.id1.auto_quote", false);\n').encode()),
     UNPACKED_EXTENSION: Made(start={"helloExtension.zip": zip_of(HELLO_EXTENSION)}, gold={}, solved=b""),
+    PROBLEM_INVOICE: Made(start={**INVOICES, "Bank-Statement.pdf": pdf("Paid: 90 EUR, 82 EUR")},
+                          gold={"Invoice # 243729 Gold.pdf": INVOICES["Invoice # 243729.pdf"]}, solved=b""),
+    RECEIPT_TO_PDF: Made(start={"OIP.jpg": RECEIPT}, gold={"receipt_Gold.pdf": pdf(images=(RECEIPT,))},
+                         solved=pdf(images=(RECEIPT,))),
+    DOCS_TO_PDFS: Made(start={"doc.tar.gz": tar_gz({name: document(*pages) for name, pages in DOCS.items()})},
+                       gold={"pdf_gold.tar.gz": tar_gz({name[:-4] + ".pdf": pdf(*pages) for name, pages in DOCS.items()})},
+                       solved=b""),
     MIRROR: Made(start={"berry.png": BERRY}, gold={"berry.png": BERRY}, solved=MIRRORED),
     SECRET_PATH: Made(start={"secret.docx": document("The secret")}, gold={}, solved=b""),
     COPY_JPGS: Made(start={**{name: b"\xff\xd8\xff\xe0 a picture" for name in PHOTOS}, "us_3.png": b"\x89PNG"},
@@ -217,6 +235,17 @@ async def in_terminal(server, task: Task, command: str) -> None:
     """The oracle of a terminal task: `command` run in the session, as typed at its terminal."""
     async with httpx.AsyncClient(headers={TOKEN_HEADER: server.token}, timeout=120) as http:
         (await http.post(f"{server.url}/execute", json={"command": command, "shell": True})).raise_for_status()
+
+
+async def convert_docs(server, task: Task) -> None:
+    """The oracle of the .doc task: the PDFs on the Desktop (as LibreOffice's conversion leaves them there)
+    and the command that made them in the shell's history, where the task's check looks for it."""
+    async with httpx.AsyncClient(headers={TOKEN_HEADER: server.token}, timeout=120) as http:
+        for name, pages in DOCS.items():
+            path = f"/home/user/Desktop/{name[:-4]}.pdf"
+            (await http.post(f"{server.url}/setup/upload", data={"file_path": path},
+                             files={"file_data": (Path(path).name, pdf(*pages))})).raise_for_status()
+    await in_terminal(server, task, "echo 'soffice --headless --convert-to pdf *.doc' >> ~/.bash_history")
 
 
 async def load_extension(server, task: Task) -> None:
@@ -434,3 +463,20 @@ async def test_an_os_task_copying_pictures_is_scored_from_the_servers_folder_lis
     """The photos come from the cache into nested folders; list_directory reads the copy's folder."""
     await check(tasks[COPY_JPGS], cache, anyio_backend, solve=functools.partial(
         in_terminal, command="find ~/Desktop/photos -name '*.jpg' -exec cp {} ~/Desktop/cpjpg/ \\;"))
+
+
+async def test_a_pdf_task_is_scored_by_compare_pdfs_on_the_invoice_moved_into_its_folder(tasks, cache, anyio_backend):
+    await check(tasks[PROBLEM_INVOICE], cache, anyio_backend, solve=functools.partial(
+        in_terminal, command="mkdir -p ~/Desktop/problematic && mv ~/Desktop/'Invoice # 243729.pdf' ~/Desktop/problematic/"))
+
+
+async def test_a_picture_made_a_pdf_is_scored_by_compare_pdf_images(tasks, cache, anyio_backend):
+    await check(tasks[RECEIPT_TO_PDF], cache, anyio_backend)
+
+
+async def test_pdfs_made_from_docs_are_tarred_by_the_postconfig_and_scored_by_compare_archive(
+        tasks, cache, anyio_backend):
+    """The setup unpacks the .doc files from the cache and empties the shell's history; the postconfig
+    tars the Desktop's PDFs, which compare_archive reads as OSWorld's does (after check_include_exclude
+    found the conversion in the history)."""
+    await check(tasks[DOCS_TO_PDFS], cache, anyio_backend, solve=convert_docs)
