@@ -8,13 +8,17 @@ LibreOffice export beside the workbook), a Writer and an Impress task, a Thunder
 from the cache as a tarball, an os one whose check script the cache holds, a multi_apps one, a Chrome one
 whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it), the
 clipboard task (xsel reads the path the oracle copied), the os task whose copied pictures /list_directory
-lists, and a GIMP one whose photo GIMP opens from the cache (check_image_mirror: its postconfig exports what
-GIMP shows, the untouched photo, which is not the mirror image). Each domain once per event loop, as
+lists, a GIMP one whose photo GIMP opens from the cache (check_image_mirror: its postconfig exports what
+GIMP shows, the untouched photo, which is not the mirror image), and three PDF tasks: an invoice moved
+(compare_pdfs), a picture made a PDF (compare_pdf_images), .doc files made PDFs and tarred by the
+postconfig (compare_archive). Each domain once per event loop, as
 test_local_apps: on asyncio the oracle solves, on trio the agent leaves the task alone. In the Thunderbird
 episode the oracle first composes a message to the four students multi_apps/f5c13cdd names, and that
 task's rules score the real tree, read through the episode's server, 0 before and 1 after, by troupe's
-check_accessibility_tree and OSWorld's. One Impress task is solved in the application itself and left
-unsaved: its postconfig's Ctrl+S saves the .pptx, with no dialog asking whether to keep the format."""
+check_accessibility_tree and OSWorld's. Two Impress tasks are solved in the
+application itself: one left unsaved, whose postconfig's Ctrl+S saves the .pptx with no dialog asking
+whether to keep the format, and one in the Options dialog, which LibreOffice writes to its own settings
+file."""
 
 from __future__ import annotations
 
@@ -41,7 +45,7 @@ from protocols import BBox, ErrorKind, Task
 
 from tests import osworld_reference
 from tests.osworld_servers import run_on_local_desktops
-from tests.task_files import document, encoded, picture, slides, tar_gz, xlsx, zip_of
+from tests.task_files import document, encoded, pdf, picture, slides, tar_gz, xlsx, zip_of
 from tests.paths import ROOT
 
 OSWORLD = ROOT.parent / "shared" / "osworld" / "evaluation_examples"
@@ -80,6 +84,7 @@ FILL_BLANKS = "libreoffice_calc/01b269ae-2111-4a07-81fd-3fcd711993b0"
 ADD_REFERENCE = "libreoffice_writer/adf5e2c3-64c7-4644-b7b6-d2f0167927e7"
 GREEN_SLIDE = "libreoffice_impress/9cf05d24-6bd9-4dae-8967-f67d88f5d38a"
 PORTRAIT = "libreoffice_impress/ce88f674-ab7a-43da-9201-468d38539e4a"
+PRESENTER_CONSOLE = "libreoffice_impress/0f84bef9-9790-432e-92b7-eece357603fb"
 TALK = ("Forests of the north", "Where they grow", "What lives there")
 NEW_MODELS = "multi_apps/deec51c9-3b1e-4b9e-993c-4776f20e8bb2"
 MODELS = [["Title", "Authors", "Link"], ["A new foundation model", "Ann, Bob", "2310.00001"],
@@ -123,6 +128,15 @@ PREFS = "".join(f'user_pref("{key}", {json.dumps(value)});\n' for key, value in 
     "mail.server.server2.name": "Local Folders", "mail.server.server2.userName": "nobody"}.items())
 """A profile like the task's thunderbird-profile.tar.gz (one identity, its account never logging in, Local
 Folders); solved, replies do not quote."""
+PROBLEM_INVOICE = "multi_apps/337d318b-aa07-4f4f-b763-89d9a2dd013f"
+INVOICES = {name: pdf(f"Invoice {name[:-4]}", f"Total: {total} EUR") for name, total in (
+    ("invoice TII-20220301-90.pdf", 90), ("Invoice # GES-20220215-82.pdf", 82), ("Invoice # 243729.pdf", 729))}
+"""The task's invoices, which its bank statement (below) pays but for the one numbered 243729."""
+RECEIPT_TO_PDF = "multi_apps/a503b07f-9119-456b-b75d-f5146737d24f"
+RECEIPT = encoded(picture(120, 200, seed=3), "JPEG")
+DOCS_TO_PDFS = "multi_apps/f7dfbef3-7697-431c-883a-db8583a4e4f9"
+DOCS = {"minutes.doc": ("Minutes", "of the meeting"), "agenda.doc": ("Agenda", "for the next one")}
+"""The task's .doc files (here .docx inside, which LibreOffice tells by content) and their pages."""
 SECRET_PATH = "multi_apps/716a6079-22da-47f1-ba73-c9d58f986a38"
 COPY_JPGS = "os/23393935-50c7-4a86-aeea-2b78fd089c5c"
 PHOTOS = ("emnlp2023.jpg", "hk_group_photo.jpg", "hong-kong-china.jpg",
@@ -168,6 +182,13 @@ MADE: dict[str, Made] = {
                                                      f"{PROFILE}/prefs.js": PREFS.encode()})},
         gold={}, solved=(PREFS + 'user_pref("mail.identity.id1.auto_quote", false);\n').encode()),
     UNPACKED_EXTENSION: Made(start={"helloExtension.zip": zip_of(HELLO_EXTENSION)}, gold={}, solved=b""),
+    PROBLEM_INVOICE: Made(start={**INVOICES, "Bank-Statement.pdf": pdf("Paid: 90 EUR, 82 EUR")},
+                          gold={"Invoice # 243729 Gold.pdf": INVOICES["Invoice # 243729.pdf"]}, solved=b""),
+    RECEIPT_TO_PDF: Made(start={"OIP.jpg": RECEIPT}, gold={"receipt_Gold.pdf": pdf(images=(RECEIPT,))},
+                         solved=pdf(images=(RECEIPT,))),
+    DOCS_TO_PDFS: Made(start={"doc.tar.gz": tar_gz({name: document(*pages) for name, pages in DOCS.items()})},
+                       gold={"pdf_gold.tar.gz": tar_gz({name[:-4] + ".pdf": pdf(*pages) for name, pages in DOCS.items()})},
+                       solved=b""),
     MIRROR: Made(start={"berry.png": BERRY}, gold={"berry.png": BERRY}, solved=MIRRORED),
     SECRET_PATH: Made(start={"secret.docx": document("The secret")}, gold={}, solved=b""),
     COPY_JPGS: Made(start={**{name: b"\xff\xd8\xff\xe0 a picture" for name in PHOTOS}, "us_3.png": b"\x89PNG"},
@@ -175,6 +196,7 @@ MADE: dict[str, Made] = {
     GREEN_SLIDE: Made(start={"214_9.pptx": slides(*TALK)}, gold={"214_9_Gold.pptx": slides(*TALK, background="00A933")},
                       solved=slides(*TALK, background="00A933")),
     PORTRAIT: Made(start={"AM_Last_Page_Template.pptx": slides(*TALK)}, gold={}, solved=b""),
+    PRESENTER_CONSOLE: Made(start={"multimedia_classroom_podium-2020.pptx": slides(*TALK)}, gold={}, solved=b""),
 }
 
 
@@ -227,6 +249,17 @@ async def in_terminal(server, task: Task, command: str) -> None:
         (await http.post(f"{server.url}/execute", json={"command": command, "shell": True})).raise_for_status()
 
 
+async def convert_docs(server, task: Task) -> None:
+    """The oracle of the .doc task: the PDFs on the Desktop (as LibreOffice's conversion leaves them there)
+    and the command that made them in the shell's history, where the task's check looks for it."""
+    async with httpx.AsyncClient(headers={TOKEN_HEADER: server.token}, timeout=120) as http:
+        for name, pages in DOCS.items():
+            path = f"/home/user/Desktop/{name[:-4]}.pdf"
+            (await http.post(f"{server.url}/setup/upload", data={"file_path": path},
+                             files={"file_data": (Path(path).name, pdf(*pages))})).raise_for_status()
+    await in_terminal(server, task, "echo 'soffice --headless --convert-to pdf *.doc' >> ~/.bash_history")
+
+
 async def load_extension(server, task: Task) -> None:
     """The oracle of the extension task: Chrome closed as OSWorld's tasks close it (`pkill chrome`, which
     lets it write its profile), started again loading the unpacked folder the setup left on the Desktop,
@@ -277,12 +310,27 @@ async def compose_then_upload(server, task: Task) -> None:
     await upload_solved(server, task, "thunderbird")
 
 
+def where(tree: str, role: str, name: str, below: float = -1.0) -> BBox | None:
+    """The box of the first `role` element named `name` the tree shows (lower on the screen than `below`)."""
+    return next((e.bbox for e in normalize(tree).walk() if e.role == role and e.name == name and e.bbox
+                 and e.bbox.y > below), None)
+
+
+async def click_when(http: httpx.AsyncClient, role: str, name: str, below: float = -1.0,
+                     double: bool = False) -> BBox:
+    """A click (or a double click) on the first `role` named `name` once the episode's tree shows it."""
+    found = functools.partial(where, role=role, name=name, below=below)
+    box = found(await tree_when(http, found, f"the {role} {name!r}"))
+    program = f"pyautogui.{'doubleClick' if double else 'click'}({box.center[0]:.0f}, {box.center[1]:.0f})"
+    (await http.post("/execute", json={"command": command(program)})).raise_for_status()
+    return box
+
+
 def orientation_list(tree: str) -> BBox | None:
     """Where Impress's sidebar shows its Orientation list (the button right of its label), once it does."""
-    nodes = list(normalize(tree).walk())
-    label = next((e.bbox for e in nodes if e.role == "label" and e.name == "Orientation:" and e.bbox), None)
-    return None if label is None else next((e.bbox for e in nodes if e.role == "toggle-button" and e.bbox
-                                            and e.bbox.y == label.y and e.bbox.x > label.x), None)
+    label = where(tree, "label", "Orientation:")
+    return None if label is None else next((e.bbox for e in normalize(tree).walk() if e.role == "toggle-button"
+                                            and e.bbox and e.bbox.y == label.y and e.bbox.x > label.x), None)
 
 
 async def portrait_in_the_sidebar(server, task: Task) -> None:
@@ -296,6 +344,25 @@ async def portrait_in_the_sidebar(server, task: Task) -> None:
         program = (f"pyautogui.click({x:.0f}, {y:.0f}); time.sleep(1); pyautogui.press('down'); time.sleep(0.3); "
                    f"pyautogui.press('enter'); time.sleep(1); pyautogui.click({view.x + 10:.0f}, {view.center[1]:.0f})")
         (await http.post("/execute", json={"command": command(program)})).raise_for_status()
+
+
+XCU = "/home/user/.config/libreoffice/4/user/registrymodifications.xcu"
+
+
+async def presenter_console_off(server, task: Task) -> None:
+    """The oracle of the presenter-console task, as an agent would do it: Tools > Options (Alt+F12),
+    LibreOffice Impress > General, Enable Presenter Console unticked, OK, each clicked where the server's
+    tree shows it; then it waits until LibreOffice has written the option to its user settings (its
+    configuration is written about 1 s after OK), as troupe evaluates at once."""
+    async with httpx.AsyncClient(base_url=server.url, headers={TOKEN_HEADER: server.token}, timeout=120) as http:
+        (await http.post("/execute", json={"command": command("pyautogui.hotkey('alt', 'f12')")})).raise_for_status()
+        impress = await click_when(http, "table-cell", "LibreOffice Impress", double=True)
+        await click_when(http, "table-cell", "General", below=impress.y)
+        await click_when(http, "check-box", "Enable Presenter Console")
+        await click_when(http, "push-button", "OK")
+        with anyio.fail_after(10):
+            while b"EnablePresenterScreen" not in (await http.post("/file", data={"file_path": XCU})).content:
+                await anyio.sleep(0.2)
 
 
 async def check(task: Task, cache: Path, anyio_backend: str, quit: str = "soffice.bin",
@@ -346,6 +413,15 @@ async def test_an_impress_task_solved_in_impress_and_left_unsaved_is_saved_by_it
     await check(tasks[PORTRAIT], cache, anyio_backend, solve=portrait_in_the_sidebar)
 
 
+@requires("loimpress")
+async def test_an_impress_option_unticked_in_the_options_dialog_is_read_from_libreoffices_own_settings_file(
+        tasks, cache, anyio_backend):
+    """LibreOffice itself writes the unticked presenter console to the episode's registrymodifications.xcu
+    in the form check_presenter_console_disable reads (EnablePresenterScreen false under Impress's
+    Misc/Start)."""
+    await check(tasks[PRESENTER_CONSOLE], cache, anyio_backend, solve=presenter_console_off)
+
+
 @requires("thunderbird")
 async def test_a_thunderbird_task_unpacks_its_profile_from_the_cache_and_check_thunderbird_prefs_scores_it(
         tasks, cache, anyio_backend):
@@ -391,3 +467,20 @@ async def test_an_os_task_copying_pictures_is_scored_from_the_servers_folder_lis
     """The photos come from the cache into nested folders; list_directory reads the copy's folder."""
     await check(tasks[COPY_JPGS], cache, anyio_backend, solve=functools.partial(
         in_terminal, command="find ~/Desktop/photos -name '*.jpg' -exec cp {} ~/Desktop/cpjpg/ \\;"))
+
+
+async def test_a_pdf_task_is_scored_by_compare_pdfs_on_the_invoice_moved_into_its_folder(tasks, cache, anyio_backend):
+    await check(tasks[PROBLEM_INVOICE], cache, anyio_backend, solve=functools.partial(
+        in_terminal, command="mkdir -p ~/Desktop/problematic && mv ~/Desktop/'Invoice # 243729.pdf' ~/Desktop/problematic/"))
+
+
+async def test_a_picture_made_a_pdf_is_scored_by_compare_pdf_images(tasks, cache, anyio_backend):
+    await check(tasks[RECEIPT_TO_PDF], cache, anyio_backend)
+
+
+async def test_pdfs_made_from_docs_are_tarred_by_the_postconfig_and_scored_by_compare_archive(
+        tasks, cache, anyio_backend):
+    """The setup unpacks the .doc files from the cache and empties the shell's history; the postconfig
+    tars the Desktop's PDFs, which compare_archive reads as OSWorld's does (after check_include_exclude
+    found the conversion in the history)."""
+    await check(tasks[DOCS_TO_PDFS], cache, anyio_backend, solve=convert_docs)
