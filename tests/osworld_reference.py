@@ -278,12 +278,15 @@ def general() -> types.ModuleType:
 PACKAGE = "desktop_env.evaluators.metrics"
 
 
-def _with_utils(name: str) -> types.ModuleType:
+def _with_utils(name: str, **siblings: types.ModuleType) -> types.ModuleType:
     """metrics/<name>.py with its utils.py (as `desktop_env.evaluators.metrics.utils`, which it imports by
-    that name or relatively); tldextract, which utils names for URL metrics these never call, stood in."""
+    that name or relatively) and the `siblings` it imports relatively (by module name); tldextract, which
+    utils names for URL metrics these never call, stood in."""
     utils = load(METRICS / "utils.py", {"tldextract": ()})
     packages = {name: types.ModuleType(name) for name in ("desktop_env", "desktop_env.evaluators", PACKAGE)}
-    return load(METRICS / f"{name}.py", {}, {**packages, f"{PACKAGE}.utils": utils}, package=PACKAGE)
+    modules = {**packages, f"{PACKAGE}.utils": utils, **{f"{PACKAGE}.{sibling}": module
+                                                          for sibling, module in siblings.items()}}
+    return load(METRICS / f"{name}.py", {}, modules, package=PACKAGE)
 
 
 def table() -> types.ModuleType:
@@ -384,3 +387,9 @@ def metrics_package() -> Iterator[None]:
         yield
     finally:
         _restore(saved)
+
+
+def others() -> types.ModuleType:
+    """metrics/others.py (compare_epub, check_mp3_meta) with the general.py and utils.py it imports
+    relatively, lxml and mutagen."""
+    return _with_utils("others", general=general())

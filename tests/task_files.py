@@ -72,7 +72,8 @@ def picture(width: int = 64, height: int = 48, seed: int = 0) -> Image.Image:
     image = Image.fromarray(np.clip(pixels + grain, 0, 255).astype(np.uint8))
     draw = ImageDraw.Draw(image)
     draw.rectangle((width // 10, height // 8, width // 3, height // 2), fill=(220, 40, 30))
-    draw.ellipse((width // 2, height // 2, max(width // 2, width - 4), max(height // 2, height - 3)), fill=(30, 60, 200))
+    right, bottom = max(width // 2, width - 4), max(height // 2, height - 3)
+    draw.ellipse((width // 2, height // 2, right, bottom), fill=(30, 60, 200))
     return image
 
 
@@ -93,18 +94,6 @@ def pdf(*pages: str, images: tuple[bytes, ...] = (), title: str = "report") -> b
     for index, picture in enumerate(images):
         written[0].insert_image(pymupdf.Rect(72, 200 + 120 * index, 172, 300 + 120 * index), stream=picture)
     return written.tobytes()
-
-
-def png(colour: str, size: tuple[int, int] = (64, 64), mark: str | None = None) -> bytes:
-    """A picture shading from `colour` at the left to black at the right (a picture of one colour has no
-    perceptual hash to speak of); `mark` (a colour) draws a bar across its top left quarter."""
-    picture = Image.linear_gradient("L").rotate(90).resize(size)
-    picture = Image.composite(Image.new("RGB", size, "black"), Image.new("RGB", size, colour), picture)
-    if mark is not None:
-        ImageDraw.Draw(picture).rectangle((0, 0, size[0] // 2, size[1] // 4), fill=mark)
-    out = io.BytesIO()
-    picture.save(out, "PNG")
-    return out.getvalue()
 
 
 def zip_of(files: dict[str, bytes]) -> bytes:

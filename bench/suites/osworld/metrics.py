@@ -8,7 +8,7 @@ file (UTF-8, universal newlines), so an empty file is still a file.
 
 General functions (OSWorld's metrics/general.py): `exact_match`,
 `match_in_list`, `is_in_list`, `literal_match`, `check_include_exclude`,
-`file_contains`, `check_line_number`, `diff_text_file`; the applications'
+`file_contains`, `check_line_number` (and `diff_text_file` in text_files.py); the applications'
 own in chrome.py (`is_expected_bookmarks`, `check_font_size`,
 `check_history_deleted`, ...), chrome_tabs.py (`is_expected_tabs`,
 `is_expected_active_tab`), vlc.py, vlc_status.py (`is_vlc_playing`),
@@ -25,14 +25,14 @@ suite, writer_formatting.py's); general.py's rule checks in expectations.py
 and accessibility.py (`check_accessibility_tree`); pdfs.py (`compare_pdfs`,
 `check_pdf_pages`, `compare_pdf_images`), archives.py (`compare_zip_files`,
 `compare_archive`), text_files.py (`compare_text_file`, ...), basic_os.py
-(`is_in_vm_clickboard`, `check_moved_jpgs`) and place_names.py.
+(`is_in_vm_clickboard`, `check_moved_jpgs`), place_names.py, epub.py (`compare_epub`)
+and mp3_tags.py (`check_mp3_meta`).
 
 `infeasible` is decided by the checker from the agent's last action.
 """
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Any, Callable
 
@@ -43,6 +43,7 @@ from bench.suites.osworld.basic_os import BASIC_OS_METRICS
 from bench.suites.osworld.chrome import CHROME_METRICS, RULED as CHROME_RULED
 from bench.suites.osworld.chrome_tabs import TAB_METRICS
 from bench.suites.osworld.csv_files import CSV_METRICS
+from bench.suites.osworld.epub import EPUB_METRICS
 from bench.suites.osworld.errors import MetricFailed
 from bench.suites.osworld.expectations import EXPECTATION_METRICS
 from bench.suites.osworld.gimp import GIMP_METRICS
@@ -51,6 +52,7 @@ from bench.suites.osworld.image_similarity import SIMILARITY_METRICS
 from bench.suites.osworld.impress import IMPRESS_METRICS
 from bench.suites.osworld.json_object import JSON_METRICS
 from bench.suites.osworld.media import MEDIA_METRICS
+from bench.suites.osworld.mp3_tags import MP3_METRICS
 from bench.suites.osworld.pdfs import PDF_METRICS
 from bench.suites.osworld.place_names import PLACE_METRICS
 from bench.suites.osworld.slide_design import SLIDE_DESIGN_METRICS
@@ -133,14 +135,6 @@ def check_line_number(result: bytes | None, rules: Any, **options: Any) -> float
         return 0.0
 
 
-def diff_text_file(result: bytes | None, expected: bytes | None, **options: Any) -> float:
-    if result is None:
-        return 0.0
-    if expected is None:
-        raise MetricFailed("diff_text_file: the expected file could not be read (OSWorld's function raises here)")
-    return difflib.SequenceMatcher(a=text_mode(result).splitlines(), b=text_mode(expected).splitlines()).ratio()
-
-
 METRICS: dict[str, Metric] = {
     "exact_match": exact_match,
     "match_in_list": match_in_list,
@@ -149,7 +143,6 @@ METRICS: dict[str, Metric] = {
     "check_include_exclude": check_include_exclude,
     "file_contains": file_contains,
     "check_line_number": check_line_number,
-    "diff_text_file": diff_text_file,
     **CHROME_METRICS,
     **TAB_METRICS,
     **JSON_METRICS,
@@ -172,6 +165,8 @@ METRICS: dict[str, Metric] = {
     **TEXT_METRICS,
     **BASIC_OS_METRICS,
     **PLACE_METRICS,
+    **EPUB_METRICS,
+    **MP3_METRICS,
     **EXPECTATION_METRICS,
     **SQLITE_METRICS,
     **ACCESSIBILITY_METRICS,

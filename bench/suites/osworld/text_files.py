@@ -1,6 +1,8 @@
 """Text files as OSWorld's metrics compare them (its metrics/vscode.py and general.py), each file
 read as `open(path).read()` reads it there (`bench.formats.text_file.text_mode`).
 
+- `diff_text_file`: difflib's ratio of the two files' lines; a missing
+  result scores 0, a missing expected file raises, as OSWorld's `open` does;
 - `compare_text_file`: `bench.formats.text_file.same_text` with the options
   `ignore_blanks` and `ignore_case` (WAA's is the same); a missing result
   scores 0, a missing gold file or one that is not UTF-8 raises, as
@@ -18,6 +20,7 @@ read as `open(path).read()` reads it there (`bench.formats.text_file.text_mode`)
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from bench.formats.text_file import same_text, text_mode
@@ -33,6 +36,14 @@ def _read(data: bytes, func: str, which: str) -> str:
         return text_mode(data)
     except UnicodeDecodeError as exc:
         raise MetricFailed(f"{func}: the {which} file is not UTF-8 ({exc}) (OSWorld's function raises here)") from None
+
+
+def diff_text_file(result: bytes | None, expected: bytes | None, **options: Any) -> float:
+    if result is None:
+        return 0.0
+    if expected is None:
+        raise MetricFailed("diff_text_file: the expected file could not be read (OSWorld's function raises here)")
+    return difflib.SequenceMatcher(a=text_mode(result).splitlines(), b=text_mode(expected).splitlines()).ratio()
 
 
 def compare_text_file(result: bytes | None, expected: bytes | None, *, ignore_blanks: bool = False,
@@ -74,5 +85,5 @@ def compare_python_pure_text(result: bytes | None, expected: bytes | None, **opt
         return 0.0
 
 
-TEXT_METRICS = {"compare_text_file": compare_text_file, "compare_result_files": compare_result_files,
+TEXT_METRICS = {"diff_text_file": diff_text_file, "compare_text_file": compare_text_file, "compare_result_files": compare_result_files,
                 "compare_python_pure_text": compare_python_pure_text}

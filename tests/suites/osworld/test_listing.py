@@ -156,9 +156,10 @@ def test_with_every_cache_file_each_task_runs_or_names_what_else_it_lacks(catalo
 
 FILE_METRICS = ("compare_pdfs", "check_pdf_pages", "compare_pdf_images", "compare_archive", "compare_zip_files",
                 "is_in_vm_clickboard", "compare_conference_city_in_order", "fuzzy_place_math", "check_moved_jpgs",
-                "compare_text_file", "compare_result_files", "compare_python_pure_text")
+                "compare_text_file", "compare_result_files", "compare_python_pure_text", "compare_epub",
+                "check_mp3_meta")
 """The PDF, archive, text-file and general metrics (pdfs.py, archives.py, text_files.py, basic_os.py,
-place_names.py), and the getter list_directory."""
+place_names.py, epub.py, mp3_tags.py), and the getter list_directory."""
 
 
 def test_with_every_cache_file_no_task_lacks_the_pdf_archive_and_general_metrics(full_cache, capsys):

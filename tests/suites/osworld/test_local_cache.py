@@ -1,18 +1,23 @@
-"""OSWorld's tasks that need its task-file cache, on fresh local desktops with no VM: the test fills a
-cache folder in OSWorld's layout with files it makes in the formats the tasks name (the real ones live
-in a data set this machine cannot reach), and per domain a task runs its set-up (the download from the
-cache, LibreOffice opening the file), then the oracle reaches the solved state through the episode's own
-server (the application quit, the solved file uploaded where the task reads it) and scores 1, while the
-untouched state scores 0: a Calc task scored by sheet_data and one by sheet_print (the CSV its
-postconfig has LibreOffice export beside the workbook), a Writer and an Impress task, a Thunderbird
-one whose profile comes from the cache as a tarball, an os one whose check script the cache holds, a multi_apps one, and a Chrome
-one whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it),
-the clipboard task (xsel reads the path the oracle copied) and the os task whose copied pictures
-/list_directory lists. Each domain once per event loop, as test_local_apps: on asyncio the oracle
-solves, on trio the agent leaves the task alone. In the Thunderbird episode the oracle first fills the
-address into the account hub Thunderbird opens on a profile with no account, and thunderbird/15c3b339's
-address rule scores that real tree, read through the episode's server, 0 before and 1 after, by troupe's
-check_accessibility_tree and by OSWorld's."""
+"""OSWorld's tasks that need its task-file cache, on fresh local desktops with no VM: the test fills a cache
+folder in OSWorld's layout with files it makes in the formats the tasks name (the real ones live in a data
+set this machine cannot reach), and per domain a task runs its set-up (the download from the cache,
+LibreOffice opening the file), then the oracle reaches the solved state through the episode's own server
+(the application quit, the solved file uploaded where the task reads it) and scores 1, while the untouched
+state scores 0: a Calc task scored by sheet_data and one by sheet_print (the CSV its postconfig has
+LibreOffice export beside the workbook), a Writer and an Impress task, a Thunderbird one whose profile comes
+from the cache as a tarball, an os one whose check script the cache holds, a multi_apps one, a Chrome one
+whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it), the
+clipboard task (xsel reads the path the oracle copied), the os task whose copied pictures /list_directory
+lists, a GIMP one whose photo GIMP opens from the cache (check_image_mirror: its postconfig exports what
+GIMP shows, the untouched photo, which is not the mirror image), and three PDF tasks: an invoice moved
+(compare_pdfs), a picture made a PDF (compare_pdf_images), .doc files made PDFs and tarred by the
+postconfig (compare_archive). Each domain once per event loop, as
+test_local_apps: on asyncio the oracle solves, on trio the agent leaves the task alone. In the Thunderbird
+episode the oracle first fills the address into the account hub Thunderbird opens on a profile with no
+account, and thunderbird/15c3b339's address rule scores that real tree, read through the episode's server, 0
+before and 1 after, by troupe's check_accessibility_tree and by OSWorld's. One Impress task is solved in the
+application itself and left unsaved: its postconfig's Ctrl+S saves the .pptx, with no dialog asking whether
+to keep the format."""
 
 from __future__ import annotations
 
@@ -28,17 +33,19 @@ import httpx
 import lxml.etree
 import openpyxl
 import pytest
+from PIL import Image
 
+from actors.backends.waa.at_tree import normalize
 from actors.backends.waa.client import TOKEN_HEADER
 from actors.backends.waa.commands import command
 from bench.suites.osworld.accessibility import NAMESPACES, check_accessibility_tree
 from bench.suites.osworld.catalog import Catalog
 from bench.suites.osworld.needs import cache_name, getter_specs, steps
-from protocols import ErrorKind, Task
+from protocols import BBox, ErrorKind, Task
 
 from tests import osworld_reference
 from tests.osworld_servers import run_on_local_desktops
-from tests.task_files import document, slides, tar_gz, xlsx, zip_of
+from tests.task_files import document, encoded, pdf, picture, slides, tar_gz, xlsx, zip_of
 from tests.paths import ROOT
 
 OSWORLD = ROOT.parent / "shared" / "osworld" / "evaluation_examples"
@@ -76,6 +83,7 @@ def essay(mark: str, *added: str) -> bytes:
 FILL_BLANKS = "libreoffice_calc/01b269ae-2111-4a07-81fd-3fcd711993b0"
 ADD_REFERENCE = "libreoffice_writer/adf5e2c3-64c7-4644-b7b6-d2f0167927e7"
 GREEN_SLIDE = "libreoffice_impress/9cf05d24-6bd9-4dae-8967-f67d88f5d38a"
+PORTRAIT = "libreoffice_impress/ce88f674-ab7a-43da-9201-468d38539e4a"
 TALK = ("Forests of the north", "Where they grow", "What lives there")
 NEW_MODELS = "multi_apps/deec51c9-3b1e-4b9e-993c-4776f20e8bb2"
 MODELS = [["Title", "Authors", "Link"], ["A new foundation model", "Ann, Bob", "2310.00001"],
@@ -107,6 +115,15 @@ PROFILES_INI = (b"[Profile0]\nName=default-release\nIsRelative=1\nPath=t5q2a5hp.
 PREFS = ('// Mozilla User Preferences\n\nuser_pref("mail.identity.id1.fullName", "Anonym");\n'
          'user_pref("mail.identity.id1.useremail", "anonym@example.org");\n')
 """A profile like the task's thunderbird-profile.tar.gz (one identity); solved, replies do not quote."""
+PROBLEM_INVOICE = "multi_apps/337d318b-aa07-4f4f-b763-89d9a2dd013f"
+INVOICES = {name: pdf(f"Invoice {name[:-4]}", f"Total: {total} EUR") for name, total in (
+    ("invoice TII-20220301-90.pdf", 90), ("Invoice # GES-20220215-82.pdf", 82), ("Invoice # 243729.pdf", 729))}
+"""The task's invoices, which its bank statement (below) pays but for the one numbered 243729."""
+RECEIPT_TO_PDF = "multi_apps/a503b07f-9119-456b-b75d-f5146737d24f"
+RECEIPT = encoded(picture(120, 200, seed=3), "JPEG")
+DOCS_TO_PDFS = "multi_apps/f7dfbef3-7697-431c-883a-db8583a4e4f9"
+DOCS = {"minutes.doc": ("Minutes", "of the meeting"), "agenda.doc": ("Agenda", "for the next one")}
+"""The task's .doc files (here .docx inside, which LibreOffice tells by content) and their pages."""
 SECRET_PATH = "multi_apps/716a6079-22da-47f1-ba73-c9d58f986a38"
 COPY_JPGS = "os/23393935-50c7-4a86-aeea-2b78fd089c5c"
 PHOTOS = ("emnlp2023.jpg", "hk_group_photo.jpg", "hong-kong-china.jpg",
@@ -118,6 +135,11 @@ HELLO_EXTENSION = {"helloExtension/manifest.json": json.dumps({
     "action": {"default_popup": "hello.html"}}).encode(),
                    "helloExtension/hello.html": b"<html><body><h1>Hello Extensions</h1></body></html>"}
 """An unpacked extension like the task's helloExtension.zip (Chrome's first tutorial extension)."""
+
+MIRROR = "gimp/72f83cdc-bf76-4531-9a1b-eb893a13f8aa"
+BERRY = encoded(picture(160, 120), "JPEG", quality=95)
+"""A photo like the task's berry.jpeg, which it saves as berry.png (GIMP reads the content, a JPEG)."""
+MIRRORED = encoded(Image.open(io.BytesIO(BERRY)).transpose(Image.Transpose.FLIP_LEFT_RIGHT))
 
 
 class Made:
@@ -146,11 +168,20 @@ MADE: dict[str, Made] = {
                                                      f"{PROFILE}/prefs.js": PREFS.encode()})},
         gold={}, solved=(PREFS + 'user_pref("mail.identity.id1.auto_quote", false);\n').encode()),
     UNPACKED_EXTENSION: Made(start={"helloExtension.zip": zip_of(HELLO_EXTENSION)}, gold={}, solved=b""),
+    PROBLEM_INVOICE: Made(start={**INVOICES, "Bank-Statement.pdf": pdf("Paid: 90 EUR, 82 EUR")},
+                          gold={"Invoice # 243729 Gold.pdf": INVOICES["Invoice # 243729.pdf"]}, solved=b""),
+    RECEIPT_TO_PDF: Made(start={"OIP.jpg": RECEIPT}, gold={"receipt_Gold.pdf": pdf(images=(RECEIPT,))},
+                         solved=pdf(images=(RECEIPT,))),
+    DOCS_TO_PDFS: Made(start={"doc.tar.gz": tar_gz({name: document(*pages) for name, pages in DOCS.items()})},
+                       gold={"pdf_gold.tar.gz": tar_gz({name[:-4] + ".pdf": pdf(*pages) for name, pages in DOCS.items()})},
+                       solved=b""),
+    MIRROR: Made(start={"berry.png": BERRY}, gold={"berry.png": BERRY}, solved=MIRRORED),
     SECRET_PATH: Made(start={"secret.docx": document("The secret")}, gold={}, solved=b""),
     COPY_JPGS: Made(start={**{name: b"\xff\xd8\xff\xe0 a picture" for name in PHOTOS}, "us_3.png": b"\x89PNG"},
                     gold={}, solved=b""),
     GREEN_SLIDE: Made(start={"214_9.pptx": slides(*TALK)}, gold={"214_9_Gold.pptx": slides(*TALK, background="00A933")},
                       solved=slides(*TALK, background="00A933")),
+    PORTRAIT: Made(start={"AM_Last_Page_Template.pptx": slides(*TALK)}, gold={}, solved=b""),
 }
 
 
@@ -203,6 +234,17 @@ async def in_terminal(server, task: Task, command: str) -> None:
         (await http.post(f"{server.url}/execute", json={"command": command, "shell": True})).raise_for_status()
 
 
+async def convert_docs(server, task: Task) -> None:
+    """The oracle of the .doc task: the PDFs on the Desktop (as LibreOffice's conversion leaves them there)
+    and the command that made them in the shell's history, where the task's check looks for it."""
+    async with httpx.AsyncClient(headers={TOKEN_HEADER: server.token}, timeout=120) as http:
+        for name, pages in DOCS.items():
+            path = f"/home/user/Desktop/{name[:-4]}.pdf"
+            (await http.post(f"{server.url}/setup/upload", data={"file_path": path},
+                             files={"file_data": (Path(path).name, pdf(*pages))})).raise_for_status()
+    await in_terminal(server, task, "echo 'soffice --headless --convert-to pdf *.doc' >> ~/.bash_history")
+
+
 async def load_extension(server, task: Task) -> None:
     """The oracle of the extension task: Chrome closed as OSWorld's tasks close it (`pkill chrome`, which
     lets it write its profile), started again loading the unpacked folder the setup left on the Desktop,
@@ -236,7 +278,7 @@ async def tree_when(http: httpx.AsyncClient, found: Callable[[str], object], wha
             if found(tree):
                 return tree
             await anyio.sleep(0.3)
-    raise AssertionError(f"{what} never showed in Thunderbird's tree within {seconds:g} s")
+    raise AssertionError(f"{what} never showed in the episode's tree within {seconds:g} s")
 
 
 def email_field(tree: str) -> list:
@@ -259,6 +301,27 @@ async def fill_address_then_upload(server, task: Task) -> None:
         tree = await tree_when(http, lambda tree: check_accessibility_tree(tree, [rule]), "the typed address", 20)
         assert check_accessibility_tree(tree, [rule]) == reference(tree, [rule]) == 1.0
     await upload_solved(server, task, "thunderbird")
+
+
+def orientation_list(tree: str) -> BBox | None:
+    """Where Impress's sidebar shows its Orientation list (the button right of its label), once it does."""
+    nodes = list(normalize(tree).walk())
+    label = next((e.bbox for e in nodes if e.role == "label" and e.name == "Orientation:" and e.bbox), None)
+    return None if label is None else next((e.bbox for e in nodes if e.role == "toggle-button" and e.bbox
+                                            and e.bbox.y == label.y and e.bbox.x > label.x), None)
+
+
+async def portrait_in_the_sidebar(server, task: Task) -> None:
+    """The oracle of the orientation task, as an agent would do it: Impress's sidebar's Orientation list
+    (found in the server's tree) set to Portrait with a click and the keys, then a click beside the slide,
+    so the document, not the list, has the keyboard when the postconfig presses Ctrl+S; nothing saved."""
+    async with httpx.AsyncClient(base_url=server.url, headers={TOKEN_HEADER: server.token}, timeout=120) as http:
+        tree = await tree_when(http, orientation_list, "the sidebar's Orientation list")
+        view = next(e.bbox for e in normalize(tree).walk() if e.role == "document-presentation" and e.bbox)
+        x, y = orientation_list(tree).center
+        program = (f"pyautogui.click({x:.0f}, {y:.0f}); time.sleep(1); pyautogui.press('down'); time.sleep(0.3); "
+                   f"pyautogui.press('enter'); time.sleep(1); pyautogui.click({view.x + 10:.0f}, {view.center[1]:.0f})")
+        (await http.post("/execute", json={"command": command(program)})).raise_for_status()
 
 
 async def check(task: Task, cache: Path, anyio_backend: str, quit: str = "soffice.bin",
@@ -301,6 +364,14 @@ async def test_an_impress_task_downloads_from_the_cache_opens_in_impress_and_com
     await check(tasks[GREEN_SLIDE], cache, anyio_backend)
 
 
+@requires("loimpress")
+async def test_an_impress_task_solved_in_impress_and_left_unsaved_is_saved_by_its_postconfigs_ctrl_s(
+        tasks, cache, anyio_backend):
+    """OSWorld's image saves a .pptx with Ctrl+S without asking whether to keep the format, and so does the
+    fresh home's LibreOffice (else a dialog takes the keys and the slides stay landscape)."""
+    await check(tasks[PORTRAIT], cache, anyio_backend, solve=portrait_in_the_sidebar)
+
+
 @requires("thunderbird")
 async def test_a_thunderbird_task_unpacks_its_profile_from_the_cache_and_check_thunderbird_prefs_scores_it(
         tasks, cache, anyio_backend):
@@ -327,6 +398,11 @@ async def test_a_chrome_task_unzips_its_extension_from_the_cache_and_find_unpack
     await check(tasks[UNPACKED_EXTENSION], cache, anyio_backend, solve=load_extension)
 
 
+@requires("gimp")
+async def test_a_gimp_task_opens_its_photo_from_the_cache_and_check_image_mirror_scores_it(tasks, cache, anyio_backend):
+    await check(tasks[MIRROR], cache, anyio_backend, quit="gimp-2.10")
+
+
 @requires("xsel")
 async def test_the_path_an_agent_copies_on_a_local_desktop_is_read_from_the_clipboard_as_osworld_reads_it(
         tasks, cache, anyio_backend):
@@ -341,3 +417,20 @@ async def test_an_os_task_copying_pictures_is_scored_from_the_servers_folder_lis
     """The photos come from the cache into nested folders; list_directory reads the copy's folder."""
     await check(tasks[COPY_JPGS], cache, anyio_backend, solve=functools.partial(
         in_terminal, command="find ~/Desktop/photos -name '*.jpg' -exec cp {} ~/Desktop/cpjpg/ \\;"))
+
+
+async def test_a_pdf_task_is_scored_by_compare_pdfs_on_the_invoice_moved_into_its_folder(tasks, cache, anyio_backend):
+    await check(tasks[PROBLEM_INVOICE], cache, anyio_backend, solve=functools.partial(
+        in_terminal, command="mkdir -p ~/Desktop/problematic && mv ~/Desktop/'Invoice # 243729.pdf' ~/Desktop/problematic/"))
+
+
+async def test_a_picture_made_a_pdf_is_scored_by_compare_pdf_images(tasks, cache, anyio_backend):
+    await check(tasks[RECEIPT_TO_PDF], cache, anyio_backend)
+
+
+async def test_pdfs_made_from_docs_are_tarred_by_the_postconfig_and_scored_by_compare_archive(
+        tasks, cache, anyio_backend):
+    """The setup unpacks the .doc files from the cache and empties the shell's history; the postconfig
+    tars the Desktop's PDFs, which compare_archive reads as OSWorld's does (after check_include_exclude
+    found the conversion in the history)."""
+    await check(tasks[DOCS_TO_PDFS], cache, anyio_backend, solve=convert_docs)

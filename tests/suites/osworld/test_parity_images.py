@@ -97,7 +97,8 @@ def compare_images_cases() -> list[Case]:
         C(FILE, encoded(noisy_photo), FILE, PNG, reference_base_result=0.11),
         C(FILE, encoded(noisy_photo), FILE, PNG, reference_base_result=base + MARGIN),
         C(FILE, encoded(noisy_photo), FILE, PNG, reference_base_result=base - MARGIN),
-        C(FILE, PNG, FILE, PNG, reference_base_result=0.54), C(FILE, encoded(OTHER), FILE, PNG, reference_base_result=0.54),
+        C(FILE, PNG, FILE, PNG, reference_base_result=0.54),
+        C(FILE, encoded(OTHER), FILE, PNG, reference_base_result=0.54),
     ]
 
 
@@ -222,7 +223,8 @@ def saturation_cases() -> list[Case]:
     return [
         C(FILE, encoded(vivid(PHOTO, 1.2)), FILE, PNG), C(FILE, encoded(vivid(PHOTO, 1.5)), FILE, PNG),
         C(FILE, encoded(vivid(PHOTO, 0.5)), FILE, PNG), C(FILE, PNG, FILE, PNG),
-        C(FILE, encoded(PHOTO.convert("L")), FILE, PNG), C(FILE, encoded(vivid(PHOTO, 1.2).resize((60, 48))), FILE, PNG),
+        C(FILE, encoded(PHOTO.convert("L")), FILE, PNG),
+        C(FILE, encoded(vivid(PHOTO, 1.2).resize((60, 48))), FILE, PNG),
         C(FILE, encoded(vivid(OTHER, 1.2)), FILE, PNG), C(FILE, encoded(vivid(PHOTO, 3.0)), FILE, PNG),
         C(FILE, encoded(vivid(PHOTO, 1.2).convert("RGBA")), FILE, PNG), C(FILE, encoded(vivid(PHOTO, 1.2)), FILE, JPEG),
         C(None, FILE, PNG), C(FILE, PNG, None), C(FILE, GARBAGE, FILE, PNG), C(FILE, PNG, FILE, b""),
