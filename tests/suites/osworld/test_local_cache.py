@@ -15,9 +15,10 @@ postconfig (compare_archive). Each domain once per event loop, as
 test_local_apps: on asyncio the oracle solves, on trio the agent leaves the task alone. In the Thunderbird
 episode the oracle first fills the address into the account hub Thunderbird opens on a profile with no
 account, and thunderbird/15c3b339's address rule scores that real tree, read through the episode's server, 0
-before and 1 after, by troupe's check_accessibility_tree and by OSWorld's. One Impress task is solved in the
-application itself and left unsaved: its postconfig's Ctrl+S saves the .pptx, with no dialog asking whether
-to keep the format."""
+before and 1 after, by troupe's check_accessibility_tree and by OSWorld's. Two Impress tasks are solved in the
+application itself: one left unsaved, whose postconfig's Ctrl+S saves the .pptx with no dialog asking
+whether to keep the format, and one in the Options dialog, which LibreOffice writes to its own settings
+file."""
 
 from __future__ import annotations
 
@@ -84,6 +85,7 @@ FILL_BLANKS = "libreoffice_calc/01b269ae-2111-4a07-81fd-3fcd711993b0"
 ADD_REFERENCE = "libreoffice_writer/adf5e2c3-64c7-4644-b7b6-d2f0167927e7"
 GREEN_SLIDE = "libreoffice_impress/9cf05d24-6bd9-4dae-8967-f67d88f5d38a"
 PORTRAIT = "libreoffice_impress/ce88f674-ab7a-43da-9201-468d38539e4a"
+PRESENTER_CONSOLE = "libreoffice_impress/0f84bef9-9790-432e-92b7-eece357603fb"
 TALK = ("Forests of the north", "Where they grow", "What lives there")
 NEW_MODELS = "multi_apps/deec51c9-3b1e-4b9e-993c-4776f20e8bb2"
 MODELS = [["Title", "Authors", "Link"], ["A new foundation model", "Ann, Bob", "2310.00001"],
@@ -182,6 +184,7 @@ MADE: dict[str, Made] = {
     GREEN_SLIDE: Made(start={"214_9.pptx": slides(*TALK)}, gold={"214_9_Gold.pptx": slides(*TALK, background="00A933")},
                       solved=slides(*TALK, background="00A933")),
     PORTRAIT: Made(start={"AM_Last_Page_Template.pptx": slides(*TALK)}, gold={}, solved=b""),
+    PRESENTER_CONSOLE: Made(start={"multimedia_classroom_podium-2020.pptx": slides(*TALK)}, gold={}, solved=b""),
 }
 
 
@@ -303,12 +306,27 @@ async def fill_address_then_upload(server, task: Task) -> None:
     await upload_solved(server, task, "thunderbird")
 
 
+def where(tree: str, role: str, name: str, below: float = -1.0) -> BBox | None:
+    """The box of the first `role` element named `name` the tree shows (lower on the screen than `below`)."""
+    return next((e.bbox for e in normalize(tree).walk() if e.role == role and e.name == name and e.bbox
+                 and e.bbox.y > below), None)
+
+
+async def click_when(http: httpx.AsyncClient, role: str, name: str, below: float = -1.0,
+                     double: bool = False) -> BBox:
+    """A click (or a double click) on the first `role` named `name` once the episode's tree shows it."""
+    found = functools.partial(where, role=role, name=name, below=below)
+    box = found(await tree_when(http, found, f"the {role} {name!r}"))
+    program = f"pyautogui.{'doubleClick' if double else 'click'}({box.center[0]:.0f}, {box.center[1]:.0f})"
+    (await http.post("/execute", json={"command": command(program)})).raise_for_status()
+    return box
+
+
 def orientation_list(tree: str) -> BBox | None:
     """Where Impress's sidebar shows its Orientation list (the button right of its label), once it does."""
-    nodes = list(normalize(tree).walk())
-    label = next((e.bbox for e in nodes if e.role == "label" and e.name == "Orientation:" and e.bbox), None)
-    return None if label is None else next((e.bbox for e in nodes if e.role == "toggle-button" and e.bbox
-                                            and e.bbox.y == label.y and e.bbox.x > label.x), None)
+    label = where(tree, "label", "Orientation:")
+    return None if label is None else next((e.bbox for e in normalize(tree).walk() if e.role == "toggle-button"
+                                            and e.bbox and e.bbox.y == label.y and e.bbox.x > label.x), None)
 
 
 async def portrait_in_the_sidebar(server, task: Task) -> None:
@@ -322,6 +340,25 @@ async def portrait_in_the_sidebar(server, task: Task) -> None:
         program = (f"pyautogui.click({x:.0f}, {y:.0f}); time.sleep(1); pyautogui.press('down'); time.sleep(0.3); "
                    f"pyautogui.press('enter'); time.sleep(1); pyautogui.click({view.x + 10:.0f}, {view.center[1]:.0f})")
         (await http.post("/execute", json={"command": command(program)})).raise_for_status()
+
+
+XCU = "/home/user/.config/libreoffice/4/user/registrymodifications.xcu"
+
+
+async def presenter_console_off(server, task: Task) -> None:
+    """The oracle of the presenter-console task, as an agent would do it: Tools > Options (Alt+F12),
+    LibreOffice Impress > General, Enable Presenter Console unticked, OK, each clicked where the server's
+    tree shows it; then it waits until LibreOffice has written the option to its user settings (its
+    configuration is written about 1 s after OK), as troupe evaluates at once."""
+    async with httpx.AsyncClient(base_url=server.url, headers={TOKEN_HEADER: server.token}, timeout=120) as http:
+        (await http.post("/execute", json={"command": command("pyautogui.hotkey('alt', 'f12')")})).raise_for_status()
+        impress = await click_when(http, "table-cell", "LibreOffice Impress", double=True)
+        await click_when(http, "table-cell", "General", below=impress.y)
+        await click_when(http, "check-box", "Enable Presenter Console")
+        await click_when(http, "push-button", "OK")
+        with anyio.fail_after(10):
+            while b"EnablePresenterScreen" not in (await http.post("/file", data={"file_path": XCU})).content:
+                await anyio.sleep(0.2)
 
 
 async def check(task: Task, cache: Path, anyio_backend: str, quit: str = "soffice.bin",
@@ -370,6 +407,15 @@ async def test_an_impress_task_solved_in_impress_and_left_unsaved_is_saved_by_it
     """OSWorld's image saves a .pptx with Ctrl+S without asking whether to keep the format, and so does the
     fresh home's LibreOffice (else a dialog takes the keys and the slides stay landscape)."""
     await check(tasks[PORTRAIT], cache, anyio_backend, solve=portrait_in_the_sidebar)
+
+
+@requires("loimpress")
+async def test_an_impress_option_unticked_in_the_options_dialog_is_read_from_libreoffices_own_settings_file(
+        tasks, cache, anyio_backend):
+    """LibreOffice itself writes the unticked presenter console to the episode's registrymodifications.xcu
+    in the form check_presenter_console_disable reads (EnablePresenterScreen false under Impress's
+    Misc/Start)."""
+    await check(tasks[PRESENTER_CONSOLE], cache, anyio_backend, solve=presenter_console_off)
 
 
 @requires("thunderbird")
