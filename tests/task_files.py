@@ -96,18 +96,6 @@ def pdf(*pages: str, images: tuple[bytes, ...] = (), title: str = "report") -> b
     return written.tobytes()
 
 
-def png(colour: str, size: tuple[int, int] = (64, 64), mark: str | None = None) -> bytes:
-    """A picture shading from `colour` at the left to black at the right (a picture of one colour has no
-    perceptual hash to speak of); `mark` (a colour) draws a bar across its top left quarter."""
-    picture = Image.linear_gradient("L").rotate(90).resize(size)
-    picture = Image.composite(Image.new("RGB", size, "black"), Image.new("RGB", size, colour), picture)
-    if mark is not None:
-        ImageDraw.Draw(picture).rectangle((0, 0, size[0] // 2, size[1] // 4), fill=mark)
-    out = io.BytesIO()
-    picture.save(out, "PNG")
-    return out.getvalue()
-
-
 def zip_of(files: dict[str, bytes]) -> bytes:
     """A .zip holding `files` by their paths inside it."""
     out = io.BytesIO()

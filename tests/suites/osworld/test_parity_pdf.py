@@ -6,7 +6,7 @@ imported from ../shared/osworld/reference for tests only) on PDFs, pictures and 
   of other lengths, an empty expected list), options it does not take;
 - check_pdf_pages: every relation, a PDF of none and of several pages, a damaged or missing file, a rule
   without its keys or with a relation operator lacks;
-- compare_pdf_images: the same pictures, one saved again as a JPEG (within phash's 5 bits) or marked, the pictures swapped (alike in phash's eyes), one more,
+- compare_pdf_images: the same pictures, one saved again as a JPEG (within phash's 5 bits) or marked, the two swapped, one more,
   none on either side, pictures on two pages, a damaged or missing file;
 - compare_zip_files: same members, one more or renamed, a byte changed, PDF members alike (another title)
   or not, a member PDF damaged, an archive that is not a zip, a missing one;
@@ -19,17 +19,16 @@ Prints the agreement per function."""
 from __future__ import annotations
 
 import contextlib
-import io
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from bench.suites.osworld.archives import compare_archive, compare_zip_files
 from bench.suites.osworld.pdfs import check_pdf_pages, compare_pdf_images, compare_pdfs
 
 from tests.osworld_reference import (FILE, REFERENCE, Case, Named, assert_agrees, chrome_pdfs, disagreements,
                                      metrics_package, pdf as pdf_module, vscode)
-from tests.task_files import pdf, png, tar_gz, zip_of
+from tests.task_files import encoded, pdf, picture, tar_gz, zip_of
 
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"OSWorld's reference code is not at {REFERENCE}")
 
@@ -72,18 +71,14 @@ def test_check_pdf_pages_agrees_with_osworlds_own(tmp_path, capsys):
                   suffix=".pdf")
 
 
-def jpeg(picture: bytes) -> bytes:
-    """The picture saved again as a JPEG: other bytes, the same perceptual hash give or take a bit."""
-    out = io.BytesIO()
-    Image.open(io.BytesIO(picture)).save(out, "JPEG", quality=70)
-    return out.getvalue()
-
-
 def test_compare_pdf_images_agrees_with_osworlds_own(chrome, tmp_path, capsys):
-    red, blue = png("#c83232"), png("#3232c8")
+    photo = picture(seed=1)
+    red, blue = encoded(photo), encoded(photo.transpose(Image.Transpose.FLIP_TOP_BOTTOM))
     receipt = pdf("Receipt", images=(red, blue))
-    reencoded = pdf("Receipt", images=(jpeg(red), blue))
-    marked = pdf("Receipt", images=(png("#c83232", mark="#ffffff"), blue))
+    reencoded = pdf("Receipt", images=(encoded(photo, "JPEG", quality=70), blue))
+    bar = photo.copy()
+    ImageDraw.Draw(bar).rectangle((0, 0, 32, 24), fill="white")
+    marked = pdf("Receipt", images=(encoded(bar), blue))
     results = [receipt, pdf("Another text", images=(red, blue)), reencoded, marked, pdf("Receipt", images=(blue, red)),
                pdf("Receipt", images=(red,)), pdf("Receipt", images=(red, blue, red)), pdf("Receipt"),
                pdf("Receipt", "Page two", images=(red, blue)), b"%PDF-1.4 broken", b""]
