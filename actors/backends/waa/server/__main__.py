@@ -61,17 +61,18 @@ def main(argv: list[str] | None = None) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stopped.set())
     session = Session.start(*args.size, accessibility=args.osworld)  # OSWorld's tree is AT-SPI's
-    shims = tempfile.TemporaryDirectory(prefix="troupe-server-bin-")
+    shims = Path(tempfile.mkdtemp(prefix="troupe-server-bin-"))
+    session.owns(shims)
     terminals = None
     if args.allow_commands:
-        guest_python.install(Path(shims.name), session.env)
+        guest_python.install(shims, session.env)
     if args.osworld:
-        osworld.install_shims(Path(shims.name), session.env)
+        osworld.install_shims(shims, session.env)
         osworld.prepare_home(session.home)
         session.env["ACCESSIBILITY_ENABLED"] = "1"  # Chromium exports its tree when this says AT-SPI listens
         session.env["GNOME_ACCESSIBILITY"] = "1"  # Thunderbird (Gecko) exports its tree only when this says so
         session.env["SAL_USE_VCLPLUGIN"] = "gtk3"  # LibreOffice exports it with its GTK plugin, as on Ubuntu
-        terminals = terminal.bind_keys(session.home, Path(shims.name), session.env)
+        terminals = terminal.bind_keys(session.home, shims, session.env)
     main_thread = MainThread()
     desktop = LinuxDesktop(session, main_thread)
     server = make_server(desktop, args.token, args.port, roots=args.root, allow_commands=args.allow_commands,
@@ -84,7 +85,6 @@ def main(argv: list[str] | None = None) -> int:
         server.close()
         desktop.close()
         session.close()
-        shims.cleanup()
     return 0
 
 
