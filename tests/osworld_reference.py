@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from bench.formats.task_folder import read_task
+from bench.suites.osworld.cached_file import CachedFile
 from bench.suites.osworld.checker import OSWorldChecker
 from protocols import Evaluate
 
@@ -68,7 +69,8 @@ FILE = object()
 
 class Named:
     """A file whose name's suffix matters (OSWorld's readers pick a format by it), as an argument or
-    within a list argument: OSWorld's function gets its path, troupe's its bytes."""
+    within a list argument: OSWorld's function gets its path, troupe's its bytes named as the file
+    (a CachedFile, as troupe's checker hands a file getter's value)."""
 
     def __init__(self, data: bytes, suffix: str) -> None:
         self.data, self.suffix = data, suffix
@@ -91,13 +93,17 @@ class Case:
         theirs, ours = [], []
         written = 0
 
-        def place(item: Any) -> tuple[Any, Any]:
+        def write(data: bytes, suffix: str) -> Path:
             nonlocal written
+            path = folder / f"case{index}-{written}{suffix}"
+            written += 1
+            path.write_bytes(data)
+            return path
+
+        def place(item: Any) -> tuple[Any, Any]:
             if isinstance(item, Named):
-                path = folder / f"case{index}-{written}{item.suffix}"
-                written += 1
-                path.write_bytes(item.data)
-                return str(path), item.data
+                path = write(item.data, item.suffix)
+                return str(path), CachedFile(item.data, path.name, {})
             if isinstance(item, list):
                 pairs = [place(inner) for inner in item]
                 return [pair[0] for pair in pairs], [pair[1] for pair in pairs]
@@ -106,7 +112,11 @@ class Case:
         items = list(self.arguments)
         while items:
             item = items.pop(0)
-            theirs_item, our_item = place(Named(items.pop(0), suffix) if item is FILE else item)
+            if item is FILE:
+                data = items.pop(0)
+                theirs_item, our_item = str(write(data, suffix)), data
+            else:
+                theirs_item, our_item = place(item)
             theirs.append(theirs_item)
             ours.append(our_item)
         return theirs, ours
