@@ -118,7 +118,7 @@ class OSWorldSuite(Suite):
         apps = "this machine's applications (no VM)" if local else f"the applications of the VM at {self.url}"
         lines = [report(tasks, self.cache, f"OSWorld tasks in {self.catalog.root}: {len(tasks)} in "
                                            f"{len({t.domain for t in tasks})} domains; {where}; {apps}",
-                        (lambda program: shutil.which(program) is not None) if local else None)]
+                        (lambda program: shutil.which(program) is not None) if local else None, on_vm=not local)]
         lines += [f"unreadable: {problem}" for problem in self.catalog.problems.values()]
         return "\n".join(lines)
 
