@@ -167,11 +167,12 @@ class Outside:
 
 
 def outside(task: Task, cache: Path | None, installed: Callable[[str], bool] | None = None,
-            on_vm: bool = False) -> Outside:
-    """What `task` lacks here, given the user's cache folder (None: no cache), where the task runs on this
-    machine's desktop which programs are `installed` (None: applications are not asked about), and whether
-    it runs `on_vm`, an OSWorld VM, which has its own GNOME session and VS Code."""
+            web: bool = False, on_vm: bool = False) -> Outside:
+    """What `task` lacks here, given the user's cache folder (None: no cache), where the task runs on
+    this machine's desktop which programs are `installed` (None: applications are not asked about),
+    whether the desktop reaches the live `web` (the user says so: --osworld-web), and whether it runs
+    `on_vm`, an OSWorld VM, which has its own GNOME session and VS Code."""
     folder = None if cache is None else cache / task.task_id.split("/", 1)[1]
     absent = tuple(name for name in cache_files(task) if folder is None or not (folder / name).is_file())
-    return Outside(cache_files=absent, web=needs_web(task), google=needs_google(task), gnome=not on_vm and needs_gnome(task),
-                   vscode=not on_vm and needs_vscode(task), apps=() if installed is None else needs_apps(task, installed))
+    return Outside(cache_files=absent, web=not web and needs_web(task), google=needs_google(task),
+                   gnome=not on_vm and needs_gnome(task), vscode=not on_vm and needs_vscode(task), apps=() if installed is None else needs_apps(task, installed))
