@@ -1,17 +1,35 @@
-"""Charts and pivot tables put on an openpyxl sheet, for the compare_table tests of both suites.
+"""Workbooks, and charts and pivot tables put on an openpyxl sheet, for the compare_table tests of both
+suites.
 
-Each function returns a `build(sheet)` that adds the object to the sheet
-(the rows "Name, Q1, Q2" in A1:C3 by default), so a test writes a workbook
-holding it with its own workbook builder.
+`workbook` writes sheets of rows; `chart` and `pivot` return a `build(sheet)`
+that adds the object to a sheet (the rows "Name, Q1, Q2" in A1:C3 by
+default).
 """
 
 from __future__ import annotations
 
+import io
 from typing import Any, Callable
 
+from openpyxl import Workbook
 from openpyxl.chart import BarChart, Reference
 from openpyxl.pivot.cache import CacheDefinition, CacheField, CacheSource, SharedItems, WorksheetSource
 from openpyxl.pivot.table import DataField, FieldItem, Location, PageField, PivotField, RowColField, TableDefinition
+
+
+def workbook(sheets: dict[str, list[list[Any]]], edit: Callable[[Workbook], None] | None = None) -> bytes:
+    """An xlsx workbook: its sheets' rows by name, then `edit` applied."""
+    made = Workbook()
+    made.remove(made.active)
+    for name, rows in sheets.items():
+        sheet = made.create_sheet(name)
+        for row in rows:
+            sheet.append(row)
+    if edit is not None:
+        edit(made)
+    out = io.BytesIO()
+    made.save(out)
+    return out.getvalue()
 
 
 def chart(kind: type = BarChart, columns: tuple[int, ...] = (2,), title: str | None = None,

@@ -13,11 +13,12 @@ GIMP shows, the untouched photo, which is not the mirror image), and three PDF t
 (compare_pdfs), a picture made a PDF (compare_pdf_images), .doc files made PDFs and tarred by the
 postconfig (compare_archive). Each domain once per event loop, as
 test_local_apps: on asyncio the oracle solves, on trio the agent leaves the task alone. In the Thunderbird
-episode the oracle first fills the address into the account hub Thunderbird opens on a profile with no
-account, and thunderbird/15c3b339's address rule scores that real tree, read through the episode's server, 0
-before and 1 after, by troupe's check_accessibility_tree and by OSWorld's. One Impress task is solved in the
-application itself and left unsaved: its postconfig's Ctrl+S saves the .pptx, with no dialog asking whether
-to keep the format."""
+episode the oracle first composes a message to the four students multi_apps/f5c13cdd names, and that
+task's rules score the real tree, read through the episode's server, 0 before and 1 after, by troupe's
+check_accessibility_tree and OSWorld's. Two Impress tasks are solved in the
+application itself: one left unsaved, whose postconfig's Ctrl+S saves the .pptx with no dialog asking
+whether to keep the format, and one in the Options dialog, which LibreOffice writes to its own settings
+file."""
 
 from __future__ import annotations
 
@@ -30,7 +31,6 @@ from pathlib import Path
 
 import anyio
 import httpx
-import lxml.etree
 import openpyxl
 import pytest
 from PIL import Image
@@ -38,7 +38,7 @@ from PIL import Image
 from actors.backends.waa.at_tree import normalize
 from actors.backends.waa.client import TOKEN_HEADER
 from actors.backends.waa.commands import command
-from bench.suites.osworld.accessibility import NAMESPACES, check_accessibility_tree
+from bench.suites.osworld.accessibility import check_accessibility_tree
 from bench.suites.osworld.catalog import Catalog
 from bench.suites.osworld.needs import cache_name, getter_specs, steps
 from protocols import BBox, ErrorKind, Task
@@ -84,6 +84,7 @@ FILL_BLANKS = "libreoffice_calc/01b269ae-2111-4a07-81fd-3fcd711993b0"
 ADD_REFERENCE = "libreoffice_writer/adf5e2c3-64c7-4644-b7b6-d2f0167927e7"
 GREEN_SLIDE = "libreoffice_impress/9cf05d24-6bd9-4dae-8967-f67d88f5d38a"
 PORTRAIT = "libreoffice_impress/ce88f674-ab7a-43da-9201-468d38539e4a"
+PRESENTER_CONSOLE = "libreoffice_impress/0f84bef9-9790-432e-92b7-eece357603fb"
 TALK = ("Forests of the north", "Where they grow", "What lives there")
 NEW_MODELS = "multi_apps/deec51c9-3b1e-4b9e-993c-4776f20e8bb2"
 MODELS = [["Title", "Authors", "Link"], ["A new foundation model", "Ann, Bob", "2310.00001"],
@@ -110,11 +111,23 @@ EVAL_BR = (b"#!/bin/bash\n# like the task's eval.sh: output.txt in the folder th
            b"  echo 'Success: The task has been completed correctly.'\nelse\n  echo 'Failure.'\nfi\n")
 NO_QUOTE_INDENT = "thunderbird/f201fbc3-44e6-46fc-bcaa-432f9815454c"
 PROFILE = ".thunderbird/t5q2a5hp.default-release"
+INSTALL = b"[FDC34C9F024745EB]\nDefault=t5q2a5hp.default-release\nLocked=1\n"
+"""The profile Debian's Thunderbird (its install hash, of /usr/lib/thunderbird) starts with: without this,
+it makes a new profile of its own and leaves the task's unread."""
 PROFILES_INI = (b"[Profile0]\nName=default-release\nIsRelative=1\nPath=t5q2a5hp.default-release\nDefault=1\n\n"
-                b"[General]\nStartWithLastProfile=1\nVersion=2\n")
-PREFS = ('// Mozilla User Preferences\n\nuser_pref("mail.identity.id1.fullName", "Anonym");\n'
-         'user_pref("mail.identity.id1.useremail", "anonym@example.org");\n')
-"""A profile like the task's thunderbird-profile.tar.gz (one identity); solved, replies do not quote."""
+                b"[General]\nStartWithLastProfile=1\nVersion=2\n\n[Install" + INSTALL[1:])
+PREFS = "".join(f'user_pref("{key}", {json.dumps(value)});\n' for key, value in {
+    "mail.identity.id1.fullName": "Anonym", "mail.identity.id1.useremail": "anonym@example.org",
+    "mail.identity.id1.valid": True, "mail.accountmanager.accounts": "account1,account2",
+    "mail.accountmanager.defaultaccount": "account1", "mail.accountmanager.localfoldersserver": "server2",
+    "mail.account.account1.identities": "id1", "mail.account.account1.server": "server1",
+    "mail.account.account2.server": "server2", "mail.server.server1.type": "pop3",
+    "mail.server.server1.hostname": "127.0.0.1", "mail.server.server1.name": "anonym@example.org",
+    "mail.server.server1.userName": "anonym", "mail.server.server1.login_at_startup": False,
+    "mail.server.server2.type": "none", "mail.server.server2.hostname": "Local Folders",
+    "mail.server.server2.name": "Local Folders", "mail.server.server2.userName": "nobody"}.items())
+"""A profile like the task's thunderbird-profile.tar.gz (one identity, its account never logging in, Local
+Folders); solved, replies do not quote."""
 PROBLEM_INVOICE = "multi_apps/337d318b-aa07-4f4f-b763-89d9a2dd013f"
 INVOICES = {name: pdf(f"Invoice {name[:-4]}", f"Total: {total} EUR") for name, total in (
     ("invoice TII-20220301-90.pdf", 90), ("Invoice # GES-20220215-82.pdf", 82), ("Invoice # 243729.pdf", 729))}
@@ -165,6 +178,7 @@ MADE: dict[str, Made] = {
     APPEND_BR: Made(start={"eval.sh": EVAL_BR}, gold={}, solved=b""),
     NO_QUOTE_INDENT: Made(
         start={"thunderbird-profile.tar.gz": tar_gz({".thunderbird/profiles.ini": PROFILES_INI,
+                                                     ".thunderbird/installs.ini": INSTALL,
                                                      f"{PROFILE}/prefs.js": PREFS.encode()})},
         gold={}, solved=(PREFS + 'user_pref("mail.identity.id1.auto_quote", false);\n').encode()),
     UNPACKED_EXTENSION: Made(start={"helloExtension.zip": zip_of(HELLO_EXTENSION)}, gold={}, solved=b""),
@@ -182,6 +196,7 @@ MADE: dict[str, Made] = {
     GREEN_SLIDE: Made(start={"214_9.pptx": slides(*TALK)}, gold={"214_9_Gold.pptx": slides(*TALK, background="00A933")},
                       solved=slides(*TALK, background="00A933")),
     PORTRAIT: Made(start={"AM_Last_Page_Template.pptx": slides(*TALK)}, gold={}, solved=b""),
+    PRESENTER_CONSOLE: Made(start={"multimedia_classroom_podium-2020.pptx": slides(*TALK)}, gold={}, solved=b""),
 }
 
 
@@ -264,10 +279,8 @@ async def load_extension(server, task: Task) -> None:
         (await http.post("/setup/launch", json={"command": ["pkill", "chrome"]})).raise_for_status()
 
 
-ACCOUNT_SETUP = OSWORLD / "examples" / "thunderbird" / "15c3b339-88f7-4a86-ab16-e71c58dcb01e.json"
-ADDRESS = "anonym-x2024@outlook.com"
-UBUNTU = NAMESPACES["ubuntu"]
-EMAIL_FIELD = "//application[@name='Thunderbird']//entry[@name='Email address*' and @cp:screencoord]"
+UNPAID = OSWORLD / "examples" / "multi_apps" / "f5c13cdd-205c-4719-a562-348ae5cd1d91.json"
+RECIPIENTS = ",".join(f"{who}@someuniversity.edu" for who in ("fox", "iron", "nancy", "stella"))
 
 
 async def tree_when(http: httpx.AsyncClient, found: Callable[[str], object], what: str, seconds: float = 60) -> str:
@@ -281,34 +294,43 @@ async def tree_when(http: httpx.AsyncClient, found: Callable[[str], object], wha
     raise AssertionError(f"{what} never showed in the episode's tree within {seconds:g} s")
 
 
-def email_field(tree: str) -> list:
-    return lxml.etree.fromstring(tree).xpath(EMAIL_FIELD, namespaces=UBUNTU)
-
-
-async def fill_address_then_upload(server, task: Task) -> None:
-    """The account hub's email field filled by a click and keys, 15c3b339's address rule scored on the tree
-    before and after by both functions; then the prefs task's own oracle."""
-    (rule, *_) = json.loads(ACCOUNT_SETUP.read_text())["evaluator"]["expected"]["rules"]
+async def compose_then_upload(server, task: Task) -> None:
+    """A message to the four unpaid students composed in the running Thunderbird (`thunderbird -compose`,
+    as a launch), f5c13cdd's rules scored on the tree before and after by both functions; then the prefs
+    task's own oracle."""
+    rules = json.loads(UNPAID.read_text())["evaluator"]["expected"]["rules"]
     reference = osworld_reference.general().check_accessibility_tree
     async with httpx.AsyncClient(base_url=server.url, headers={TOKEN_HEADER: server.token}, timeout=120) as http:
-        tree = await tree_when(http, email_field, "the account hub's email field")
-        assert check_accessibility_tree(tree, [rule]) == reference(tree, [rule]) == 0.0
-        (field, *_) = email_field(tree)
-        (x, y), (width, height) = (json.loads(field.get(f"{{{UBUNTU['cp']}}}{key}").replace("(", "[").replace(")", "]"))
-                                   for key in ("screencoord", "size"))
-        keys = f"pyautogui.click({x + width // 2}, {y + height // 2}); time.sleep(0.3); pyautogui.write('{ADDRESS}')"
-        (await http.post("/execute", json={"command": command(keys)})).raise_for_status()
-        tree = await tree_when(http, lambda tree: check_accessibility_tree(tree, [rule]), "the typed address", 20)
-        assert check_accessibility_tree(tree, [rule]) == reference(tree, [rule]) == 1.0
+        tree = await tree_when(http, lambda tree: "Mozilla Thunderbird" in tree, "Thunderbird's main window")
+        assert check_accessibility_tree(tree, rules) == reference(tree, rules) == 0.0
+        (await http.post("/setup/launch", json={"command": [
+            "thunderbird", "-compose", f"to='{RECIPIENTS}',subject='Tuition reminder'"]})).raise_for_status()
+        tree = await tree_when(http, lambda tree: check_accessibility_tree(tree, rules), "the four address pills")
+        assert check_accessibility_tree(tree, rules) == reference(tree, rules) == 1.0
     await upload_solved(server, task, "thunderbird")
+
+
+def where(tree: str, role: str, name: str, below: float = -1.0) -> BBox | None:
+    """The box of the first `role` element named `name` the tree shows (lower on the screen than `below`)."""
+    return next((e.bbox for e in normalize(tree).walk() if e.role == role and e.name == name and e.bbox
+                 and e.bbox.y > below), None)
+
+
+async def click_when(http: httpx.AsyncClient, role: str, name: str, below: float = -1.0,
+                     double: bool = False) -> BBox:
+    """A click (or a double click) on the first `role` named `name` once the episode's tree shows it."""
+    found = functools.partial(where, role=role, name=name, below=below)
+    box = found(await tree_when(http, found, f"the {role} {name!r}"))
+    program = f"pyautogui.{'doubleClick' if double else 'click'}({box.center[0]:.0f}, {box.center[1]:.0f})"
+    (await http.post("/execute", json={"command": command(program)})).raise_for_status()
+    return box
 
 
 def orientation_list(tree: str) -> BBox | None:
     """Where Impress's sidebar shows its Orientation list (the button right of its label), once it does."""
-    nodes = list(normalize(tree).walk())
-    label = next((e.bbox for e in nodes if e.role == "label" and e.name == "Orientation:" and e.bbox), None)
-    return None if label is None else next((e.bbox for e in nodes if e.role == "toggle-button" and e.bbox
-                                            and e.bbox.y == label.y and e.bbox.x > label.x), None)
+    label = where(tree, "label", "Orientation:")
+    return None if label is None else next((e.bbox for e in normalize(tree).walk() if e.role == "toggle-button"
+                                            and e.bbox and e.bbox.y == label.y and e.bbox.x > label.x), None)
 
 
 async def portrait_in_the_sidebar(server, task: Task) -> None:
@@ -322,6 +344,25 @@ async def portrait_in_the_sidebar(server, task: Task) -> None:
         program = (f"pyautogui.click({x:.0f}, {y:.0f}); time.sleep(1); pyautogui.press('down'); time.sleep(0.3); "
                    f"pyautogui.press('enter'); time.sleep(1); pyautogui.click({view.x + 10:.0f}, {view.center[1]:.0f})")
         (await http.post("/execute", json={"command": command(program)})).raise_for_status()
+
+
+XCU = "/home/user/.config/libreoffice/4/user/registrymodifications.xcu"
+
+
+async def presenter_console_off(server, task: Task) -> None:
+    """The oracle of the presenter-console task, as an agent would do it: Tools > Options (Alt+F12),
+    LibreOffice Impress > General, Enable Presenter Console unticked, OK, each clicked where the server's
+    tree shows it; then it waits until LibreOffice has written the option to its user settings (its
+    configuration is written about 1 s after OK), as troupe evaluates at once."""
+    async with httpx.AsyncClient(base_url=server.url, headers={TOKEN_HEADER: server.token}, timeout=120) as http:
+        (await http.post("/execute", json={"command": command("pyautogui.hotkey('alt', 'f12')")})).raise_for_status()
+        impress = await click_when(http, "table-cell", "LibreOffice Impress", double=True)
+        await click_when(http, "table-cell", "General", below=impress.y)
+        await click_when(http, "check-box", "Enable Presenter Console")
+        await click_when(http, "push-button", "OK")
+        with anyio.fail_after(10):
+            while b"EnablePresenterScreen" not in (await http.post("/file", data={"file_path": XCU})).content:
+                await anyio.sleep(0.2)
 
 
 async def check(task: Task, cache: Path, anyio_backend: str, quit: str = "soffice.bin",
@@ -372,10 +413,19 @@ async def test_an_impress_task_solved_in_impress_and_left_unsaved_is_saved_by_it
     await check(tasks[PORTRAIT], cache, anyio_backend, solve=portrait_in_the_sidebar)
 
 
+@requires("loimpress")
+async def test_an_impress_option_unticked_in_the_options_dialog_is_read_from_libreoffices_own_settings_file(
+        tasks, cache, anyio_backend):
+    """LibreOffice itself writes the unticked presenter console to the episode's registrymodifications.xcu
+    in the form check_presenter_console_disable reads (EnablePresenterScreen false under Impress's
+    Misc/Start)."""
+    await check(tasks[PRESENTER_CONSOLE], cache, anyio_backend, solve=presenter_console_off)
+
+
 @requires("thunderbird")
 async def test_a_thunderbird_task_unpacks_its_profile_from_the_cache_and_check_thunderbird_prefs_scores_it(
         tasks, cache, anyio_backend):
-    await check(tasks[NO_QUOTE_INDENT], cache, anyio_backend, solve=fill_address_then_upload)
+    await check(tasks[NO_QUOTE_INDENT], cache, anyio_backend, solve=compose_then_upload)
 
 
 async def test_an_os_task_downloads_its_check_from_the_cache_at_evaluation_and_it_scores_the_terminals_work(

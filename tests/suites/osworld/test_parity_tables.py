@@ -7,8 +7,6 @@ missing gold file, rules missing. Prints the agreement per rule type."""
 
 from __future__ import annotations
 
-import io
-import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,7 +23,7 @@ from bench.suites.osworld.cached_file import CachedFile
 from bench.suites.osworld.tables import compare_table
 
 from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, outcome, table
-from tests.sheet_objects import chart, pivot
+from tests.sheet_objects import chart, pivot, workbook
 
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"OSWorld's reference code is not at {REFERENCE}")
 
@@ -34,17 +32,7 @@ ROWS = [["Name", "Score"], ["Ann", 1.5], ["Bob", 2.25]]
 
 def book(sheets: dict[str, list[list[Any]]] | None = None, edit: Callable[[Workbook], None] | None = None) -> bytes:
     """An xlsx workbook, its sheets' rows by name (ROWS in "Sheet1" by default), then `edit` applied."""
-    workbook = Workbook()
-    workbook.remove(workbook.active)
-    for name, rows in (sheets or {"Sheet1": ROWS}).items():
-        sheet = workbook.create_sheet(name)
-        for row in rows:
-            sheet.append(row)
-    if edit is not None:
-        edit(workbook)
-    out = io.BytesIO()
-    workbook.save(out)
-    return out.getvalue()
+    return workbook(sheets or {"Sheet1": ROWS}, edit)
 
 
 def rules(*items: dict[str, Any]) -> dict[str, Any]:
@@ -427,15 +415,6 @@ CASES: dict[str, list[Case]] = {
           **rules(pair("style", 0, "EI0", props=["bgcolor"]), pair("style", 0, "EI0", props=["bgcolor"]))),
     ],
 }
-
-
-@pytest.fixture
-def reference_logging():
-    """OSWorld's logging as it runs there: a record whose message cannot be formatted (load_xlsx_styles logs
-    a string with %d) is reported and passed over, where pytest's capture handler raises it."""
-    logging.disable(logging.CRITICAL)
-    yield
-    logging.disable(logging.NOTSET)
 
 
 @pytest.mark.parametrize("rule", CASES)
