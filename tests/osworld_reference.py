@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from bench.formats.task_folder import read_task
+from bench.suites.osworld.cached_file import CachedFile
 from bench.suites.osworld.checker import OSWorldChecker
 from protocols import Evaluate
 
@@ -68,7 +69,8 @@ FILE = object()
 
 class Named:
     """A file whose name's suffix matters (OSWorld's readers pick a format by it), as an argument or
-    within a list argument: OSWorld's function gets its path, troupe's its bytes."""
+    within a list argument: OSWorld's function gets its path, troupe's its bytes named as the file
+    (a CachedFile, as troupe's checker hands a file getter's value)."""
 
     def __init__(self, data: bytes, suffix: str) -> None:
         self.data, self.suffix = data, suffix
@@ -91,13 +93,17 @@ class Case:
         theirs, ours = [], []
         written = 0
 
-        def place(item: Any) -> tuple[Any, Any]:
+        def write(data: bytes, suffix: str) -> Path:
             nonlocal written
+            path = folder / f"case{index}-{written}{suffix}"
+            written += 1
+            path.write_bytes(data)
+            return path
+
+        def place(item: Any) -> tuple[Any, Any]:
             if isinstance(item, Named):
-                path = folder / f"case{index}-{written}{item.suffix}"
-                written += 1
-                path.write_bytes(item.data)
-                return str(path), item.data
+                path = write(item.data, item.suffix)
+                return str(path), CachedFile(item.data, path.name, {})
             if isinstance(item, list):
                 pairs = [place(inner) for inner in item]
                 return [pair[0] for pair in pairs], [pair[1] for pair in pairs]
@@ -106,7 +112,11 @@ class Case:
         items = list(self.arguments)
         while items:
             item = items.pop(0)
-            theirs_item, our_item = place(Named(items.pop(0), suffix) if item is FILE else item)
+            if item is FILE:
+                data = items.pop(0)
+                theirs_item, our_item = str(write(data, suffix)), data
+            else:
+                theirs_item, our_item = place(item)
             theirs.append(theirs_item)
             ours.append(our_item)
         return theirs, ours
@@ -157,20 +167,23 @@ def assert_agrees(name: str, reference: Any, ours: Any, cases: list[Case], folde
 
 
 async def task_scores(task_id: str, reference: types.ModuleType, result: bytes, folder: Path,
-                      suffix: str) -> tuple[Any, Any]:
-    """What the task's own evaluator (one function; a file as its result, a rule or nothing as its expected
-    value) makes of `result`: OSWorld's function from `reference` and troupe's checker, each "raises" or
-    a score."""
+                      suffix: str, gold: bytes | list[bytes] | None = None) -> tuple[Any, Any]:
+    """What the task's own evaluator (one function; a file as its result, a rule, nothing or the `gold`
+    file(s) as its expected value) makes of `result`: OSWorld's function from `reference` and troupe's
+    checker, each "raises" or a score."""
     domain, _, stem = task_id.partition("/")
     task = read_task(EXAMPLES / domain / f"{stem}.json", domain)
     spec = task.evaluation_spec
-    rules = [spec["expected"]["rules"]] if "expected" in spec else []
-    path = folder / f"{stem}{suffix}"
-    path.write_bytes(result)
-    theirs = outcome(getattr(reference, spec["func"]), [str(path), *rules], spec.get("options", {}))
+    if gold is None:
+        expected = arguments = [spec["expected"]["rules"]] if "expected" in spec else []
+    else:
+        expected = [gold]
+        arguments = [[Named(g, suffix) for g in gold] if isinstance(gold, list) else Named(gold, suffix)]
+    theirs_args, _ = Case(FILE, result, *arguments).calls(folder, 0, suffix)
+    theirs = outcome(getattr(reference, spec["func"]), theirs_args, spec.get("options", {}))
     try:
         verdict = await OSWorldChecker().check(Evaluate(task=task, episode_id="e", steps=(),
-                                                        vm_state={"result": [result], "expected": rules}))
+                                                        vm_state={"result": [result], "expected": expected}))
     except Exception:  # noqa: BLE001 - a raise is an outcome to agree on
         return theirs, "raises"
     return theirs, verdict.score
@@ -196,67 +209,9 @@ def gimp_images() -> types.ModuleType:
     return load(METRICS / "gimp.py", {})
 
 
-def slides() -> types.ModuleType:
-    """metrics/slides.py; python-pptx, which check_left_panel and check_auto_saving_time never call, stood in."""
-    return load(METRICS / "slides.py", {"pptx": ("Presentation",), "pptx.util": ("Inches",),
-                                        "pptx.enum": (), "pptx.enum.shapes": ("MSO_SHAPE_TYPE",)})
-
-
 def slides_pptx() -> types.ModuleType:
     """metrics/slides.py with python-pptx."""
     return load(METRICS / "slides.py", {})
-
-
-def general() -> types.ModuleType:
-    """metrics/general.py with its utils.py (_match_record, _match_value_to_rule)."""
-    return _with_utils("general")
-
-
-PACKAGE = "desktop_env.evaluators.metrics"
-
-
-def _with_utils(name: str) -> types.ModuleType:
-    """metrics/<name>.py with its utils.py (as `desktop_env.evaluators.metrics.utils`, which it imports by
-    that name or relatively); tldextract, which utils names for URL metrics these never call, stood in."""
-    utils = load(METRICS / "utils.py", {"tldextract": ()})
-    packages = {name: types.ModuleType(name) for name in ("desktop_env", "desktop_env.evaluators", PACKAGE)}
-    return load(METRICS / f"{name}.py", {}, {**packages, f"{PACKAGE}.utils": utils}, package=PACKAGE)
-
-
-def table() -> types.ModuleType:
-    """metrics/table.py with its utils.py."""
-    return _with_utils("table")
-
-
-def thunderbird() -> types.ModuleType:
-    """metrics/thunderbird.py with its utils.py."""
-    return _with_utils("thunderbird")
-
-
-def docs() -> types.ModuleType:
-    """metrics/docs.py; its OCR and colour-science libraries, which compare_docx_files never calls, stood in."""
-    return load(METRICS / "docs.py", {"easyocr": (), "skimage": (), "skimage.color": ("deltaE_ciede2000", "rgb2lab")})
-
-
-def _offline_tldextract() -> types.ModuleType:
-    """tldextract whose `extract` reads the public suffix list the package ships (the default one
-    fetches the list from the web first)."""
-    import tldextract
-
-    module = types.ModuleType("tldextract")
-    module.extract = tldextract.TLDExtract(suffix_list_urls=())
-    return module
-
-
-def chrome() -> types.ModuleType:
-    """metrics/chrome.py with its utils.py (compare_urls, are_lists_equal), tldextract kept offline; its PDF
-    and image libraries, which the compared functions never call, stood in."""
-    utils = load(METRICS / "utils.py", {}, {"tldextract": _offline_tldextract()})
-    packages = {name: types.ModuleType(name) for name in ("desktop_env", "desktop_env.evaluators",
-                                                          "desktop_env.evaluators.metrics")}
-    return load(METRICS / "chrome.py", {"fitz": (), "PIL": ("Image",), "borb": (), "borb.pdf": ("Document", "PDF"),
-                                        "imagehash": ()},
-                {**packages, "desktop_env.evaluators.metrics.utils": utils})
 
 
 def info_getters() -> types.ModuleType:

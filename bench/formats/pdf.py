@@ -1,10 +1,12 @@
 """What WAA's and OSWorld's PDF metrics read from a PDF, with the libraries they read it with.
 
+- `mupdf_open`: the file as both references open it with PyMuPDF by its
+  path: the name it carries (a getter's value names its file; else a PDF's)
+  picks the reader (a .txt opens as text); a file PyMuPDF cannot open
+  raises its error;
 - `mupdf_text`: every page's text joined and stripped, as both references'
-  `compare_pdfs` extract it with PyMuPDF (`page.get_text()`); None reads as
-  an empty document (PyMuPDF opens None as a new PDF), and the file's `name`
-  picks the reader as opening it by path does (a .txt opens as text); a file
-  PyMuPDF cannot open raises its error;
+  `compare_pdfs` extract it (`page.get_text()`); None reads as an empty
+  document (PyMuPDF opens None as a new PDF);
 - `text_similarity`: `compare_pdfs`' score in both references: the
   `pair_similarity` of each pair (lists compared pairwise up to the shorter
   one; a single file is a list of one), divided by the number of expected
@@ -25,15 +27,24 @@ import pymupdf
 from pypdf import PdfReader
 from rapidfuzz import fuzz
 
-__all__ = ["mupdf_text", "page_count", "pair_similarity", "pypdf_text", "text_similarity"]
+__all__ = ["mupdf_open", "mupdf_text", "page_count", "pair_similarity", "pypdf_text", "text_similarity"]
 
 logger = logging.getLogger(__name__)
 
 
-def mupdf_text(data: bytes | None, name: str = "document.pdf") -> str:
+def _file_name(data: Any) -> str:
+    """The name a file carries (a getter's value names its file), else that of a PDF."""
+    return getattr(data, "name", None) or "document.pdf"
+
+
+def mupdf_open(data: bytes) -> pymupdf.Document:
+    return pymupdf.open(_file_name(data), stream=data)
+
+
+def mupdf_text(data: bytes | None) -> str:
     if data is None:
         return ""
-    with pymupdf.open(name, stream=data) as document:
+    with mupdf_open(data) as document:
         return "".join(page.get_text() for page in document).strip()
 
 
@@ -43,9 +54,9 @@ def text_similarity(result: Any, expected: Any) -> float:
     return sum(pair_similarity(mine, gold) for mine, gold in zip(result, expected)) / len(expected)
 
 
-def pair_similarity(mine: Any, gold: Any, names: tuple[str, str] = ("document.pdf", "document.pdf")) -> float:
+def pair_similarity(mine: Any, gold: Any) -> float:
     try:
-        return fuzz.ratio(mupdf_text(mine, names[0]), mupdf_text(gold, names[1])) / 100
+        return fuzz.ratio(mupdf_text(mine), mupdf_text(gold)) / 100
     except Exception as exc:  # noqa: BLE001 - both references score any failure to read a pair 0
         logger.info("compare_pdfs: a file's text cannot be extracted (%s: %s); the pair scores 0",
                     type(exc).__name__, exc)

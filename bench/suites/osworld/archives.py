@@ -12,17 +12,18 @@
   missing gold archive, one that does not unpack, a `file_path` that is not
   a folder in both, or no files to compare, raise, as OSWorld's do.
 
-OSWorld unpacks with `shutil.unpack_archive`, which picks the format by the
-file's name; troupe gets the bytes, and tells a zip from a tar (compressed
-or not) by them: in the tasks that use it, the archive is the one their
-postconfig step wrote under that name. A tar is unpacked with tarfile's
-"data" filter (no links or paths leading out of the folder), and
-`file_path` must stay inside it. OSWorld's other file types (docx, ppt,
-image, csv, table, audio, video) are used by no task and raise here.
+Both unpack with `shutil.unpack_archive`, which picks the format by the
+file's name (the getter's `dest`: .zip, .tar, .tar.gz, ...; one it does not
+know raises); a value that carries no name is told a zip or a tar by its
+bytes. A tar is unpacked with tarfile's "data" filter (no links or paths
+leading out of the folder), and `file_path` must stay inside it. OSWorld's
+other file types (docx, ppt, image, csv, table, audio, video) are used by
+no task and raise here.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import tarfile
@@ -33,6 +34,7 @@ from typing import Any, Callable
 
 from bench.formats.pdf import pair_similarity
 from bench.formats.zip_archive import UnreadableArchive, same_zip_files
+from bench.suites.osworld.cached_file import CachedFile
 from bench.suites.osworld.errors import MetricFailed
 from bench.suites.osworld.text_files import compare_text_file
 
@@ -48,30 +50,35 @@ def compare_zip_files(result: bytes | None, expected: bytes | None, **options: A
         raise MetricFailed(f"{exc} (OSWorld's function raises here)") from None
 
 
-def _unpack(data: bytes, folder: Path, which: str) -> None:
-    folder.mkdir()
-    archive = folder.with_suffix(".archive")
-    archive.write_bytes(data)
-    if zipfile.is_zipfile(archive):
-        kind, unpack_options = "zip", {}
-    elif _is_tar(archive):
-        kind, unpack_options = "tar", {"filter": "data"}
-    else:
-        raise MetricFailed(f"compare_archive: the {which} archive is neither a zip nor a tar "
-                           "(OSWorld's shutil.unpack_archive raises here)")
+def _format(data: bytes, which: str) -> str:
+    """shutil's unpack format for the archive: by its name when it carries one, as shutil picks it."""
+    name = getattr(data, "name", None)
+    if name is not None:
+        for kind, extensions, _ in shutil.get_unpack_formats():
+            if any(name.endswith(extension) for extension in extensions):
+                return kind
+        raise MetricFailed(f"compare_archive: the {which} archive's name {name!r} names no format shutil "
+                           "unpacks (OSWorld's shutil.unpack_archive raises here)")
+    if zipfile.is_zipfile(io.BytesIO(data)):
+        return "zip"
     try:
-        shutil.unpack_archive(archive, folder, kind, **unpack_options)
-    except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError, shutil.ReadError) as exc:
-        raise MetricFailed(f"compare_archive: the {which} archive does not unpack ({type(exc).__name__}: {exc}) "
+        with tarfile.open(fileobj=io.BytesIO(data)):
+            return "tar"
+    except (tarfile.TarError, OSError, EOFError):
+        raise MetricFailed(f"compare_archive: the {which} archive is neither a zip nor a tar "
                            "(OSWorld's shutil.unpack_archive raises here)") from None
 
 
-def _is_tar(path: Path) -> bool:
+def _unpack(data: bytes, folder: Path, which: str) -> None:
+    kind = _format(data, which)
+    folder.mkdir()
+    archive = folder.with_suffix(".archive")
+    archive.write_bytes(data)
     try:
-        with tarfile.open(path):
-            return True
-    except (tarfile.TarError, OSError, EOFError):
-        return False
+        shutil.unpack_archive(archive, folder, kind, **({} if kind == "zip" else {"filter": "data"}))
+    except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError, shutil.ReadError) as exc:
+        raise MetricFailed(f"compare_archive: the {which} archive does not unpack ({type(exc).__name__}: {exc}) "
+                           "(OSWorld's shutil.unpack_archive raises here)") from None
 
 
 def _listed(folder: Path, file_path: str, which: str) -> tuple[Path, list[str]]:
@@ -91,7 +98,7 @@ def _pdf_pair(mine: Path, gold: Path, **options: Any) -> float:
                            "(OSWorld's function raises here)")
     if not (mine.is_file() and gold.is_file()):
         return 0.0  # PyMuPDF cannot open a folder; compare_pdfs scores the pair 0
-    return pair_similarity(mine.read_bytes(), gold.read_bytes(), (mine.name, gold.name))
+    return pair_similarity(CachedFile(mine.read_bytes(), mine.name, {}), CachedFile(gold.read_bytes(), gold.name, {}))
 
 
 def _text_pair(mine: Path, gold: Path, **options: Any) -> float:

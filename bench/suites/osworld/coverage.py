@@ -60,8 +60,8 @@ class Gap:
         return [*self.outside.kinds(), *self.troupe]
 
 
-def gap(task: Task, cache: Path | None, installed: Installed | None = None) -> Gap:
-    return Gap(outside(task, cache, installed), tuple(troupe_lacks(task)))
+def gap(task: Task, cache: Path | None, installed: Installed | None = None, web: bool = False) -> Gap:
+    return Gap(outside(task, cache, installed, web), tuple(troupe_lacks(task)))
 
 
 def is_infeasible(task: Task) -> bool:
@@ -76,14 +76,16 @@ class DomainCoverage:
     lacking: dict[str, Gap] = field(default_factory=dict)
 
 
-def coverage(tasks: list[Task], cache: Path | None, installed: Installed | None = None) -> dict[str, DomainCoverage]:
+def coverage(tasks: list[Task], cache: Path | None, installed: Installed | None = None,
+             web: bool = False) -> dict[str, DomainCoverage]:
     """Per domain, in the task list's order: runnable feasible tasks, runnable infeasible ones, the rest's gaps
-    (`installed`: which programs this machine has, where tasks run on its desktop)."""
+    (`installed`: which programs this machine has, where tasks run on its desktop; `web`: whether the
+    desktop reaches the live web)."""
     domains: dict[str, DomainCoverage] = {}
     for task in tasks:
         figures = domains.setdefault(task.domain, DomainCoverage())
         figures.tasks += 1
-        found = gap(task, cache, installed)
+        found = gap(task, cache, installed, web)
         if found:
             figures.lacking[task.task_id] = found
         elif is_infeasible(task):
@@ -93,9 +95,10 @@ def coverage(tasks: list[Task], cache: Path | None, installed: Installed | None 
     return domains
 
 
-def report(tasks: list[Task], cache: Path | None, title: str, installed: Installed | None = None) -> str:
+def report(tasks: list[Task], cache: Path | None, title: str, installed: Installed | None = None,
+           web: bool = False) -> str:
     """Plain text: a line per domain, each task that cannot run with what it lacks, the totals."""
-    domains = coverage(tasks, cache, installed)
+    domains = coverage(tasks, cache, installed, web)
     lines = [title, f"{'domain':<20} {'tasks':>5} {'runnable':>8} {'infeasible':>10}"]
     total = DomainCoverage()
     needed: Counter = Counter()

@@ -164,10 +164,12 @@ class Outside:
         return named
 
 
-def outside(task: Task, cache: Path | None, installed: Callable[[str], bool] | None = None) -> Outside:
-    """What `task` lacks here, given the user's cache folder (None: no cache) and, where the task runs
-    on this machine's desktop, which programs are `installed` (None: applications are not asked about)."""
+def outside(task: Task, cache: Path | None, installed: Callable[[str], bool] | None = None,
+            web: bool = False) -> Outside:
+    """What `task` lacks here, given the user's cache folder (None: no cache), where the task runs on
+    this machine's desktop which programs are `installed` (None: applications are not asked about), and
+    whether the desktop reaches the live `web` (the user says so: --osworld-web)."""
     folder = None if cache is None else cache / task.task_id.split("/", 1)[1]
     absent = tuple(name for name in cache_files(task) if folder is None or not (folder / name).is_file())
-    return Outside(cache_files=absent, web=needs_web(task), google=needs_google(task), gnome=needs_gnome(task),
+    return Outside(cache_files=absent, web=not web and needs_web(task), google=needs_google(task), gnome=needs_gnome(task),
                    vscode=needs_vscode(task), apps=() if installed is None else needs_apps(task, installed))

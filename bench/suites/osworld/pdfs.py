@@ -25,10 +25,9 @@ import operator
 from typing import Any
 
 import imagehash
-import pymupdf
 from PIL import Image
 
-from bench.formats.pdf import page_count, text_similarity
+from bench.formats.pdf import mupdf_open, page_count, text_similarity
 from bench.suites.osworld.errors import MetricFailed
 
 logger = logging.getLogger(__name__)
@@ -63,7 +62,7 @@ def check_pdf_pages(result: bytes | None, rules: Any, **options: Any) -> float:
 
 def _images(data: bytes) -> list[Image.Image]:
     images = []
-    with pymupdf.open("document.pdf", stream=data) as document:
+    with mupdf_open(data) as document:
         for page in document:
             for image in page.get_images(full=True):
                 encoded = document.extract_image(image[0])["image"]

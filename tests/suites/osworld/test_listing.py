@@ -187,3 +187,15 @@ def test_against_a_vm_the_listing_does_not_ask_about_this_machines_applications(
     monkeypatch.setenv("PATH", str(tmp_path))
     _, lacking = listed(capsys, "--osworld-cache", str(full_cache), "--osworld-url", "http://192.0.2.1:5000")
     assert not any("Debian packages" in lacks for lacks in lacking.values())
+
+
+def test_with_the_live_web_the_tasks_that_need_only_it_run_and_the_others_still_name_the_rest(full_cache, capsys):
+    without_rows, without = listed(capsys, "--osworld-cache", str(full_cache))
+    rows, lacking = listed(capsys, "--osworld-cache", str(full_cache), "--osworld-web")
+    only_web = {task_id for task_id, lacks in without.items() if lacks == "the live web"}
+    assert "chrome/06fe7178-4491-4589-810f-2e2bc9502122" in only_web and not only_web & lacking.keys()
+    assert int(rows["all"][1]) + int(rows["all"][2]) == (int(without_rows["all"][1]) + int(without_rows["all"][2])
+                                                         + len(only_web))
+    assert not any("the live web" in lacks for lacks in lacking.values())
+    assert lacking == {
+        task_id: lacks.replace("the live web; ", "") for task_id, lacks in without.items() if task_id not in only_web}

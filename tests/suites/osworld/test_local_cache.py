@@ -13,9 +13,9 @@ GIMP shows, the untouched photo, which is not the mirror image), and three PDF t
 (compare_pdfs), a picture made a PDF (compare_pdf_images), .doc files made PDFs and tarred by the
 postconfig (compare_archive). Each domain once per event loop, as
 test_local_apps: on asyncio the oracle solves, on trio the agent leaves the task alone. In the Thunderbird
-episode the oracle first fills the address into the account hub Thunderbird opens on a profile with no
-account, and thunderbird/15c3b339's address rule scores that real tree, read through the episode's server, 0
-before and 1 after, by troupe's check_accessibility_tree and by OSWorld's. Two Impress tasks are solved in the
+episode the oracle first composes a message to the four students multi_apps/f5c13cdd names, and that
+task's rules score the real tree, read through the episode's server, 0 before and 1 after, by troupe's
+check_accessibility_tree and OSWorld's. Two Impress tasks are solved in the
 application itself: one left unsaved, whose postconfig's Ctrl+S saves the .pptx with no dialog asking
 whether to keep the format, and one in the Options dialog, which LibreOffice writes to its own settings
 file."""
@@ -31,7 +31,6 @@ from pathlib import Path
 
 import anyio
 import httpx
-import lxml.etree
 import openpyxl
 import pytest
 from PIL import Image
@@ -39,7 +38,7 @@ from PIL import Image
 from actors.backends.waa.at_tree import normalize
 from actors.backends.waa.client import TOKEN_HEADER
 from actors.backends.waa.commands import command
-from bench.suites.osworld.accessibility import NAMESPACES, check_accessibility_tree
+from bench.suites.osworld.accessibility import check_accessibility_tree
 from bench.suites.osworld.catalog import Catalog
 from bench.suites.osworld.needs import cache_name, getter_specs, steps
 from protocols import BBox, ErrorKind, Task
@@ -112,11 +111,23 @@ EVAL_BR = (b"#!/bin/bash\n# like the task's eval.sh: output.txt in the folder th
            b"  echo 'Success: The task has been completed correctly.'\nelse\n  echo 'Failure.'\nfi\n")
 NO_QUOTE_INDENT = "thunderbird/f201fbc3-44e6-46fc-bcaa-432f9815454c"
 PROFILE = ".thunderbird/t5q2a5hp.default-release"
+INSTALL = b"[FDC34C9F024745EB]\nDefault=t5q2a5hp.default-release\nLocked=1\n"
+"""The profile Debian's Thunderbird (its install hash, of /usr/lib/thunderbird) starts with: without this,
+it makes a new profile of its own and leaves the task's unread."""
 PROFILES_INI = (b"[Profile0]\nName=default-release\nIsRelative=1\nPath=t5q2a5hp.default-release\nDefault=1\n\n"
-                b"[General]\nStartWithLastProfile=1\nVersion=2\n")
-PREFS = ('// Mozilla User Preferences\n\nuser_pref("mail.identity.id1.fullName", "Anonym");\n'
-         'user_pref("mail.identity.id1.useremail", "anonym@example.org");\n')
-"""A profile like the task's thunderbird-profile.tar.gz (one identity); solved, replies do not quote."""
+                b"[General]\nStartWithLastProfile=1\nVersion=2\n\n[Install" + INSTALL[1:])
+PREFS = "".join(f'user_pref("{key}", {json.dumps(value)});\n' for key, value in {
+    "mail.identity.id1.fullName": "Anonym", "mail.identity.id1.useremail": "anonym@example.org",
+    "mail.identity.id1.valid": True, "mail.accountmanager.accounts": "account1,account2",
+    "mail.accountmanager.defaultaccount": "account1", "mail.accountmanager.localfoldersserver": "server2",
+    "mail.account.account1.identities": "id1", "mail.account.account1.server": "server1",
+    "mail.account.account2.server": "server2", "mail.server.server1.type": "pop3",
+    "mail.server.server1.hostname": "127.0.0.1", "mail.server.server1.name": "anonym@example.org",
+    "mail.server.server1.userName": "anonym", "mail.server.server1.login_at_startup": False,
+    "mail.server.server2.type": "none", "mail.server.server2.hostname": "Local Folders",
+    "mail.server.server2.name": "Local Folders", "mail.server.server2.userName": "nobody"}.items())
+"""A profile like the task's thunderbird-profile.tar.gz (one identity, its account never logging in, Local
+Folders); solved, replies do not quote."""
 PROBLEM_INVOICE = "multi_apps/337d318b-aa07-4f4f-b763-89d9a2dd013f"
 INVOICES = {name: pdf(f"Invoice {name[:-4]}", f"Total: {total} EUR") for name, total in (
     ("invoice TII-20220301-90.pdf", 90), ("Invoice # GES-20220215-82.pdf", 82), ("Invoice # 243729.pdf", 729))}
@@ -167,6 +178,7 @@ MADE: dict[str, Made] = {
     APPEND_BR: Made(start={"eval.sh": EVAL_BR}, gold={}, solved=b""),
     NO_QUOTE_INDENT: Made(
         start={"thunderbird-profile.tar.gz": tar_gz({".thunderbird/profiles.ini": PROFILES_INI,
+                                                     ".thunderbird/installs.ini": INSTALL,
                                                      f"{PROFILE}/prefs.js": PREFS.encode()})},
         gold={}, solved=(PREFS + 'user_pref("mail.identity.id1.auto_quote", false);\n').encode()),
     UNPACKED_EXTENSION: Made(start={"helloExtension.zip": zip_of(HELLO_EXTENSION)}, gold={}, solved=b""),
@@ -267,10 +279,8 @@ async def load_extension(server, task: Task) -> None:
         (await http.post("/setup/launch", json={"command": ["pkill", "chrome"]})).raise_for_status()
 
 
-ACCOUNT_SETUP = OSWORLD / "examples" / "thunderbird" / "15c3b339-88f7-4a86-ab16-e71c58dcb01e.json"
-ADDRESS = "anonym-x2024@outlook.com"
-UBUNTU = NAMESPACES["ubuntu"]
-EMAIL_FIELD = "//application[@name='Thunderbird']//entry[@name='Email address*' and @cp:screencoord]"
+UNPAID = OSWORLD / "examples" / "multi_apps" / "f5c13cdd-205c-4719-a562-348ae5cd1d91.json"
+RECIPIENTS = ",".join(f"{who}@someuniversity.edu" for who in ("fox", "iron", "nancy", "stella"))
 
 
 async def tree_when(http: httpx.AsyncClient, found: Callable[[str], object], what: str, seconds: float = 60) -> str:
@@ -284,25 +294,19 @@ async def tree_when(http: httpx.AsyncClient, found: Callable[[str], object], wha
     raise AssertionError(f"{what} never showed in the episode's tree within {seconds:g} s")
 
 
-def email_field(tree: str) -> list:
-    return lxml.etree.fromstring(tree).xpath(EMAIL_FIELD, namespaces=UBUNTU)
-
-
-async def fill_address_then_upload(server, task: Task) -> None:
-    """The account hub's email field filled by a click and keys, 15c3b339's address rule scored on the tree
-    before and after by both functions; then the prefs task's own oracle."""
-    (rule, *_) = json.loads(ACCOUNT_SETUP.read_text())["evaluator"]["expected"]["rules"]
+async def compose_then_upload(server, task: Task) -> None:
+    """A message to the four unpaid students composed in the running Thunderbird (`thunderbird -compose`,
+    as a launch), f5c13cdd's rules scored on the tree before and after by both functions; then the prefs
+    task's own oracle."""
+    rules = json.loads(UNPAID.read_text())["evaluator"]["expected"]["rules"]
     reference = osworld_reference.general().check_accessibility_tree
     async with httpx.AsyncClient(base_url=server.url, headers={TOKEN_HEADER: server.token}, timeout=120) as http:
-        tree = await tree_when(http, email_field, "the account hub's email field")
-        assert check_accessibility_tree(tree, [rule]) == reference(tree, [rule]) == 0.0
-        (field, *_) = email_field(tree)
-        (x, y), (width, height) = (json.loads(field.get(f"{{{UBUNTU['cp']}}}{key}").replace("(", "[").replace(")", "]"))
-                                   for key in ("screencoord", "size"))
-        keys = f"pyautogui.click({x + width // 2}, {y + height // 2}); time.sleep(0.3); pyautogui.write('{ADDRESS}')"
-        (await http.post("/execute", json={"command": command(keys)})).raise_for_status()
-        tree = await tree_when(http, lambda tree: check_accessibility_tree(tree, [rule]), "the typed address", 20)
-        assert check_accessibility_tree(tree, [rule]) == reference(tree, [rule]) == 1.0
+        tree = await tree_when(http, lambda tree: "Mozilla Thunderbird" in tree, "Thunderbird's main window")
+        assert check_accessibility_tree(tree, rules) == reference(tree, rules) == 0.0
+        (await http.post("/setup/launch", json={"command": [
+            "thunderbird", "-compose", f"to='{RECIPIENTS}',subject='Tuition reminder'"]})).raise_for_status()
+        tree = await tree_when(http, lambda tree: check_accessibility_tree(tree, rules), "the four address pills")
+        assert check_accessibility_tree(tree, rules) == reference(tree, rules) == 1.0
     await upload_solved(server, task, "thunderbird")
 
 
@@ -421,7 +425,7 @@ async def test_an_impress_option_unticked_in_the_options_dialog_is_read_from_lib
 @requires("thunderbird")
 async def test_a_thunderbird_task_unpacks_its_profile_from_the_cache_and_check_thunderbird_prefs_scores_it(
         tasks, cache, anyio_backend):
-    await check(tasks[NO_QUOTE_INDENT], cache, anyio_backend, solve=fill_address_then_upload)
+    await check(tasks[NO_QUOTE_INDENT], cache, anyio_backend, solve=compose_then_upload)
 
 
 async def test_an_os_task_downloads_its_check_from_the_cache_at_evaluation_and_it_scores_the_terminals_work(

@@ -1,7 +1,7 @@
 """troupe's PDF and archive metrics agree with OSWorld's own (metrics/chrome.py, pdf.py and vscode.py,
 imported from ../shared/osworld/reference for tests only) on PDFs, pictures and archives built here:
 
-- compare_pdfs: the same text in another file, a page less, other text, lines joined or split, a file
+- compare_pdfs: the same text in another file, a text file or a PDF named .txt or without a suffix, a page less, other text, lines joined or split, a file
   that is not a PDF, an empty one, a missing file on either side or both, lists of files (one unreadable,
   of other lengths, an empty expected list), options it does not take;
 - check_pdf_pages: every relation, a PDF of none and of several pages, a damaged or missing file, a rule
@@ -12,7 +12,8 @@ imported from ../shared/osworld/reference for tests only) on PDFs, pictures and 
   or not, a member PDF damaged, an archive that is not a zip, a missing one;
 - compare_archive: zip and tar.gz archives of PDFs (file_type pdf) and of text files (the default,
   with compare_text_file's options), a `file_path` folder, other names, a folder among the files,
-  a .txt among the PDFs, no files, a file_type troupe lacks, an archive that is not one, a missing one.
+  a .txt among the PDFs, no files, a file_type troupe lacks, an archive that is not one or is named as
+  another kind (shutil goes by the name), a missing one.
 
 Prints the agreement per function."""
 
@@ -24,6 +25,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from bench.suites.osworld.archives import compare_archive, compare_zip_files
+from bench.suites.osworld.errors import MetricFailed
 from bench.suites.osworld.pdfs import check_pdf_pages, compare_pdf_images, compare_pdfs
 
 from tests.osworld_reference import (FILE, REFERENCE, Case, Named, assert_agrees, chrome_pdfs, disagreements,
@@ -54,7 +56,9 @@ def test_compare_pdfs_agrees_with_osworlds_own(chrome, tmp_path, capsys):
              + [C(None, P(GOLD)), C(P(GOLD), None), C(None, None), C(P(pdf()), None),
                 C([P(GOLD), P(b"junk")], [P(GOLD), P(GOLD)]), C([P(GOLD)], [P(GOLD), P(pdf(PAGES[0]))]),
                 C([P(GOLD), P(GOLD), P(GOLD)], [P(GOLD)]), C([P(GOLD)], []), C(P(GOLD), [P(GOLD)]),
-                C(None, [P(GOLD)]), C([P(GOLD)], P(GOLD)), C(P(GOLD), P(GOLD), ignore_case=True)])
+                C(None, [P(GOLD)]), C([P(GOLD)], P(GOLD)), C(P(GOLD), P(GOLD), ignore_case=True),
+                C(Named(b"LLM Powered Autonomous Agents", ".txt"), P(pdf("LLM Powered Autonomous Agents"))),
+                C(Named(GOLD, ".txt"), P(GOLD)), C(Named(GOLD, ""), P(GOLD))])
     assert_agrees("compare_pdfs", chrome.compare_pdfs, compare_pdfs, cases, tmp_path, capsys, suffix=".pdf")
 
 
@@ -150,8 +154,19 @@ def _archives(pack, suffix: str) -> list[Case]:
         C(None, Named(gold, suffix), file_type="pdf", file_path="book"),
         C(A(books), None, file_type="pdf", file_path="book"),
         C(Named(b"not an archive", suffix), Named(gold, suffix), file_type="pdf", file_path="book"),
+        C(Named(gold, ".rar"), Named(gold, suffix), file_type="pdf", file_path="book"),
+        C(Named(gold, ".zip" if suffix != ".zip" else ".tar.gz"), Named(gold, suffix), file_type="pdf",
+          file_path="book"),
+        C(Named(gold, ".tar" if suffix != ".zip" else ".zip"), Named(gold, suffix), file_type="pdf", file_path="book"),
         C(A(books), Named(b"", suffix), file_type="pdf", file_path="book"),
     ]
+
+
+def test_an_archive_that_carries_no_name_is_told_a_zip_or_a_tar_by_its_bytes():
+    books = {"book/a.pdf": GOLD}
+    assert compare_archive(zip_of(books), tar_gz(books), file_type="pdf", file_path="book") == 1.0
+    with pytest.raises(MetricFailed, match="neither a zip nor a tar"):
+        compare_archive(b"not an archive", zip_of(books), file_type="pdf", file_path="book")
 
 
 def test_compare_archive_agrees_with_osworlds_own(chrome, tmp_path, capsys):

@@ -7,26 +7,20 @@ per function."""
 
 from __future__ import annotations
 
-import io
 import json
 from typing import Any
 
-import docx
 import pytest
 from docx.enum.text import WD_ALIGN_PARAGRAPH, WD_BREAK, WD_COLOR_INDEX, WD_TAB_ALIGNMENT
-from docx.shared import Inches, Pt, RGBColor
-from odf.opendocument import OpenDocumentText
-from odf.style import Map, Style
-from odf.text import P, Span
-from PIL import Image
+from docx.shared import Pt, RGBColor
 
 from bench.suites.osworld.metrics import METRICS
 from tests.osworld_reference import FILE, REFERENCE, Case, Named, assert_agrees, docs
-from tests.writer_files import document, odt, replaced, runs, saved, spacing, table, tabbed, xcu
+from tests.writer_files import (REFERENCES, TEXT, TRAIN_RECORDS, breaks, coloured, document, first_aligned, footer,
+                                mapped_style_odt, odt, pictures, png, replaced, runs, spacing, table, tabbed, xcu)
 
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"OSWorld's reference code is not at {REFERENCE}")
 
-TEXT = ["Course outline", "Week 1: introduction to the field.", "Week 2: methods and sources."]
 NOT_A_DOCUMENT = b"PK\x03\x04 not a document"
 
 
@@ -57,7 +51,8 @@ def tables() -> list[Case]:
     gold = document(TEXT, table(rows))
     return pairs(gold, {
         "same": document(TEXT, table(rows)), "padded": document(TEXT, table([[c + " " for c in r] for r in rows])),
-        "other-text-around": document(TEXT[:1], table(rows)), "other-cell": document(TEXT, table([rows[0], ["ph", "/v/"]])),
+        "other-text-around": document(TEXT[:1], table(rows)),
+        "other-cell": document(TEXT, table([rows[0], ["ph", "/v/"]])),
         "extra-row": document(TEXT, table(rows + [["gh", "/f/"]])),
         "extra-column": document(TEXT, table([r + ["x"] for r in rows])), "no-table": document(TEXT),
         "two-tables": document(TEXT, lambda d: (table(rows)(d), table(rows)(d))),
@@ -103,35 +98,17 @@ def subscripts() -> list[Case]:
         "none": document(["H2O"]), "empty": document([]), "missing": None, "not-docx": NOT_A_DOCUMENT})
 
 
-def _first_aligned(alignment: Any, style: bool = False) -> bytes:
-    def build(written: Any) -> None:
-        owner = written.styles["Normal"] if style else written.paragraphs[0]
-        owner.paragraph_format.alignment = alignment
-    return document(TEXT, build)
-
-
 def first_line_centered() -> list[Case]:
-    return singles([_first_aligned(WD_ALIGN_PARAGRAPH.CENTER), _first_aligned(WD_ALIGN_PARAGRAPH.CENTER, style=True),
-                    _first_aligned(WD_ALIGN_PARAGRAPH.RIGHT), _first_aligned(WD_ALIGN_PARAGRAPH.JUSTIFY),
+    return singles([first_aligned(WD_ALIGN_PARAGRAPH.CENTER), first_aligned(WD_ALIGN_PARAGRAPH.CENTER, style=True),
+                    first_aligned(WD_ALIGN_PARAGRAPH.RIGHT), first_aligned(WD_ALIGN_PARAGRAPH.JUSTIFY),
                     document(TEXT, lambda d: setattr(d.paragraphs[1].paragraph_format, "alignment",
                                                      WD_ALIGN_PARAGRAPH.CENTER)),
                     document(TEXT), document([]), None, NOT_A_DOCUMENT])
 
 
-def _footer(*texts: str | None) -> bytes:
-    """A .docx with a section per text, its footer's first paragraph that text (None: no footer of its own)."""
-    def build(written: Any) -> None:
-        for n, text in enumerate(texts):
-            section = written.sections[0] if n == 0 else written.add_section()
-            if text is not None:
-                section.footer.is_linked_to_previous = False
-                section.footer.paragraphs[0].text = text
-    return document(TEXT, build)
-
-
 def page_numbers() -> list[Case]:
-    return singles([_footer("Page 1"), _footer("Page"), _footer(None), _footer("1", None), _footer("1", "two"),
-                    _footer("1", "2"), _footer(""), document([]), None, NOT_A_DOCUMENT])
+    return singles([footer("Page 1"), footer("Page"), footer(None), footer("1", None), footer("1", "two"),
+                    footer("1", "2"), footer(""), document([]), None, NOT_A_DOCUMENT])
 
 
 def _last_formatted(font: dict[str, Any], other: dict[str, Any]) -> dict[str, bytes | None]:
@@ -195,20 +172,6 @@ def tab_stops() -> list[Case]:
             + [Case(FILE, document([]), FILE, document([])), Case(FILE, document([" "]), FILE, document([]))])
 
 
-def _mapped_style_odt(text: str) -> bytes:
-    """An .odt whose span's automatic style has a `style:map` child, which odfpy cannot read a colour of."""
-    written = OpenDocumentText()
-    style = Style(name="T0", family="text")
-    style.addElement(Map(condition="true()", applystylename="Standard"))
-    written.automaticstyles.addElement(style)
-    paragraph = P()
-    paragraph.addElement(Span(stylename=style, text=text))
-    written.text.addElement(paragraph)
-    out = io.BytesIO()
-    written.write(out)
-    return out.getvalue()
-
-
 def highlighted_words() -> list[Case]:
     lines = ["Hello caller,", "thanks for calling."]
     gold = odt([(line, None) for line in lines])
@@ -221,62 +184,28 @@ def highlighted_words() -> list[Case]:
         "link": odt([(line, None) for line in lines], link=True),
         "spaces": odt([(line, None) for line in lines], spaced=True),
         "other-text": odt([("Hello", None)]), "docx": document(lines), "not-odt": b"junk", "missing": None}) + [
-        Case(FILE, _mapped_style_odt("Hello"), FILE, odt([("Hello", None)]))]
-
-
-def _breaks(*kinds: Any, in_table: bool = False) -> bytes:
-    """A .docx with a run holding a break of each kind (in a table cell instead when `in_table`)."""
-    def build(written: Any) -> None:
-        paragraph = written.add_table(rows=1, cols=1).cell(0, 0).paragraphs[0] if in_table else written.paragraphs[0]
-        for kind in kinds:
-            run = paragraph.add_run("part")
-            run.add_break() if kind is None else run.add_break(kind)
-    return document(TEXT, build)
+        Case(FILE, mapped_style_odt("Hello"), FILE, odt([("Hello", None)]))]
 
 
 def page_breaks() -> list[Case]:
     page = WD_BREAK.PAGE
-    five, four = _breaks(*[page] * 5), _breaks(*[page] * 4)
-    files = [five, four, _breaks(page), _breaks(), _breaks(WD_BREAK.COLUMN), _breaks(None),
-             _breaks(page, in_table=True), document([]), None, NOT_A_DOCUMENT]
+    five, four = breaks(*[page] * 5), breaks(*[page] * 4)
+    files = [five, four, breaks(page), breaks(), breaks(WD_BREAK.COLUMN), breaks(None),
+             breaks(page, in_table=True), document([]), None, NOT_A_DOCUMENT]
     rules = [{"page_break_count": 1}, {}, {"page_break_count": None}, {"page_break_count": "5"}, None,
              ["page_break_count"]]
     return singles(files, {"page_break_count": 5}) + [case for rule in rules for case in singles(files[:3], rule)]
 
 
-def _png(colour: tuple[int, int, int], size: tuple[int, int] = (8, 8)) -> bytes:
-    out = io.BytesIO()
-    Image.new("RGB", size, colour).save(out, "PNG")
-    return out.getvalue()
-
-
-def _pictures(*images: bytes) -> bytes:
-    def build(written: Any) -> None:
-        for image in images:
-            written.add_picture(io.BytesIO(image), width=Inches(1))
-    return document(TEXT, build)
-
-
 def images() -> list[Case]:
-    red, blue = _png((255, 0, 0)), _png((0, 0, 255))
-    gold = _pictures(red, blue)
-    broken = replaced(_pictures(red, blue), "word/media/image1.png", b"\x89PNG not really")
+    red, blue = png((255, 0, 0)), png((0, 0, 255))
+    gold = pictures(red, blue)
+    broken = replaced(pictures(red, blue), "word/media/image1.png", b"\x89PNG not really")
     return pairs(gold, {
-        "same": _pictures(red, blue), "swapped": _pictures(blue, red), "one": _pictures(red),
-        "larger": _pictures(red, _png((0, 0, 255), (9, 8))), "same-picture-twice": _pictures(red, red),
+        "same": pictures(red, blue), "swapped": pictures(blue, red), "one": pictures(red),
+        "larger": pictures(red, png((0, 0, 255), (9, 8))), "same-picture-twice": pictures(red, red),
         "none": document(TEXT), "not-an-image": broken, "missing": None, "not-docx": NOT_A_DOCUMENT}) + [
         Case(FILE, document(TEXT), FILE, document([]))]
-
-
-def _coloured(cells: list[tuple[str, RGBColor | None]], text: list[str] = TEXT) -> bytes:
-    """A .docx of `text` and a table of one row, a cell per (word, its run's colour or None)."""
-    def build(written: Any) -> None:
-        row = written.add_table(rows=1, cols=len(cells)).rows[0]
-        for cell, (word, colour) in zip(row.cells, cells):
-            run = cell.paragraphs[0].add_run(word)
-            if colour is not None:
-                run.font.color.rgb = colour
-    return document(text, build)
 
 
 def coloured_words() -> list[Case]:
@@ -284,9 +213,9 @@ def coloured_words() -> list[Case]:
     gold = document(TEXT)
     right = [("apple", red), ("Egg", red), ("bread", blue), (" owl", blue), ("", None)]
     results = {
-        "right": _coloured(right), "vowel-blue": _coloured([("apple", blue)]), "other-red": _coloured([("tree", red)]),
-        "near-red": _coloured([("apple", RGBColor(250, 5, 0))]), "far-red": _coloured([("apple", RGBColor(200, 40, 40))]),
-        "uncoloured": _coloured([("apple", None)]), "other-text": _coloured(right, TEXT[:2]), "no-table": gold,
+        "right": coloured(right), "vowel-blue": coloured([("apple", blue)]), "other-red": coloured([("tree", red)]),
+        "near-red": coloured([("apple", RGBColor(250, 5, 0))]), "far-red": coloured([("apple", RGBColor(200, 40, 40))]),
+        "uncoloured": coloured([("apple", None)]), "other-text": coloured(right, TEXT[:2]), "no-table": gold,
         "missing": None, "not-docx": NOT_A_DOCUMENT}
     others = {name: results[name] for name in ("right", "near-red", "far-red")}
     return (pairs(gold, results) + [case for options in ({"threshold": 0.5}, {"threshold": 40})
@@ -297,14 +226,10 @@ def ignore_new_lines() -> list[Case]:
     gold = document(TEXT)
     results = {"same": document(TEXT), "empty-paragraphs": document(["", TEXT[0], "", "", TEXT[1], TEXT[2], ""]),
                "space-paragraph": document([TEXT[0], " ", TEXT[1], TEXT[2]]),
-               "joined": document([" ".join(TEXT)]), "split": document([TEXT[0], "Week 1:", "introduction to the field.",
-                                                                        TEXT[2]]),
+               "joined": document([" ".join(TEXT)]),
+               "split": document([TEXT[0], "Week 1:", "introduction to the field.", TEXT[2]]),
                "other": document(TEXT[:2]), "empty": document([]), "missing": None, "not-docx": NOT_A_DOCUMENT}
     return pairs(gold, results) + pairs(gold, results, ignore_blanks=False)
-
-
-REFERENCES = ["Smith, J. (2020). Cocoa and health. Journal of Food, 12, 1-10.",
-              "Lee, K. (2019). Flavonoids in the diet. Nutrition Reviews, 7, 33-40."]
 
 
 def references() -> list[Case]:
@@ -328,15 +253,13 @@ def references() -> list[Case]:
                Case(FILE, document(body + ["References"]), FILE, document(body + ["References", " "]))])
 
 
-RECORDS = ["08:01:00, T100, S1, 1", "08:05:00, T101, S2, 2", "08:09:00, T100, S1, 1", "Timetable (not a record)"]
-
-
 def train_records() -> list[Case]:
-    original = document(RECORDS)
-    gold = document([RECORDS[0], RECORDS[1], RECORDS[3]])
-    results = [gold, document([RECORDS[1], "", RECORDS[0], RECORDS[3] + "  "]), document(RECORDS),
-               document([RECORDS[0], RECORDS[1]]), document([RECORDS[0], RECORDS[3]]),
-               document([RECORDS[0], "08:05:00, T999, S2, 2", RECORDS[3]]), document([]), NOT_A_DOCUMENT]
+    first, second, again, heading = TRAIN_RECORDS
+    original = document(TRAIN_RECORDS)
+    gold = document([first, second, heading])
+    results = [gold, document([second, "", first, heading + "  "]), original, document([first, second]),
+               document([first, heading]), document([first, "08:05:00, T999, S2, 2", heading]), document([]),
+               NOT_A_DOCUMENT]
     gold_file, original_file = Named(gold, ".docx"), Named(original, ".docx")
     expected = [gold_file, original_file]
     return ([Case(FILE, data, expected) for data in results]
@@ -379,7 +302,7 @@ def test_a_missing_rule_or_a_document_osworld_raises_on_is_an_evaluation_error()
     with pytest.raises(MetricFailed, match="compare_font_names: expected a rule with `font_name`"):
         METRICS["compare_font_names"](document(TEXT), {"font": "x"})
     with pytest.raises(MetricFailed, match="has no RGB colour of its own"):
-        METRICS["evaluate_colored_words_in_tables"](_coloured([("apple", None)]), document(TEXT))
+        METRICS["evaluate_colored_words_in_tables"](coloured([("apple", None)]), document(TEXT))
 
 
 def test_every_writer_metric_a_task_names_is_compared_here_or_beside(reference):

@@ -11,10 +11,8 @@ from docx.shared import Pt
 
 from tests import writer_files
 from tests.suites.waa.corpus import Case, File
-from tests.writer_files import (Build, odt as _odt, runs as _runs, spacing as _spacing, table as _table,
+from tests.writer_files import (TEXT, Build, odt as _odt, runs as _runs, spacing as _spacing, table as _table,
                                 tabbed as _tabbed, xcu as _xcu)
-
-TEXT = ["Course outline", "Week 1: introduction to the field.", "Week 2: methods and sources."]
 
 
 def document(paragraphs: list[str] = TEXT, build: Build | None = None) -> bytes:
