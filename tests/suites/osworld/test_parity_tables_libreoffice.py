@@ -144,8 +144,9 @@ COMPARED: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
                                  ("lo-line", "line"), ("lo-plain", "lo-chart"))
               for props in (["type", "title"], ["legend", "xtitle", "ytitle"])],
     "pivot_table": [(mine, gold, pair("pivot_table", pivot_props=props))
-                    for mine, gold in (("lo-pivot", "lo-pivot"), ("lo-pivot", "pivot"), ("lo-pivot_columns", "lo-pivot"),
-                                       ("lo-pivot_columns", "pivot_columns"), ("lo-plain", "lo-pivot"))
+                    for mine, gold in (("lo-pivot", "lo-pivot"), ("lo-pivot", "pivot"),
+                                       ("lo-pivot_columns", "lo-pivot"), ("lo-pivot_columns", "pivot_columns"),
+                                       ("lo-plain", "lo-pivot"))
                     for props in (TASK_PIVOT, ["selection", "ordered", "name", "location"])],
     "sheet_data": [(mine, gold, pair("sheet_data"))
                    for mine, gold in (("lo-decimals", "lo-plain"), ("lo-decimals", "decimals"), ("lo-plain", "plain"))],
