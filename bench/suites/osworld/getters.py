@@ -15,7 +15,8 @@ the metrics here read the bytes the same way).
   names one file; the files it does not give stay in the episode's cache
   folder, cached_file.py);
 - `cloud_file`: the expected file from the user's cache folder
-  (`<cache>/<task id>/<dest>`), fetched from its URL when the folder lacks it;
+  (`<cache>/<task id>/<dest>`), fetched from its URL when the folder lacks it
+  (`multi` and `gives` as for vm_file);
 - `cache_file`: a file a `command` step saved (or the user's cache folder
   holds); OSWorld asserts it exists, so a missing one is an evaluation error;
 - `vlc_config` / `gimp_config_file`: VLC's vlcrc / a file of GIMP 2.10's
