@@ -34,6 +34,7 @@ the metrics here read the bytes the same way).
 - `list_directory`: /list_directory's tree of the folder `path`, None when
   the server answers anything but 200 (the folder is not there);
   `content_from_vm_file`: a sheet's last row (file_content.py);
+- VS Code's `vscode_config` (vscode.py), the desktop's shortcuts (desktop_shortcuts.py);
 - Chrome's profile getters (chrome.py), its appearance mode (chrome_appearance.py), its extensions
   (chrome_extensions.py), its tabs (chrome_tabs.py) and parts of the active tab's address (chrome_urls.py);
 - VLC's web interface status (vlc_status.py), the screen's and a window's size (sizes.py), a slide's
@@ -52,6 +53,7 @@ from bench.suites.osworld.chrome_appearance import APPEARANCE_GETTERS
 from bench.suites.osworld.chrome_extensions import EXTENSION_GETTERS
 from bench.suites.osworld.chrome_tabs import TAB_GETTERS
 from bench.suites.osworld.chrome_urls import URL_GETTERS
+from bench.suites.osworld.desktop_shortcuts import SHORTCUT_GETTERS
 from bench.suites.osworld.episode import Episode
 from bench.suites.osworld.file_content import CONTENT_GETTERS
 from bench.suites.osworld.errors import GetterFailed
@@ -59,6 +61,7 @@ from bench.suites.osworld.sizes import SIZE_GETTERS
 from bench.suites.osworld.slide_audio import SLIDE_AUDIO_GETTERS
 from bench.suites.osworld.slide_images import SLIDE_IMAGE_GETTERS
 from bench.suites.osworld.vlc_status import VLC_STATUS_GETTERS
+from bench.suites.osworld.vscode import VSCODE_GETTERS
 
 Getter = Callable[[Episode, dict[str, Any]], Awaitable[Any]]
 
@@ -221,6 +224,8 @@ GETTERS: dict[str, Getter] = {
     **SLIDE_AUDIO_GETTERS,
     **SLIDE_IMAGE_GETTERS,
     **CONTENT_GETTERS,
+    **VSCODE_GETTERS,
+    **SHORTCUT_GETTERS,
 }
 
 
