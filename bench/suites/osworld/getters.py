@@ -15,7 +15,8 @@ the metrics here read the bytes the same way).
   names one file; the files it does not give stay in the episode's cache
   folder, cached_file.py);
 - `cloud_file`: the expected file from the user's cache folder
-  (`<cache>/<task id>/<dest>`), fetched from its URL when the folder lacks it;
+  (`<cache>/<task id>/<dest>`), fetched from its URL when the folder lacks it
+  (`multi` and `gives` as for vm_file);
 - `cache_file`: a file a `command` step saved (or the user's cache folder
   holds); OSWorld asserts it exists, so a missing one is an evaluation error;
 - `vlc_config` / `gimp_config_file`: VLC's vlcrc / a file of GIMP 2.10's
@@ -32,6 +33,7 @@ the metrics here read the bytes the same way).
   raises reading it);
 - `list_directory`: /list_directory's tree of the folder `path`, None when
   the server answers anything but 200 (the folder is not there);
+  `content_from_vm_file`: a sheet's last row (file_content.py);
 - Chrome's profile getters (chrome.py), its appearance mode (chrome_appearance.py), its extensions
   (chrome_extensions.py), its tabs (chrome_tabs.py) and parts of the active tab's address (chrome_urls.py);
 - VLC's web interface status (vlc_status.py), the screen's and a window's size (sizes.py), a slide's
@@ -51,6 +53,7 @@ from bench.suites.osworld.chrome_extensions import EXTENSION_GETTERS
 from bench.suites.osworld.chrome_tabs import TAB_GETTERS
 from bench.suites.osworld.chrome_urls import URL_GETTERS
 from bench.suites.osworld.episode import Episode
+from bench.suites.osworld.file_content import CONTENT_GETTERS
 from bench.suites.osworld.errors import GetterFailed
 from bench.suites.osworld.sizes import SIZE_GETTERS
 from bench.suites.osworld.slide_audio import SLIDE_AUDIO_GETTERS
@@ -217,6 +220,7 @@ GETTERS: dict[str, Getter] = {
     **SIZE_GETTERS,
     **SLIDE_AUDIO_GETTERS,
     **SLIDE_IMAGE_GETTERS,
+    **CONTENT_GETTERS,
 }
 
 
