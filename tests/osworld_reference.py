@@ -294,10 +294,15 @@ def vlc_media() -> types.ModuleType:
     return load(METRICS / "vlc.py", {"acoustid": ()})
 
 
+def file_getters() -> types.ModuleType:
+    """getters/file.py (get_vm_file and get_content_from_vm_file, which ask `env.controller.get_file`)."""
+    return load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "file.py", {})
+
+
 def impress_getters() -> types.ModuleType:
-    """getters/impress.py with its getters/file.py (get_vm_file, which asks `env.controller.get_file`)."""
+    """getters/impress.py with its getters/file.py."""
     getters = "desktop_env.evaluators.getters"
-    files = load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "file.py", {})
+    files = file_getters()
     packages = {name: types.ModuleType(name) for name in ("desktop_env", "desktop_env.evaluators", getters)}
     return load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "impress.py", {},
                 {**packages, f"{getters}.file": files})

@@ -56,10 +56,12 @@ def chart(kind: type = BarChart, columns: tuple[int, ...] = (2,), title: str | N
 
 def pivot(rows: tuple[int, ...] = (0,), page: tuple[int, ...] = (), columns: tuple[int, ...] = (),
           ref: str = "A1:C3", subtotal: str = "sum", hidden: bool = False, data_name: str = "Q1",
-          fields: tuple[str, ...] = ("Name", "Q1", "Q2"), unused_first: bool = False) -> Callable[[Any], None]:
-    """A pivot table over `ref`: the fields in `rows`, `page` and `columns` on those axes, field 1 its data
-    field (named `data_name`, summed by `subtotal`), field 0 showing two items (the second `hidden`);
-    `unused_first`: the first field lists no items."""
+          fields: tuple[str, ...] = ("Name", "Q1", "Q2"), unused_first: bool = False,
+          source: str | None = None) -> Callable[[Any], None]:
+    """A pivot table over `ref` of the sheet `source` (the one it is put on by default): the fields in
+    `rows`, `page` and `columns` on those axes, field 1 its data field (named `data_name`, summed by
+    `subtotal`), field 0 showing two items (the second `hidden`); `unused_first`: the first field lists no
+    items."""
     def build(sheet: Any) -> None:
         axes = {i: "axisRow" for i in rows} | {i: "axisPage" for i in page} | {i: "axisCol" for i in columns}
         items = [FieldItem(x=0), FieldItem(x=1, h=hidden or None)]
@@ -73,7 +75,8 @@ def pivot(rows: tuple[int, ...] = (0,), page: tuple[int, ...] = (), columns: tup
             pageFields=[PageField(fld=i) for i in page],
             dataFields=[DataField(name=data_name, fld=1, subtotal=subtotal)])
         made.cache = CacheDefinition(
-            cacheSource=CacheSource(type="worksheet", worksheetSource=WorksheetSource(ref=ref, sheet=sheet.title)),
+            cacheSource=CacheSource(type="worksheet",
+                                    worksheetSource=WorksheetSource(ref=ref, sheet=source or sheet.title)),
             cacheFields=[CacheField(name=n, sharedItems=SharedItems()) for n in fields])
         sheet._pivots.append(made)
     return build

@@ -44,7 +44,7 @@ from docx.enum.text import WD_ALIGN_PARAGRAPH
 from bench.formats.paragraph_texts import same_texts
 from bench.formats.reference_raises import ReferenceRaises, rule_value
 
-__all__ = ["DOCX_CHECKS", "open_docx", "paragraph_texts", "same_text_documents"]
+__all__ = ["DOCX_CHECKS", "W", "open_docx", "paragraph_texts", "same_text_documents"]
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 

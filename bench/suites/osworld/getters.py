@@ -15,7 +15,8 @@ the metrics here read the bytes the same way).
   names one file; the files it does not give stay in the episode's cache
   folder, cached_file.py);
 - `cloud_file`: the expected file from the user's cache folder
-  (`<cache>/<task id>/<dest>`), fetched from its URL when the folder lacks it;
+  (`<cache>/<task id>/<dest>`), fetched from its URL when the folder lacks it
+  (`multi` and `gives` as for vm_file);
 - `cache_file`: a file a `command` step saved (or the user's cache folder
   holds); OSWorld asserts it exists, so a missing one is an evaluation error;
 - `vlc_config` / `gimp_config_file`: VLC's vlcrc / a file of GIMP 2.10's
@@ -32,6 +33,7 @@ the metrics here read the bytes the same way).
   raises reading it);
 - `list_directory`: /list_directory's tree of the folder `path`, None when
   the server answers anything but 200 (the folder is not there);
+  `content_from_vm_file`: a sheet's last row (file_content.py);
 - Chrome's profile getters (chrome.py), its appearance mode (chrome_appearance.py), its extensions
   (chrome_extensions.py), its tabs (chrome_tabs.py), parts of the active tab's address (chrome_urls.py),
   web pages it loads (chrome_pages.py) and its cookies (chrome_cookies.py);
@@ -55,6 +57,7 @@ from bench.suites.osworld.chrome_pages import PAGE_GETTERS
 from bench.suites.osworld.chrome_tabs import TAB_GETTERS
 from bench.suites.osworld.chrome_urls import URL_GETTERS
 from bench.suites.osworld.episode import Episode
+from bench.suites.osworld.file_content import CONTENT_GETTERS
 from bench.suites.osworld.errors import GetterFailed
 from bench.suites.osworld.relative_time import RELATIVE_TIME_GETTERS
 from bench.suites.osworld.sizes import SIZE_GETTERS
@@ -225,6 +228,7 @@ GETTERS: dict[str, Getter] = {
     **SLIDE_AUDIO_GETTERS,
     **SLIDE_IMAGE_GETTERS,
     **RELATIVE_TIME_GETTERS,
+    **CONTENT_GETTERS,
 }
 
 

@@ -123,7 +123,7 @@ class OSWorldSuite(Suite):
         web = "the live web (--osworld-web)" if self.web else "no live web (--osworld-web)"
         lines = [report(tasks, self.cache, f"OSWorld tasks in {self.catalog.root}: {len(tasks)} in "
                                            f"{len({t.domain for t in tasks})} domains; {where}; {apps}; {web}",
-                        (lambda program: shutil.which(program) is not None) if local else None, self.web)]
+                        (lambda program: shutil.which(program) is not None) if local else None, self.web, not local)]
         lines += [f"unreadable: {problem}" for problem in self.catalog.problems.values()]
         return "\n".join(lines)
 

@@ -26,8 +26,8 @@ the metric raises `ReferenceCrash` naming the optional fix (errors.FIXES).
 
 Families with their own modules: `compare_table` (tables.py), the VLC
 preference checks (vlc.py), the Writer document checks (documents.py, most
-of them shared with OSWorld's suite from bench/formats/), image/audio/video comparisons (media.py),
-`compare_zip_files` (archives.py), the Chrome and Edge metrics with
+of them shared with OSWorld's suite from bench/formats/), image/audio/video
+comparisons (media.py), `compare_zip_files` (archives.py), the Chrome and Edge metrics with
 `check_direct_json_object` and `compare_pdfs` (browser/metrics.py).
 
 `infeasible` is not here: it reads the agent's last action, not VM state,

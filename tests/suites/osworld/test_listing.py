@@ -182,11 +182,20 @@ def test_without_its_applications_a_task_names_the_debian_packages_it_lacks(full
     assert rows["os"][1] != "0" and all(rows[domain][1] == "0" for domain in ("vlc", "gimp", "thunderbird"))
 
 
-def test_against_a_vm_the_listing_does_not_ask_about_this_machines_applications(full_cache, capsys, monkeypatch,
-                                                                                tmp_path):
+VM_ONLY = {"multi_apps/f918266a-b3e0-4914-865d-4faa564f1aef": "VS Code"}
+"""Tasks that lack only what an OSWorld VM has (and, with no VM, name it)."""
+
+
+def test_against_a_vm_the_listing_asks_about_none_of_this_machines_applications_gnome_or_vs_code(
+        full_cache, capsys, monkeypatch, tmp_path):
+    _, here = listed(capsys, "--osworld-cache", str(full_cache))
+    assert all(need in here[task_id] for task_id, need in VM_ONLY.items())
     monkeypatch.setenv("PATH", str(tmp_path))
     _, lacking = listed(capsys, "--osworld-cache", str(full_cache), "--osworld-url", "http://192.0.2.1:5000")
-    assert not any("Debian packages" in lacks for lacks in lacking.values())
+    assert not any(need in lacks for lacks in lacking.values()
+                   for need in ("Debian packages", "VS Code", "a GNOME session"))
+    assert not set(VM_ONLY) & set(lacking)
+    assert all(lacks for lacks in lacking.values())
 
 
 def test_with_the_live_web_the_tasks_that_need_only_it_run_and_the_others_still_name_the_rest(full_cache, capsys):

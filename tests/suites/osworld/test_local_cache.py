@@ -9,8 +9,8 @@ from the cache as a tarball, an os one whose check script the cache holds, a mul
 whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it), the
 clipboard task (xsel reads the path the oracle copied), the os task whose copied pictures /list_directory
 lists, a GIMP one whose photo GIMP opens from the cache (check_image_mirror: its postconfig exports what
-GIMP shows, the untouched photo, which is not the mirror image), and three PDF tasks: an invoice moved
-(compare_pdfs), a picture made a PDF (compare_pdf_images), .doc files made PDFs and tarred by the
+GIMP shows, the untouched photo, which is not the mirror image), and two PDF tasks: an invoice moved
+(compare_pdfs, on a file whose name holds "#" and spaces), .doc files made PDFs and tarred by the
 postconfig (compare_archive). Each domain once per event loop, as
 test_local_apps: on asyncio the oracle solves, on trio the agent leaves the task alone. In the Thunderbird
 episode the oracle first composes a message to the four students multi_apps/f5c13cdd names, and that
@@ -132,8 +132,6 @@ PROBLEM_INVOICE = "multi_apps/337d318b-aa07-4f4f-b763-89d9a2dd013f"
 INVOICES = {name: pdf(f"Invoice {name[:-4]}", f"Total: {total} EUR") for name, total in (
     ("invoice TII-20220301-90.pdf", 90), ("Invoice # GES-20220215-82.pdf", 82), ("Invoice # 243729.pdf", 729))}
 """The task's invoices, which its bank statement (below) pays but for the one numbered 243729."""
-RECEIPT_TO_PDF = "multi_apps/a503b07f-9119-456b-b75d-f5146737d24f"
-RECEIPT = encoded(picture(120, 200, seed=3), "JPEG")
 DOCS_TO_PDFS = "multi_apps/f7dfbef3-7697-431c-883a-db8583a4e4f9"
 DOCS = {"minutes.doc": ("Minutes", "of the meeting"), "agenda.doc": ("Agenda", "for the next one")}
 """The task's .doc files (here .docx inside, which LibreOffice tells by content) and their pages."""
@@ -184,8 +182,6 @@ MADE: dict[str, Made] = {
     UNPACKED_EXTENSION: Made(start={"helloExtension.zip": zip_of(HELLO_EXTENSION)}, gold={}, solved=b""),
     PROBLEM_INVOICE: Made(start={**INVOICES, "Bank-Statement.pdf": pdf("Paid: 90 EUR, 82 EUR")},
                           gold={"Invoice # 243729 Gold.pdf": INVOICES["Invoice # 243729.pdf"]}, solved=b""),
-    RECEIPT_TO_PDF: Made(start={"OIP.jpg": RECEIPT}, gold={"receipt_Gold.pdf": pdf(images=(RECEIPT,))},
-                         solved=pdf(images=(RECEIPT,))),
     DOCS_TO_PDFS: Made(start={"doc.tar.gz": tar_gz({name: document(*pages) for name, pages in DOCS.items()})},
                        gold={"pdf_gold.tar.gz": tar_gz({name[:-4] + ".pdf": pdf(*pages) for name, pages in DOCS.items()})},
                        solved=b""),
@@ -472,10 +468,6 @@ async def test_an_os_task_copying_pictures_is_scored_from_the_servers_folder_lis
 async def test_a_pdf_task_is_scored_by_compare_pdfs_on_the_invoice_moved_into_its_folder(tasks, cache, anyio_backend):
     await check(tasks[PROBLEM_INVOICE], cache, anyio_backend, solve=functools.partial(
         in_terminal, command="mkdir -p ~/Desktop/problematic && mv ~/Desktop/'Invoice # 243729.pdf' ~/Desktop/problematic/"))
-
-
-async def test_a_picture_made_a_pdf_is_scored_by_compare_pdf_images(tasks, cache, anyio_backend):
-    await check(tasks[RECEIPT_TO_PDF], cache, anyio_backend)
 
 
 async def test_pdfs_made_from_docs_are_tarred_by_the_postconfig_and_scored_by_compare_archive(

@@ -15,6 +15,8 @@ and values built here:
   of a folder that could not be read, no listing;
 - fuzzy_place_math: three exact or misspelt answers, two or four words, words across paragraphs, a file
   that is not a document, a missing one;
+- the getter content_from_vm_file: a sheet's last row of numbers, text, dates and empty cells, a sheet of
+  one row or none, another file_content or file_type, a file that is not there or is not a workbook;
 - compare_conference_city_in_order: the cities in order, with accents and punctuation, alternatives, one
   wrong or out of order, an empty cell, a number, fewer answers than rows, an answer of another kind, a
   file that is not a workbook, a missing one.
@@ -23,13 +25,17 @@ Prints the agreement per function."""
 
 from __future__ import annotations
 
+import datetime
+import types
+
 import pytest
 
 from bench.suites.osworld.basic_os import check_moved_jpgs, is_in_vm_clickboard
+from bench.suites.osworld.file_content import content_from_vm_file
 from bench.suites.osworld.place_names import compare_conference_city_in_order, fuzzy_place_math
 from bench.suites.osworld.text_files import compare_python_pure_text, compare_result_files, compare_text_file
 
-from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, basic_os, general, table, vscode
+from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, basic_os, file_getters, general, table, vscode
 from tests.task_files import document, xlsx
 
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"OSWorld's reference code is not at {REFERENCE}")
@@ -149,3 +155,52 @@ def test_compare_conference_city_in_order_agrees_with_osworlds_own(tmp_path, cap
                 C(FILE, b"not a workbook", rule), C(None, rule)])
     assert_agrees("compare_conference_city_in_order", table().compare_conference_city_in_order,
                   compare_conference_city_in_order, cases, tmp_path, capsys, suffix=".xlsx")
+
+
+class OneFile:
+    """What both getters ask of the VM, for one file: OSWorld's env (its controller's get_file, its cache
+    folder) and troupe's episode (vm_file)."""
+
+    def __init__(self, path: str, data: bytes | None, cache: str) -> None:
+        self.controller = types.SimpleNamespace(get_file=lambda asked: data if asked == path else None)
+        self.cache_dir, self.data, self.path = cache, data, path
+
+    async def vm_file(self, asked: str) -> bytes | None:
+        return self.data if asked == self.path else None
+
+
+async def _troupe_outcome(env: OneFile, spec: dict) -> object:
+    try:
+        return await content_from_vm_file(env, spec)
+    except Exception:  # noqa: BLE001 - a raise is an outcome to agree on
+        return "raises"
+
+
+@pytest.mark.anyio
+async def test_content_from_vm_file_reads_as_osworlds_getter(tmp_path, capsys):
+    path = "/home/user/Desktop/researchers.xlsx"
+    spec = {"type": "content_from_vm_file", "path": path, "file_type": "xlsx", "file_content": "last_row"}
+    header = ["Name", "Citations", "h-index", "Since", "Top paper"]
+    sheets = [xlsx([header, ["Ann", 10, 2.5, datetime.date(2020, 1, 2), "A"], ["Yann LeCun", 345074, 147, None, "Deep"]]),
+              xlsx([header, ["Yann LeCun", "345074", None, True, ""]]), xlsx([header]), xlsx([]), b"not a workbook"]
+    calls = ([(sheet, spec) for sheet in sheets] + [(sheets[0], {**spec, "file_content": "first_row"}),
+                                                   (sheets[0], {**spec, "file_type": "csv"}), (None, spec),
+                                                   (None, {**spec, "file_content": "first_row"})])
+    reference = file_getters().get_content_from_vm_file
+    differ = []
+    for data, asked in calls:
+        env = OneFile(path, data, str(tmp_path))
+        theirs = _reference_outcome(reference, env, asked)
+        mine = await _troupe_outcome(env, asked)
+        if theirs != mine:
+            differ.append((asked, theirs, mine))
+    with capsys.disabled():
+        print(f"\nparity content_from_vm_file: {len(calls) - len(differ)}/{len(calls)} cases agree with OSWorld's getter")
+    assert not differ
+
+
+def _reference_outcome(reference, env: OneFile, spec: dict) -> object:
+    try:
+        return reference(env, spec)
+    except Exception:  # noqa: BLE001 - a raise is an outcome to agree on
+        return "raises"

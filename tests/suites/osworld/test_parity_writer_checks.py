@@ -165,8 +165,7 @@ def tab_stops() -> list[Case]:
         "missing": None, "not-docx": NOT_A_DOCUMENT,
     }
     others = {name: files[name] for name in ("same", "near", "four-words", "no-tab")}
-    options = [{"word_number_split_by_tabstop": 1, "index": 1}, {"word_number_split_by_tabstop": 3, "index": 2},
-               {"word_number_split_by_tabstop": 3}]
+    options = [{"word_number_split_by_tabstop": 1, "index": 1}, {"word_number_split_by_tabstop": 3}]
     return (pairs(gold, files, word_number_split_by_tabstop=3, index=0) + pairs(gold, files)
             + [case for option in options for case in pairs(gold, others, **option)]
             + [Case(FILE, document([]), FILE, document([])), Case(FILE, document([" "]), FILE, document([]))])
@@ -217,7 +216,7 @@ def coloured_words() -> list[Case]:
         "near-red": coloured([("apple", RGBColor(250, 5, 0))]), "far-red": coloured([("apple", RGBColor(200, 40, 40))]),
         "uncoloured": coloured([("apple", None)]), "other-text": coloured(right, TEXT[:2]), "no-table": gold,
         "missing": None, "not-docx": NOT_A_DOCUMENT}
-    others = {name: results[name] for name in ("right", "near-red", "far-red")}
+    others = {name: results[name] for name in ("right", "near-red")}
     return (pairs(gold, results) + [case for options in ({"threshold": 0.5}, {"threshold": 40})
                                     for case in pairs(gold, others, **options)])
 
@@ -245,7 +244,7 @@ def references() -> list[Case]:
         "no-heading": document(body + REFERENCES), "heading-twice": document(["References"] + body + ["References"]
                                                                              + REFERENCES),
         "missing": None, "not-docx": NOT_A_DOCUMENT}
-    others = {name: results[name] for name in ("same", "typo", "other", "no-heading")}
+    others = {name: results[name] for name in ("same", "typo", "no-heading")}
     options = [{}, {"reference_base_result": 0.2}, {"reference_indicator": "Case study"}]
     return (pairs(gold, results, content_only=True, reference_base_result=0.6)
             + [case for option in options for case in pairs(gold, others, **option)]

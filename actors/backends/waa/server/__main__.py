@@ -2,7 +2,10 @@
 
 Prints one line, `listening on http://127.0.0.1:PORT display :N`, once it
 answers, so a parent process (a test, a script) knows where it is. Runs
-until SIGTERM or SIGINT, then stops its applications and its display.
+until SIGTERM or SIGINT (or, with --stop-with-stdin, until its stdin
+ends: a parent holding the other end of a pipe makes it stop when the
+parent dies, SIGKILL included), then stops its applications and its
+display.
 
 Files are served from the session's home and the `--root` folders only, and
 only pyautogui programs and WAA's browser commands (browser.py: Chromium
@@ -50,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--allow-commands", action="store_true",
                         help="run any command /execute, /setup/execute and /setup/launch ask for, shells included "
                              "(default: pyautogui programs only, parsed and never run as Python)")
+    parser.add_argument("--stop-with-stdin", action="store_true",
+                        help="stop, as on SIGTERM, when stdin reaches its end (a parent that holds a pipe to it "
+                             "makes the server stop when the parent dies, however it dies)")
     args = parser.parse_args(argv)
     if not args.token:
         parser.error("a token is required (--token or $TROUPE_WAA_TOKEN): its holder drives this desktop")
@@ -60,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     stopped = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stopped.set())
+    if args.stop_with_stdin:
+        threading.Thread(target=lambda: (sys.stdin.buffer.read(), stopped.set()), name="stdin-watch",
+                         daemon=True).start()
     session = Session.start(*args.size, accessibility=args.osworld)  # OSWorld's tree is AT-SPI's
     shims = Path(tempfile.mkdtemp(prefix="troupe-server-bin-"))
     session.owns(shims)
