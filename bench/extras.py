@@ -26,7 +26,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
             "soxr", "fastdtw", "rapidfuzz", "pymupdf", "pypdf", "LnkParse3"),
     "osworld": ("playwright", "tldextract", "openpyxl", "pandas", "docx", "pptx", "pymupdf", "pypdf", "imagehash",
                 "mutagen", "rapidfuzz", "numpy", "odf", "PIL", "cv2", "soundfile", "soxr", "fastdtw", "lxml",
-                "cssselect", "yaml", "formulas"),
+                "cssselect", "yaml", "formulas", "bs4"),
     "mind2web": ("pyarrow",),
     "analysis": ("pandas",),
     "ray": ("ray",),

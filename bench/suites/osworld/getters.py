@@ -35,7 +35,9 @@ the metrics here read the bytes the same way).
   the server answers anything but 200 (the folder is not there);
   `content_from_vm_file`: a sheet's last row (file_content.py);
 - Chrome's profile getters (chrome.py), its appearance mode (chrome_appearance.py), its extensions
-  (chrome_extensions.py), its tabs (chrome_tabs.py) and parts of the active tab's address (chrome_urls.py);
+  (chrome_extensions.py), its tabs (chrome_tabs.py), parts of the active tab's address (chrome_urls.py),
+  web pages it loads (chrome_pages.py) and its cookies (chrome_cookies.py);
+- days relative to today written into a rule (relative_time.py);
 - VLC's web interface status (vlc_status.py), the screen's and a window's size (sizes.py), a slide's
   sound (slide_audio.py), a slide's background picture (slide_images.py).
 """
@@ -49,12 +51,15 @@ import httpx
 
 from bench.suites.osworld.chrome import CHROME_GETTERS
 from bench.suites.osworld.chrome_appearance import APPEARANCE_GETTERS
+from bench.suites.osworld.chrome_cookies import COOKIE_GETTERS
 from bench.suites.osworld.chrome_extensions import EXTENSION_GETTERS
+from bench.suites.osworld.chrome_pages import PAGE_GETTERS
 from bench.suites.osworld.chrome_tabs import TAB_GETTERS
 from bench.suites.osworld.chrome_urls import URL_GETTERS
 from bench.suites.osworld.episode import Episode
 from bench.suites.osworld.file_content import CONTENT_GETTERS
 from bench.suites.osworld.errors import GetterFailed
+from bench.suites.osworld.relative_time import RELATIVE_TIME_GETTERS
 from bench.suites.osworld.sizes import SIZE_GETTERS
 from bench.suites.osworld.slide_audio import SLIDE_AUDIO_GETTERS
 from bench.suites.osworld.slide_images import SLIDE_IMAGE_GETTERS
@@ -216,10 +221,13 @@ GETTERS: dict[str, Getter] = {
     **EXTENSION_GETTERS,
     **TAB_GETTERS,
     **URL_GETTERS,
+    **PAGE_GETTERS,
+    **COOKIE_GETTERS,
     **VLC_STATUS_GETTERS,
     **SIZE_GETTERS,
     **SLIDE_AUDIO_GETTERS,
     **SLIDE_IMAGE_GETTERS,
+    **RELATIVE_TIME_GETTERS,
     **CONTENT_GETTERS,
 }
 
