@@ -4,16 +4,19 @@ in a data set this machine cannot reach), and per domain a task runs its set-up 
 cache, LibreOffice opening the file), then the oracle reaches the solved state through the episode's own
 server (the application quit, the solved file uploaded where the task reads it) and scores 1, while the
 untouched state scores 0: a Calc, a Writer and an Impress task, a Thunderbird one whose profile comes
-from the cache as a tarball, an os one whose check script the cache holds, and a multi_apps one. Each domain once per event loop, as test_local_apps: on asyncio the oracle
+from the cache as a tarball, an os one whose check script the cache holds, a multi_apps one, and a VLC
+one read from VLC's web interface. Each domain once per event loop, as test_local_apps: on asyncio the oracle
 solves, on trio the agent leaves the task alone."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import anyio
 import httpx
 import pytest
 
@@ -22,6 +25,8 @@ from bench.suites.osworld.catalog import Catalog
 from bench.suites.osworld.needs import cache_name, getter_specs, steps
 from protocols import ErrorKind, Task
 
+from bench.suites.osworld.vlc_status import STATUS, VLC_WEB_PASSWORD
+from tests.media_files import video
 from tests.osworld_servers import run_on_local_desktops
 from tests.task_files import document, slides, tar_gz, xlsx
 from tests.paths import ROOT
@@ -78,6 +83,10 @@ PROFILES_INI = (b"[Profile0]\nName=default-release\nIsRelative=1\nPath=t5q2a5hp.
 PREFS = ('// Mozilla User Preferences\n\nuser_pref("mail.identity.id1.fullName", "Anonym");\n'
          'user_pref("mail.identity.id1.useremail", "anonym@example.org");\n')
 """A profile like the task's thunderbird-profile.tar.gz (one identity); solved, replies do not quote."""
+PLAY_SONG = "vlc/59f21cfb-0120-4326-b255-a5b827b38967"
+SONG = "Rick Astley - Never Gonna Give You Up (Official Music Video).mp4"
+CLIP = video(120, size=(160, 120), fps=2)
+"""A minute of video (still playing when the evaluation reads VLC's status), a few dozen KiB."""
 
 
 class Made:
@@ -101,6 +110,7 @@ MADE: dict[str, Made] = {
         start={"thunderbird-profile.tar.gz": tar_gz({".thunderbird/profiles.ini": PROFILES_INI,
                                                      f"{PROFILE}/prefs.js": PREFS.encode()})},
         gold={}, solved=(PREFS + 'user_pref("mail.identity.id1.auto_quote", false);\n').encode()),
+    PLAY_SONG: Made(start={SONG: CLIP}, gold={}, solved=b""),
     GREEN_SLIDE: Made(start={"214_9.pptx": slides(*TALK)}, gold={"214_9_Gold.pptx": slides(*TALK, background="00A933")},
                       solved=slides(*TALK, background="00A933")),
 }
@@ -153,6 +163,24 @@ async def in_terminal(server, task: Task, command: str) -> None:
         (await http.post(f"{server.url}/execute", json={"command": command, "shell": True})).raise_for_status()
 
 
+async def play_in_vlc(server, task: Task) -> None:
+    """The oracle of the VLC task: VLC quit and started again on the song (as double-clicking it would),
+    then VLC's own web interface asked until it says it plays (at most 30 s)."""
+    async with httpx.AsyncClient(headers={TOKEN_HEADER: server.token}, timeout=120) as http:
+        (await http.post(f"{server.url}/execute", json={"command": quits("vlc"), "shell": True})).raise_for_status()
+        (await http.post(f"{server.url}/setup/launch", json={
+            "command": f"vlc --no-audio --no-video-title-show '/home/user/Desktop/{SONG}'", "shell": True})
+         ).raise_for_status()
+    async with httpx.AsyncClient(timeout=5) as web:
+        with anyio.fail_after(30):
+            while True:
+                with contextlib.suppress(httpx.HTTPError):
+                    reply = await web.get(f"{server.vlc}{STATUS}", auth=("", VLC_WEB_PASSWORD))
+                    if b"<state>playing</state>" in reply.content:
+                        return
+                await anyio.sleep(0.2)
+
+
 async def check(task: Task, cache: Path, anyio_backend: str, quit: str = "soffice.bin",
                 solve: Callable | None = None) -> None:
     """On asyncio the oracle solves the task (1.0: by `solve`, else by uploading the solved file once `quit`
@@ -200,3 +228,11 @@ async def test_an_os_task_downloads_its_check_from_the_cache_at_evaluation_and_i
 @requires("localc")
 async def test_a_multi_apps_task_with_spaces_in_its_file_names_is_scored_by_sheet_fuzzy(tasks, cache, anyio_backend):
     await check(tasks[NEW_MODELS], cache, anyio_backend)
+
+
+@requires("vlc")
+async def test_a_vlc_task_downloads_its_video_from_the_cache_and_is_vlc_playing_reads_vlcs_web_interface(
+        tasks, cache, anyio_backend):
+    """VLC starts with its web interface on (the home's vlcrc, as on OSWorld's image): untouched it plays
+    nothing (state stopped: 0); playing the song scores 1."""
+    await check(tasks[PLAY_SONG], cache, anyio_backend, solve=play_in_vlc)
