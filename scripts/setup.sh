@@ -18,8 +18,8 @@ done
 APT_PACKAGES=(chromium chromium-headless-shell)
 # The X11 desktop backend and its suite: display, input, window manager, AT-SPI, applications.
 APT_PACKAGES+=(xvfb xdotool openbox dbus at-spi2-core mousepad galculator xterm git)
-# OSWorld's tasks with no VM: the tools their setup commands call (jq edits Chrome's Preferences).
-APT_PACKAGES+=(jq)
+# OSWorld's tasks with no VM: the tools their commands call (jq edits Chrome's Preferences, xsel reads the clipboard).
+APT_PACKAGES+=(jq xsel)
 # OSWorld's applications with no VM (about 170 s on a fresh machine): VLC, GIMP, LibreOffice, Thunderbird, sar.
 if $osworld_apps; then
     APT_PACKAGES+=(vlc gimp libreoffice-impress sysstat)

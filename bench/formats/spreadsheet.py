@@ -16,6 +16,7 @@
   workbook; an index past the end names no sheet (""). A file either
   library cannot open raises `UnreadableWorkbook`, a sheet named otherwise
   (or in an expected workbook the task has none of) `SheetIndexError`;
+- `FONT_STYLES`: the font styles both references read, by Font attribute;
 - `value_matches`: a value against a `{method, ref}` rule, as both
   references' _match_value_to_rule: eq, ne, lt, le, gt, ge, re[.FLAG...],
   approx:T, range.XY, str_list_eq, str_set_eq, spreadsheet_range. A method
@@ -40,10 +41,14 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from protocols import TroupeError
 
-__all__ = ["MAIN", "METHODS", "SheetIndexError", "UnknownMethod", "UnreadableWorkbook", "Workbooks", "sheet_cells",
-           "value_matches"]
+__all__ = ["FONT_STYLES", "MAIN", "METHODS", "SheetIndexError", "UnknownMethod", "UnreadableWorkbook", "Workbooks",
+           "sheet_cells", "value_matches"]
 
 MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+FONT_STYLES = {"font_name": "name", "font_family": "family", "font_color": "color", "font_bold": "bold",
+               "font_italic": "italic", "font_underline": "underline", "font_size": "size"}
+"""The font styles both references' _read_cell_style read (a cell's, or a conditional format's), by the
+openpyxl Font attribute each reads (the colour's `rgb` for font_color)."""
 METHODS = "eq, ne, lt, le, gt, ge, re[.FLAG], approx:T, range.XY, str_list_eq, str_set_eq, spreadsheet_range"
 
 

@@ -2,8 +2,9 @@
 
 reset: close the last session, start a new display (size from the task's
 `raw_config["screen"]`, else the backend's), home and AT-SPI bus, run the
-task's setup steps. act: plan the action (actors.backends.input_plan), send it with
-xdotool through XTEST, wait for the screen to settle. Observe: mss
+task's setup steps. act: plan the action (actors.backends.input_plan), send it
+through XTEST on a connection of the desktop's own (actors.backends.x11.xtest),
+wait for the screen to stop drawing (actors.backends.x11.redraws). Observe: mss
 screenshot, active window title and application (python-xlib), AT-SPI tree
 in a worker thread whose walk stops itself at its deadline.
 
@@ -18,6 +19,7 @@ import functools
 from typing import Any
 
 import anyio
+from Xlib.error import ConnectionClosedError, XError
 
 from protocols import Acted, Action, Task, UIElement, Viewport, Wait
 from runtime.errors import Refused
@@ -27,9 +29,10 @@ from actors.normalize import atspi as normalize_atspi
 from actors.backends.files import read_state
 from actors.backends.screenshots import Encoding, Screen
 from actors.backends.treewalk import Walk, WalkLimits
-from actors.backends.x11 import atspi, xdotool
-from actors.backends.x11.keymap import SpareKeys
-from actors.backends.x11.session import Session, require
+from actors.backends.x11 import atspi
+from actors.backends.x11.redraws import Redraws
+from actors.backends.x11.xtest import XTestInput, batches
+from actors.backends.x11.session import Session
 from actors.errors import ConfigError
 from actors.backends.x11.setup import parse_steps, run_steps
 from actors.backends.x11.windows import WindowList
@@ -45,10 +48,11 @@ class X11Desktop:
         self.session: Session | None = None
         self.screen: Screen | None = None
         self.windows: WindowList | None = None
-        self.spare_keys: SpareKeys | None = None
+        self.input: XTestInput | None = None
+        self.redraws: Redraws | None = None
         self.last_tree: UIElement | None = None
         self._xlib = anyio.CapacityLimiter(1)
-        self._xdotool = require("xdotool", "xdotool")
+        self._input = anyio.CapacityLimiter(1)
 
     # --- VMBackend --------------------------------------------------------------------
 
@@ -62,7 +66,8 @@ class X11Desktop:
         self.session = Session.start(width, height)
         self.screen = Screen(self.session.display, self.encoding)
         self.windows = WindowList(self.session.display)
-        self.spare_keys = SpareKeys(self.windows.conn)
+        self.input = XTestInput(self.session.display)
+        self.redraws = Redraws(self.session.display)
         await anyio.to_thread.run_sync(self.windows.wait_for_manager, 10.0, limiter=self._xlib)
         await run_steps(self.session, steps, self._wait_window)
 
@@ -73,19 +78,19 @@ class X11Desktop:
             ops = Plan(session.width, session.height, self._find).ops(action)
         except StepError as exc:
             return Acted(error=str(exc))
-        typed = "".join(op[1] for op in ops if op[0] == "type")
-        if not typed.isascii():
-            await anyio.to_thread.run_sync(self.spare_keys.bind, typed, limiter=self._xlib)
-        for command in xdotool.commands(ops):
-            if isinstance(command, float):
-                await anyio.sleep(command)
+        await anyio.to_thread.run_sync(self.redraws.forget, limiter=self._input)
+        for batch in batches(ops):
+            if isinstance(batch, float):
+                await anyio.sleep(batch)
                 continue
-            result = await anyio.run_process([self._xdotool, *command], env=session.env, check=False)
-            if result.returncode != 0:
+            try:
+                await anyio.to_thread.run_sync(self.input.send, batch, limiter=self._input)
+            except (XError, ConnectionClosedError) as exc:
                 session.check()  # a dead display is a crash, not the agent's fault
-                return Acted(error=f"xdotool failed: {result.stderr.decode(errors='replace').strip()}")
+                return Acted(error=f"X input failed: {exc}")
         acted = anyio.current_time()
-        settle = 0.0 if isinstance(action, Wait) else await self.screen.settle(bound=self.settle_bound)
+        settle = 0.0 if isinstance(action, Wait) else await anyio.to_thread.run_sync(
+            functools.partial(self.redraws.settle, bound=self.settle_bound), limiter=self._input)
         session.check()
         return Acted(duration=acted - began, settle=settle)
 
@@ -131,10 +136,10 @@ class X11Desktop:
         return await anyio.to_thread.run_sync(self.windows.wait_for, title, timeout, limiter=self._xlib)
 
     def close(self) -> None:
-        for part in (self.screen, self.windows, self.session):
+        for part in (self.input, self.redraws, self.screen, self.windows, self.session):
             if part is not None:
                 part.close()
-        self.screen = self.windows = self.spare_keys = self.session = None
+        self.input = self.redraws = self.screen = self.windows = self.session = None
         self.last_tree = None
 
 

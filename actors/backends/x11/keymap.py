@@ -1,23 +1,21 @@
-"""Characters the keyboard map lacks, each bound to a spare keycode of its own before it is typed.
+"""Characters and keys the keyboard map lacks, each bound to a spare keycode of its own before it is typed.
 
 xdotool types a character the keymap lacks by binding it to one scratch
 keycode, pressing it, then rebinding that same keycode for the next such
 character. An application that looks the keycode up after the rebinding reads
 the next character instead: on a loaded machine "Grüße" arrived in Mousepad as
 "Grßße". Binding every such character of a text to a key of its own before
-xdotool runs leaves nothing to race: xdotool finds the character in the map
-and presses its key. Xvfb leaves about 19 keycodes unbound; a few stay free for
-xdotool, the rest are reused least recently used first, never for a character
-of the text being typed. A text needing more than that leaves the rest to
-xdotool's own rebinding (typed slowly, see actors.backends.x11.xdotool).
+it is typed leaves nothing to race. Xvfb leaves about 19 keycodes unbound;
+they are reused least recently used first, never for a character of the
+text being typed (actors.backends.x11.xtest types a text needing more in
+parts).
 """
 
 from __future__ import annotations
 
-from Xlib import display as xdisplay
+from collections.abc import Iterable
 
-# Unbound keycodes left to xdotool for what the spare keys cannot hold.
-_LEFT_TO_XDOTOOL = 4
+from Xlib import display as xdisplay
 
 
 def keysym(char: str) -> int:
@@ -27,7 +25,7 @@ def keysym(char: str) -> int:
 
 
 class SpareKeys:
-    """The desktop's unbound keycodes, lent to the characters each typed text needs."""
+    """The desktop's unbound keycodes, lent to the keysyms each typed text or key needs."""
 
     def __init__(self, conn: xdisplay.Display) -> None:
         self._conn = conn
@@ -35,15 +33,20 @@ class SpareKeys:
         mapping = self._mapping()
         self._width = len(mapping[0])
         unbound = [first + index for index, syms in enumerate(mapping) if not any(syms)]
-        self._held: dict[int, int] = dict.fromkeys(unbound[_LEFT_TO_XDOTOOL:], 0)  # keycode -> keysym, LRU first
+        self._held: dict[int, int] = dict.fromkeys(unbound, 0)  # keycode -> keysym, LRU first
+
+    @property
+    def capacity(self) -> int:
+        """How many keysyms can hold a spare key at once."""
+        return len(self._held)
 
     def _mapping(self) -> list:
         info = self._conn.display.info
         return self._conn.get_keyboard_mapping(info.min_keycode, info.max_keycode - info.min_keycode + 1)
 
-    def bind(self, text: str) -> None:
-        """Give each character of `text` the keymap lacks a key, keeping keys this text uses."""
-        wanted = dict.fromkeys(map(keysym, text))
+    def bind(self, syms: Iterable[int]) -> None:
+        """Give each of `syms` the keymap lacks a key, keeping keys these use."""
+        wanted = dict.fromkeys(syms)
         present = {sym for syms in self._mapping() for sym in syms}
         for keycode in [k for k, sym in self._held.items() if sym in wanted]:  # used again: most recent
             self._held[keycode] = self._held.pop(keycode)

@@ -9,6 +9,9 @@ Every process is started with PR_SET_PDEATHSIG: if the node is killed with
 SIGKILL, its Xvfb and applications die with it instead of piling up.
 Processes are started from the event loop's thread on purpose — the death
 signal follows the *thread* that forked, and a worker thread may exit.
+What they start in turn, the home folder and the folders the owner hands
+over (`owns`) are ended and deleted by the session's reaper
+(actors.backends.x11.reaper) when the owner dies without closing it.
 
 `check()` is how a dead desktop becomes a crash of the node: it raises
 `DesktopDied` when Xvfb or a watched application is gone, and the hosting
@@ -30,6 +33,8 @@ from pathlib import Path
 
 from protocols import TroupeError
 from runtime.process_tree import end_processes, processes_with_environ
+
+from actors.backends.x11 import reaper
 
 AT_SPI_LAUNCHER = "/usr/libexec/at-spi-bus-launcher"
 _PR_SET_PDEATHSIG = 1
@@ -96,11 +101,15 @@ class Session:
     display: str = ""
     env: dict[str, str] = field(default_factory=dict)
     procs: list[Proc] = field(default_factory=list)
+    owned: list[Path] = field(default_factory=list)
+    _reaper: tuple[subprocess.Popen, int] | None = field(default=None, repr=False)
+    """The reaper's watcher and the write end of its pipe."""
 
     @classmethod
     def start(cls, width: int, height: int, *, window_manager: bool = True, accessibility: bool = True) -> Session:
         session = cls(width, height, Path(tempfile.mkdtemp(prefix="troupe-home-")))
         try:
+            session._start_reaper()
             session._start_display()
             if accessibility:
                 session._start_accessibility()
@@ -110,6 +119,29 @@ class Session:
             session.close()
             raise
         return session
+
+    def _start_reaper(self) -> None:
+        read, write = os.pipe()
+        try:
+            watcher = subprocess.Popen(reaper.watcher(self.home), stdin=read, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL, start_new_session=True)
+        except BaseException:
+            os.close(write)
+            raise
+        finally:
+            os.close(read)
+        self._reaper = (watcher, write)
+
+    def owns(self, folder: Path) -> None:
+        """Delete `folder` with the home: when the session closes, or by the reaper if its owner dies first."""
+        self.owned.append(folder)
+        self._tell_reaper(os.fsencode(folder))
+
+    def _tell_reaper(self, line: bytes) -> None:
+        try:
+            os.write(self._reaper[1], line + b"\n")
+        except BrokenPipeError:
+            pass  # the reaper was ended from outside: the session's own close is all there is
 
     def _start_display(self) -> None:
         xvfb = require("Xvfb", "xvfb")
@@ -197,4 +229,11 @@ class Session:
                 proc.popen.wait()
         self.procs.clear()
         end_processes(strays, grace=2.0)
-        shutil.rmtree(self.home, ignore_errors=True)
+        for folder in (self.home, *self.owned):
+            shutil.rmtree(folder, ignore_errors=True)
+        if self._reaper is not None:
+            self._tell_reaper(reaper.DONE.encode())
+            watcher, write = self._reaper
+            self._reaper = None
+            os.close(write)
+            watcher.wait()

@@ -8,7 +8,8 @@ Its rules, in its order:
   last action was Fail and 0 otherwise; any other task scores 0 when it was;
 - one function: a result getter that found no file (FileNotFoundError in
   OSWorld) scores 0; otherwise the metric is called with the result, the
-  expected value when the task has an `expected` spec, and the options;
+  expected value when the task has an `expected` spec, and the options (a
+  file as a CachedFile, with the files beside it in OSWorld's cache folder);
 - several functions, in order: with `conj` "and" the first that scores 0
   (or whose result getter found no file) decides 0, with "or" the first that
   scores 1 decides 1; otherwise the mean ("and") or the best ("or"). Under
@@ -29,6 +30,7 @@ from typing import Any
 from protocols import Evaluate, Fail, Verdict
 from runtime.errors import Refused
 
+from bench.suites.osworld.cached_file import as_cached
 from bench.suites.osworld.errors import MetricFailed
 from bench.suites.osworld.metrics import INFEASIBLE, METRICS
 
@@ -62,7 +64,7 @@ class OSWorldChecker:
         if isinstance(spec.get("func"), str):
             if "result[0]" in state.get("absent", []):
                 return Verdict(success=False, reason=f"{funcs[0]}: the result getter found no file")
-            result = self._value(task_id, state, "result", 0)
+            result = self._value(task_id, state, spec, "result", 0)
             score = self._score(task_id, 0, funcs[0], result, state, spec, spec.get("options", {}))
             return Verdict(success=score >= 1.0, score=score, reason=f"{funcs[0]}={score:g}")
         conj = spec.get("conj", "and")
@@ -76,7 +78,7 @@ class OSWorldChecker:
                     raise Refused(f"{task_id}: {func}: the first result getter found no file under conj 'or' "
                                   "(OSWorld's evaluate() raises here)")
             else:
-                result = self._value(task_id, state, "result", index)
+                result = self._value(task_id, state, spec, "result", index)
             options = (spec["options"][index] or {}) if "options" in spec else {}
             score = self._score(task_id, index, func, result, state, spec, options)
             scores.append(score)
@@ -88,12 +90,15 @@ class OSWorldChecker:
         return Verdict(success=score >= 1.0, score=score, reason=reason)
 
     @staticmethod
-    def _value(task_id: str, state: dict[str, Any], key: str, index: int) -> Any:
+    def _value(task_id: str, state: dict[str, Any], spec: dict[str, Any], key: str, index: int) -> Any:
+        """The value a getter read, a file as a CachedFile (cached_file.py)."""
         errors = [e for e in state.get("errors", []) if e.startswith(f"{key}[{index}]")]
         if errors:
             raise Refused(f"{task_id}: could not read the VM state: {'; '.join(errors)}")
         values = state.get(key, [])
-        return values[index] if index < len(values) else None
+        getters = spec.get(key)
+        getter = getters[index] if isinstance(getters, list) and index < len(getters) else getters
+        return as_cached(values[index] if index < len(values) else None, getter, state.get("cache", {}))
 
     def _score(self, task_id: str, index: int, func: str, result: Any, state: dict[str, Any],
                spec: dict[str, Any], options: Any) -> float:
@@ -107,7 +112,7 @@ class OSWorldChecker:
             if not wanted:
                 raise Refused(f"{task_id}: {func}: expected[{index}] is empty, so OSWorld has no getter to call "
                               "(its evaluate() raises here)")
-            arguments.append(self._value(task_id, state, "expected", index))
+            arguments.append(self._value(task_id, state, spec, "expected", index))
         try:
             return float(metric(*arguments, **options))
         except MetricFailed as exc:

@@ -1,8 +1,8 @@
 """What `--list` says of an OSWorld task folder: per domain, what runs here and what each other task lacks.
 
 A task runs here when this machine gives it everything it needs from
-outside (needs.py: the cache's files, the live web, a Google account, a
-GNOME session, VS Code) and troupe has every step type, getter and metric it
+outside (needs.py: the cache's files, the live web, a Google account, with no
+VM a GNOME session and VS Code) and troupe has every step type, getter and metric it
 names. Infeasible tasks (func "infeasible") need no evaluator and are
 counted apart. What is missing overall is totalled, most needed first, so
 the next piece of work is obvious.
@@ -60,8 +60,9 @@ class Gap:
         return [*self.outside.kinds(), *self.troupe]
 
 
-def gap(task: Task, cache: Path | None, installed: Installed | None = None) -> Gap:
-    return Gap(outside(task, cache, installed), tuple(troupe_lacks(task)))
+def gap(task: Task, cache: Path | None, installed: Installed | None = None, web: bool = False,
+        on_vm: bool = False) -> Gap:
+    return Gap(outside(task, cache, installed, web, on_vm), tuple(troupe_lacks(task)))
 
 
 def is_infeasible(task: Task) -> bool:
@@ -76,14 +77,16 @@ class DomainCoverage:
     lacking: dict[str, Gap] = field(default_factory=dict)
 
 
-def coverage(tasks: list[Task], cache: Path | None, installed: Installed | None = None) -> dict[str, DomainCoverage]:
+def coverage(tasks: list[Task], cache: Path | None, installed: Installed | None = None,
+             web: bool = False, on_vm: bool = False) -> dict[str, DomainCoverage]:
     """Per domain, in the task list's order: runnable feasible tasks, runnable infeasible ones, the rest's gaps
-    (`installed`: which programs this machine has, where tasks run on its desktop)."""
+    (`installed`: which programs this machine has, where tasks run on its desktop; `web`: whether the
+    desktop reaches the live web; `on_vm`: they run on an OSWorld VM)."""
     domains: dict[str, DomainCoverage] = {}
     for task in tasks:
         figures = domains.setdefault(task.domain, DomainCoverage())
         figures.tasks += 1
-        found = gap(task, cache, installed)
+        found = gap(task, cache, installed, web, on_vm)
         if found:
             figures.lacking[task.task_id] = found
         elif is_infeasible(task):
@@ -93,9 +96,10 @@ def coverage(tasks: list[Task], cache: Path | None, installed: Installed | None 
     return domains
 
 
-def report(tasks: list[Task], cache: Path | None, title: str, installed: Installed | None = None) -> str:
+def report(tasks: list[Task], cache: Path | None, title: str, installed: Installed | None = None,
+           web: bool = False, on_vm: bool = False) -> str:
     """Plain text: a line per domain, each task that cannot run with what it lacks, the totals."""
-    domains = coverage(tasks, cache, installed)
+    domains = coverage(tasks, cache, installed, web, on_vm)
     lines = [title, f"{'domain':<20} {'tasks':>5} {'runnable':>8} {'infeasible':>10}"]
     total = DomainCoverage()
     needed: Counter = Counter()

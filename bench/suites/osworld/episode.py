@@ -4,17 +4,21 @@ OSWorld's getters take the env (its controller, VM address, cache folder); troup
 take an `Episode`: the server's client, the task's folder in the user's cache, what
 `command` steps saved with `stdout`/`stderr` (OSWorld writes those into the cache
 folder, where `cache_file` getters read them), the screen size and the VM user's
-password that placeholders name.
+password that placeholders name, and the VM user's home (command getters name it
+/home/user, as the tasks do).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from actors.backends.waa.client import WAAClient
 from bench.suites.osworld.errors import SetupFailed
 
+HOME = "/home/user"
+"""The VM user's home as OSWorld's tasks name it."""
 DEFAULT_PASSWORD = "password"
 """OSWorld's client password for its own VM images (AWS ones use another; --osworld-password)."""
 
@@ -27,7 +31,10 @@ class Episode:
     password: str = DEFAULT_PASSWORD
     screen: tuple[int, int] = (1920, 1080)
     saved: dict[str, bytes] = field(default_factory=dict)
-    """Outputs `command` steps saved by name (`stdout`: "grep.out")."""
+    """What this episode wrote into the task's cache folder, by name: outputs `command` steps saved
+    (`stdout`: "grep.out"), and the files getters fetched and did not hand to a metric."""
+    home: str | None = None
+    """The VM user's home as the VM names it, once asked (`named_as_tasks_name_it`)."""
 
     def cached(self, name: str) -> bytes | None:
         """A file of the task's cache folder: one a step saved this episode, else the user's."""
@@ -36,6 +43,22 @@ class Episode:
         if self.cache is not None and (self.cache / name).is_file():
             return (self.cache / name).read_bytes()
         return None
+
+    async def named_as_tasks_name_it(self, text: str) -> str:
+        """What a command printed, with the VM user's home named as the tasks name it: on troupe's
+        local desktops the session's home stands for /home/user, so a path the agent copied from its
+        terminal or file manager reads as it would on OSWorld's VM (where this changes nothing)."""
+        if self.home is None:
+            response = await self.client.post("/execute", json={"command": "echo ~", "shell": True},
+                                              answer_server_errors=True)
+            try:
+                answer = response.json() if response.status_code == 200 else {}
+            except ValueError:
+                answer = {}
+            self.home = str(answer.get("output") or "").strip() if isinstance(answer, dict) else ""
+        if self.home in ("", "/", HOME):
+            return text
+        return re.sub(re.escape(self.home) + r"(?=/|\b|$)", HOME, text)
 
     async def vm_file(self, path: str) -> bytes | None:
         """A file's bytes through /file; None when the server gives none (OSWorld's get_file)."""

@@ -7,12 +7,16 @@ the metrics here read the bytes the same way).
 
 - `rule`: the spec's `rules`; `vm_command_line` / `vm_command_error`: a
   command's stdout / stderr through /execute, None when the server answers
-  anything but 200; `vm_terminal_output`: /terminal's `output`;
+  anything but 200, the VM user's home in it named /home/user as the tasks
+  name it (on troupe's local desktops the session's home stands for it);
+  `vm_terminal_output`: /terminal's `output`;
 - `vm_file`: /file's bytes, None for a file the server does not give (with
   `multi` and `gives`, the list OSWorld returns: one value when `gives`
-  names one file);
+  names one file; the files it does not give stay in the episode's cache
+  folder, cached_file.py);
 - `cloud_file`: the expected file from the user's cache folder
-  (`<cache>/<task id>/<dest>`), fetched from its URL when the folder lacks it;
+  (`<cache>/<task id>/<dest>`), fetched from its URL when the folder lacks it
+  (`multi` and `gives` as for vm_file);
 - `cache_file`: a file a `command` step saved (or the user's cache folder
   holds); OSWorld asserts it exists, so a missing one is an evaluation error;
 - `vlc_config` / `gimp_config_file`: VLC's vlcrc / a file of GIMP 2.10's
@@ -24,10 +28,18 @@ the metrics here read the bytes the same way).
   OSWorld's video types (its list, duplicates included, weigh the count),
   'unknown' when it names none;
 - `accessibility_tree`: /accessibility's `AT` text, None when it fails;
-- Chrome's profile getters (chrome.py), its appearance mode (chrome_appearance.py) and its tabs
-  (chrome_tabs.py) and parts of the active tab's address (chrome_urls.py);
+- `vm_wallpaper`: the picture /wallpaper answers; an empty file when it
+  answers anything but 200, as OSWorld's getter writes one (its metric then
+  raises reading it);
+- `list_directory`: /list_directory's tree of the folder `path`, None when
+  the server answers anything but 200 (the folder is not there);
+  `content_from_vm_file`: a sheet's last row (file_content.py);
+- Chrome's profile getters (chrome.py), its appearance mode (chrome_appearance.py), its extensions
+  (chrome_extensions.py), its tabs (chrome_tabs.py), parts of the active tab's address (chrome_urls.py),
+  web pages it loads (chrome_pages.py) and its cookies (chrome_cookies.py);
+- days relative to today written into a rule (relative_time.py);
 - VLC's web interface status (vlc_status.py), the screen's and a window's size (sizes.py), a slide's
-  sound (slide_audio.py).
+  sound (slide_audio.py), a slide's background picture (slide_images.py).
 """
 
 from __future__ import annotations
@@ -39,12 +51,18 @@ import httpx
 
 from bench.suites.osworld.chrome import CHROME_GETTERS
 from bench.suites.osworld.chrome_appearance import APPEARANCE_GETTERS
+from bench.suites.osworld.chrome_cookies import COOKIE_GETTERS
+from bench.suites.osworld.chrome_extensions import EXTENSION_GETTERS
+from bench.suites.osworld.chrome_pages import PAGE_GETTERS
 from bench.suites.osworld.chrome_tabs import TAB_GETTERS
 from bench.suites.osworld.chrome_urls import URL_GETTERS
 from bench.suites.osworld.episode import Episode
+from bench.suites.osworld.file_content import CONTENT_GETTERS
 from bench.suites.osworld.errors import GetterFailed
+from bench.suites.osworld.relative_time import RELATIVE_TIME_GETTERS
 from bench.suites.osworld.sizes import SIZE_GETTERS
 from bench.suites.osworld.slide_audio import SLIDE_AUDIO_GETTERS
+from bench.suites.osworld.slide_images import SLIDE_IMAGE_GETTERS
 from bench.suites.osworld.vlc_status import VLC_STATUS_GETTERS
 
 Getter = Callable[[Episode, dict[str, Any]], Awaitable[Any]]
@@ -77,7 +95,8 @@ async def _command(episode: Episode, spec: dict[str, Any], field: str) -> str | 
     except ValueError:
         raise GetterFailed(f"/execute answered HTTP {response.status_code} that is not JSON "
                            f"(OSWorld's getter raises here): {response.text[:200]}") from None
-    return answer.get(field) if response.status_code == 200 and isinstance(answer, dict) else None
+    value = answer.get(field) if response.status_code == 200 and isinstance(answer, dict) else None
+    return await episode.named_as_tasks_name_it(value) if isinstance(value, str) and value else value
 
 
 async def _vm_command_line(episode: Episode, spec: dict[str, Any]) -> str | None:
@@ -93,26 +112,29 @@ async def _vm_terminal_output(episode: Episode, spec: dict[str, Any]) -> str | N
     return response.json().get("output") if response.status_code == 200 else None
 
 
-def _given(values: list[Any], spec: dict[str, Any]) -> Any:
-    """OSWorld's `gives`: the files handed to the metric, one value when it is one."""
+def _listed(spec: dict[str, Any], key: str) -> list[Any]:
+    return list(spec[key]) if spec.get("multi", False) else [spec[key]]
+
+
+def _given(episode: Episode, values: list[Any], spec: dict[str, Any]) -> Any:
+    """OSWorld's `gives`: the files handed to the metric, one value when it is one; the others stay in
+    the episode's cache folder under their `dest`, where a metric may look for them (cached_file.py)."""
     gives = set(spec.get("gives", [0]))
+    for index, (value, dest) in enumerate(zip(values, _listed(spec, "dest"))):
+        if index not in gives and value is not None:
+            episode.saved[dest] = value
     chosen = [value for index, value in enumerate(values) if index in gives]
     return chosen[0] if len(chosen) == 1 else chosen
 
 
-def _paths(spec: dict[str, Any]) -> list[Any]:
-    return list(spec["path"]) if spec.get("multi", False) else [spec["path"]]
-
-
 async def _vm_file(episode: Episode, spec: dict[str, Any]) -> Any:
-    return _given([await episode.vm_file(path) for path in _paths(spec)], spec)
+    return _given(episode, [await episode.vm_file(path) for path in _listed(spec, "path")], spec)
 
 
 async def _cloud_file(episode: Episode, spec: dict[str, Any]) -> Any:
-    dests = list(spec["dest"]) if spec.get("multi", False) else [spec["dest"]]
     values = []
     async with httpx.AsyncClient(timeout=300.0, follow_redirects=True) as web:
-        for url, dest in zip(_paths(spec), dests):
+        for url, dest in zip(_listed(spec, "path"), _listed(spec, "dest")):
             data = episode.cached(dest)
             if data is None:
                 try:
@@ -123,7 +145,7 @@ async def _cloud_file(episode: Episode, spec: dict[str, Any]) -> Any:
                                        f"could not be fetched: {exc}") from None
                 data = response.content
             values.append(data)
-    return _given(values, spec)
+    return _given(episode, values, spec)
 
 
 async def _cache_file(episode: Episode, spec: dict[str, Any]) -> bytes:
@@ -165,9 +187,19 @@ async def _default_video_player(episode: Episode, spec: dict[str, Any]) -> str:
     return found.most_common(1)[0][0] if found else "unknown"
 
 
+async def _vm_wallpaper(episode: Episode, spec: dict[str, Any]) -> bytes:
+    response = await episode.client.post("/wallpaper", answer_server_errors=True)
+    return response.content if response.status_code == 200 else b""
+
+
 async def _accessibility_tree(episode: Episode, spec: dict[str, Any]) -> str | None:
     response = await episode.client.get("/accessibility", answer_server_errors=True)
     return response.json()["AT"] if response.status_code == 200 else None
+
+
+async def _list_directory(episode: Episode, spec: dict[str, Any]) -> dict[str, Any] | None:
+    response = await episode.client.post("/list_directory", json={"path": spec["path"]}, answer_server_errors=True)
+    return response.json()["directory_tree"] if response.status_code == 200 else None
 
 
 GETTERS: dict[str, Getter] = {
@@ -182,13 +214,21 @@ GETTERS: dict[str, Getter] = {
     "gimp_config_file": _gimp_config_file,
     "default_video_player": _default_video_player,
     "accessibility_tree": _accessibility_tree,
+    "list_directory": _list_directory,
+    "vm_wallpaper": _vm_wallpaper,
     **CHROME_GETTERS,
     **APPEARANCE_GETTERS,
+    **EXTENSION_GETTERS,
     **TAB_GETTERS,
     **URL_GETTERS,
+    **PAGE_GETTERS,
+    **COOKIE_GETTERS,
     **VLC_STATUS_GETTERS,
     **SIZE_GETTERS,
     **SLIDE_AUDIO_GETTERS,
+    **SLIDE_IMAGE_GETTERS,
+    **RELATIVE_TIME_GETTERS,
+    **CONTENT_GETTERS,
 }
 
 

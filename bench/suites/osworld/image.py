@@ -4,6 +4,7 @@ tasks' untouched state is read from.
 On OSWorld's image VLC and LibreOffice have run before: VLC's vlcrc is there
 (its `vlc_config` getter raises on none, so on a home without one an
 untouched VLC task gets a score or none depending on whether VLC wrote its
+<<<<<<< HEAD
 file yet) and turns VLC's web interface on with the password OSWorld's
 `vlc_playing_info` getter sends (here bound to 127.0.0.1, on the port the
 episode's client names: `WAAClient.vlc`), and LibreOffice starts with no
@@ -15,6 +16,21 @@ text/plain. `furnish` puts them in a fresh home before a task's setup: the
 vlcrc with every option at its default (bench.formats.vlcrc.UNCHANGED) but
 the web interface's (`web_interface`), LibreOffice's user settings with the
 tip turned off, and the text editor as text/plain's application.
+=======
+file yet), and LibreOffice starts with no first-run Tip of the Day dialog
+(a libreoffice_impress task's setup presses keys into the document a few
+seconds after launching it, which such a dialog would take) and saves a
+.pptx, .docx or .xlsx with Ctrl+S without asking whether to keep the format
+(OSWorld's evaluator README: "enable the no pop-up when 'ctrl + s'"; the
+postconfig of most LibreOffice tasks is that Ctrl+S, which otherwise leaves
+the agent's unsaved work in a "Confirm File Format" dialog); and a text file
+opens in a text editor (GNOME's; here mousepad stands in), where Debian's
+LibreOffice Writer, once installed, claims text/plain. `furnish` puts them
+in a fresh home before a task's setup: the vlcrc with every option at its
+default (bench.formats.vlcrc.UNCHANGED), LibreOffice's user settings with
+the tip and the format warning turned off, and the text editor as
+text/plain's application.
+>>>>>>> main
 """
 
 from __future__ import annotations
@@ -31,9 +47,12 @@ LIBREOFFICE_SETTINGS = """\
 xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
 <item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false\
 </value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Save/Document"><prop oor:name="WarnAlienFormat" oor:op="fuse">\
+<value>false</value></prop></item>
 </oor:items>
 """
-"""LibreOffice's registrymodifications.xcu once its Tip of the Day has been turned off."""
+"""LibreOffice's registrymodifications.xcu once its Tip of the Day and its warning on saving in a format
+other than ODF have been turned off."""
 MIME_DEFAULTS = "[Default Applications]\ntext/plain=mousepad.desktop\n"
 """mimeapps.list: what xdg-open (the `open` step) starts for a text file."""
 VLCRC = "/home/user/.config/vlc/vlcrc"

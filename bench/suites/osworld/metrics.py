@@ -8,41 +8,64 @@ file (UTF-8, universal newlines), so an empty file is still a file.
 
 General functions (OSWorld's metrics/general.py): `exact_match`,
 `match_in_list`, `is_in_list`, `literal_match`, `check_include_exclude`,
-`file_contains`, `check_line_number`, `diff_text_file`; the applications'
+`file_contains`, `check_line_number` (and `diff_text_file` in text_files.py); the applications'
 own in chrome.py (`is_expected_bookmarks`, `check_font_size`,
 `check_history_deleted`, ...), chrome_tabs.py (`is_expected_tabs`,
-`is_expected_active_tab`), vlc.py, vlc_status.py (`is_vlc_playing`),
+`is_expected_active_tab`), chrome_pages.py (`is_expected_search_query`,
+`is_added_to_steam_cart`), chrome_cookies.py, chrome_extensions.py, html_files.py (`compare_htmls`), vlc.py, vlc_status.py (`is_vlc_playing`),
 media.py (`compare_audios`, `compare_videos`), gimp.py, impress.py, slides.py
 (`compare_pptx_files`), slide_design.py (orientation, background, transition,
-slide-number colour), tables.py (`compare_table`), thunderbird.py
+slide-number colour), the picture checks in image_similarity.py
+(`compare_images`, the structure checks), image_edits.py (the GIMP edits) and
+slide_images.py (`check_image_stretch_and_center`), tables.py (`compare_table`), csv_files.py
+(`compare_csv`), thunderbird.py
 (`check_thunderbird_prefs`, `check_thunderbird_filter`) and writer.py
-(`compare_docx_files`); general.py's rule checks in expectations.py
+(Writer's documents: `compare_docx_files`, the checks shared with WAA's
+suite, writer_formatting.py's); general.py's rule checks in expectations.py
 (`check_list`, `check_csv`, `check_json`), sqlite_query.py (`run_sqlite3`)
-and accessibility.py (`check_accessibility_tree`).
+and accessibility.py (`check_accessibility_tree`); pdfs.py (`compare_pdfs`,
+`check_pdf_pages`, `compare_pdf_images`), archives.py (`compare_zip_files`,
+`compare_archive`), text_files.py (`compare_text_file`, ...), basic_os.py
+(`is_in_vm_clickboard`, `check_moved_jpgs`), place_names.py, epub.py (`compare_epub`)
+and mp3_tags.py (`check_mp3_meta`).
 
 `infeasible` is decided by the checker from the agent's last action.
 """
 
 from __future__ import annotations
 
-import difflib
-import io
 import re
 from typing import Any, Callable
 
+from bench.formats.text_file import text_mode
 from bench.suites.osworld.accessibility import ACCESSIBILITY_METRICS
+from bench.suites.osworld.archives import ARCHIVE_METRICS
+from bench.suites.osworld.basic_os import BASIC_OS_METRICS
 from bench.suites.osworld.chrome import CHROME_METRICS, RULED as CHROME_RULED
+from bench.suites.osworld.chrome_cookies import COOKIE_METRICS
+from bench.suites.osworld.chrome_extensions import EXTENSION_METRICS
+from bench.suites.osworld.chrome_pages import PAGE_METRICS
 from bench.suites.osworld.chrome_tabs import TAB_METRICS
+from bench.suites.osworld.csv_files import CSV_METRICS
+from bench.suites.osworld.epub import EPUB_METRICS
 from bench.suites.osworld.errors import MetricFailed
 from bench.suites.osworld.expectations import EXPECTATION_METRICS
 from bench.suites.osworld.gimp import GIMP_METRICS
+from bench.suites.osworld.html_files import HTML_METRICS
+from bench.suites.osworld.image_edits import EDIT_METRICS
+from bench.suites.osworld.image_similarity import SIMILARITY_METRICS
 from bench.suites.osworld.impress import IMPRESS_METRICS
 from bench.suites.osworld.json_object import JSON_METRICS
 from bench.suites.osworld.media import MEDIA_METRICS
+from bench.suites.osworld.mp3_tags import MP3_METRICS
+from bench.suites.osworld.pdfs import PDF_METRICS
+from bench.suites.osworld.place_names import PLACE_METRICS
 from bench.suites.osworld.slide_design import SLIDE_DESIGN_METRICS
+from bench.suites.osworld.slide_images import SLIDE_IMAGE_METRICS
 from bench.suites.osworld.slides import SLIDES_METRICS
 from bench.suites.osworld.sqlite_query import SQLITE_METRICS
 from bench.suites.osworld.tables import RULES as TABLE_RULES, TABLE_METRICS
+from bench.suites.osworld.text_files import TEXT_METRICS
 from bench.suites.osworld.thunderbird import THUNDERBIRD_METRICS
 from bench.suites.osworld.vlc import VLC_METRICS
 from bench.suites.osworld.vlc_status import VLC_STATUS_METRICS
@@ -50,12 +73,6 @@ from bench.suites.osworld.writer import WRITER_METRICS
 
 Metric = Callable[..., float]
 INFEASIBLE = "infeasible"
-
-
-def text(data: bytes | str) -> str:
-    """A file's bytes as `open(path, "r")` reads them on OSWorld's VM; UnicodeDecodeError if not UTF-8."""
-    raw = data.encode() if isinstance(data, str) else data
-    return io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8").read()
 
 
 def _rule(rules: Any, key: str, metric: str) -> Any:
@@ -102,7 +119,7 @@ def file_contains(result: bytes | None, rules: Any, **options: Any) -> float:
     if result is None:
         return 0.0
     try:
-        content = text(result)
+        content = text_mode(result)
         return float(all(wanted in content for wanted in rules["expected"]))
     except Exception:  # noqa: BLE001 - OSWorld's function catches everything here and scores 0
         return 0.0
@@ -117,18 +134,10 @@ def check_line_number(result: bytes | None, rules: Any, **options: Any) -> float
         return 0.0
     try:
         # the lines of a file read in text mode: universal newlines, then \n alone ends a line (not \f or \x1c)
-        lines = sum(1 for line in text(result).split("\n") if _TIME.search(line))
+        lines = sum(1 for line in text_mode(result).split("\n") if _TIME.search(line))
         return float(lines == int(rules["expected"]))
     except Exception:  # noqa: BLE001 - as OSWorld's
         return 0.0
-
-
-def diff_text_file(result: bytes | None, expected: bytes | None, **options: Any) -> float:
-    if result is None:
-        return 0.0
-    if expected is None:
-        raise MetricFailed("diff_text_file: the expected file could not be read (OSWorld's function raises here)")
-    return difflib.SequenceMatcher(a=text(result).splitlines(), b=text(expected).splitlines()).ratio()
 
 
 METRICS: dict[str, Metric] = {
@@ -139,20 +148,34 @@ METRICS: dict[str, Metric] = {
     "check_include_exclude": check_include_exclude,
     "file_contains": file_contains,
     "check_line_number": check_line_number,
-    "diff_text_file": diff_text_file,
     **CHROME_METRICS,
     **TAB_METRICS,
+    **PAGE_METRICS,
+    **COOKIE_METRICS,
+    **EXTENSION_METRICS,
+    **HTML_METRICS,
     **JSON_METRICS,
     **VLC_METRICS,
     **VLC_STATUS_METRICS,
     **MEDIA_METRICS,
     **GIMP_METRICS,
+    **SIMILARITY_METRICS,
+    **EDIT_METRICS,
     **IMPRESS_METRICS,
     **TABLE_METRICS,
+    **CSV_METRICS,
     **WRITER_METRICS,
     **SLIDES_METRICS,
     **SLIDE_DESIGN_METRICS,
+    **SLIDE_IMAGE_METRICS,
     **THUNDERBIRD_METRICS,
+    **PDF_METRICS,
+    **ARCHIVE_METRICS,
+    **TEXT_METRICS,
+    **BASIC_OS_METRICS,
+    **PLACE_METRICS,
+    **EPUB_METRICS,
+    **MP3_METRICS,
     **EXPECTATION_METRICS,
     **SQLITE_METRICS,
     **ACCESSIBILITY_METRICS,

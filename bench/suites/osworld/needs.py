@@ -3,19 +3,22 @@
 - files of OSWorld's task-file cache: each `download` step's file is kept by
   OSWorld's harness as `<cache>/<task id>/<uuid5(URL)>_<basename(VM path)>`
   and each `cloud_file` getter's as `<cache>/<task id>/<dest>`; troupe reads
-  a user's cache folder in that same layout (`cache_name`), and never fetches
-  a file the folder lacks;
+  a user's cache folder in that same layout (`cache_name`); a run fetches a
+  file the folder lacks from its URL and keeps it there, as OSWorld's
+  harness does, so the listing names it as lacking (fetching it takes the
+  internet);
 - the live web: a step or getter that names a page (an address other than
   127.0.0.1 or localhost; the URLs `update_browse_history` writes into a
   History file are data, not pages), a getter that loads one, or an
   instruction that names one or asks to install software (which comes from
   the internet);
 - a Google account (the `googledrive` and `login` steps, `googledrive_file`);
-- a GNOME session or systemd state (`gsettings`, `timedatectl`, `pactl`);
-- VS Code (not packaged by Debian);
+- with no VM, a GNOME session or systemd state (`gsettings`, `timedatectl`,
+  `pactl`) and VS Code (not packaged by Debian); an OSWorld VM has both;
 - with no VM, an application this machine has not installed: the task's
   domain and `related_apps`, by the program Debian's package puts on the
-  PATH (`APPS`; asked only when the caller says what is installed).
+  PATH (`APPS`; asked only when the caller says what is installed), and a
+  tool the task's commands run (`TOOLS`: xsel, which reads the clipboard).
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ APPS: dict[str, tuple[str, str]] = {
 }
 """An OSWorld application name (a domain or a `related_apps` entry, lowercased, spaces as _) -> the
 program that stands for it on this machine and the Debian package that installs it."""
+TOOLS: dict[str, str] = {"xsel": "xsel"}
+"""A program a task's steps or getters run (its VM has it; its setup "installs" it) -> its Debian package."""
 
 
 def cache_name(url: str, vm_path: str) -> str:
@@ -122,6 +127,8 @@ def needs_apps(task: Task, installed: Callable[[str], bool]) -> tuple[str, ...]:
     """The Debian packages of the task's applications whose program `installed` says is not here."""
     names = [task.domain, *(str(app).lower().replace(" ", "_") for app in task.raw_config.get("related_apps", []))]
     wanted = [APPS[name] for name in names if name in APPS]
+    commands = " ".join(_strings([steps(task), getter_specs(task)]))
+    wanted += [(tool, package) for tool, package in TOOLS.items() if re.search(rf"\b{tool}\b", commands)]
     return tuple(dict.fromkeys(package for program, package in wanted if not installed(program)))
 
 
@@ -159,10 +166,13 @@ class Outside:
         return named
 
 
-def outside(task: Task, cache: Path | None, installed: Callable[[str], bool] | None = None) -> Outside:
-    """What `task` lacks here, given the user's cache folder (None: no cache) and, where the task runs
-    on this machine's desktop, which programs are `installed` (None: applications are not asked about)."""
+def outside(task: Task, cache: Path | None, installed: Callable[[str], bool] | None = None,
+            web: bool = False, on_vm: bool = False) -> Outside:
+    """What `task` lacks here, given the user's cache folder (None: no cache), where the task runs on
+    this machine's desktop which programs are `installed` (None: applications are not asked about),
+    whether the desktop reaches the live `web` (the user says so: --osworld-web), and whether it runs
+    `on_vm`, an OSWorld VM, which has its own GNOME session and VS Code."""
     folder = None if cache is None else cache / task.task_id.split("/", 1)[1]
     absent = tuple(name for name in cache_files(task) if folder is None or not (folder / name).is_file())
-    return Outside(cache_files=absent, web=needs_web(task), google=needs_google(task), gnome=needs_gnome(task),
-                   vscode=needs_vscode(task), apps=() if installed is None else needs_apps(task, installed))
+    return Outside(cache_files=absent, web=not web and needs_web(task), google=needs_google(task),
+                   gnome=not on_vm and needs_gnome(task), vscode=not on_vm and needs_vscode(task), apps=() if installed is None else needs_apps(task, installed))

@@ -5,7 +5,8 @@ evaluation its `postconfig` steps run, then the getters read the `result`
 and `expected` values the checker compares. What the checker needs to apply
 evaluate()'s rules is kept apart: a getter that found no file (`absent`), one
 that could not read (`errors`), a postconfig step OSWorld raises on
-(`postconfig_failed`), and the steps the server refused (`setup_errors`).
+(`postconfig_failed`), and the steps the server refused (`setup_errors`); and
+the files the episode left in the task's cache folder (`cache`, cached_file.py).
 
 `python -m runtime.node --app bench.suites.osworld.node:build` reads the
 server's address from $TROUPE_OSWORLD_URL ("local": a fresh local desktop
@@ -75,6 +76,7 @@ class OSWorldTaskSteps:
             value = spec.get(key)
             for index, item in enumerate(value if isinstance(value, list) else [value] if value else []):
                 state[key].append(await self._read(episode, item, f"{key}[{index}]", state))
+        state["cache"] = dict(episode.saved)
         return state
 
     @staticmethod

@@ -3,7 +3,8 @@
 `--osworld-tasks PATH` points to an `evaluation_examples` folder (the project
 ships no OSWorld data); tasks are keyed `<domain>/<id>`. `--osworld-cache DIR`
 is the cache folder OSWorld's harness fills (`<DIR>/<task id>/...`), so a
-user reuses theirs. VMs are OSWorld's own in-VM servers (`--osworld-url`), or
+user reuses theirs. `--osworld-web` says the desktop (this machine's or the
+VM) reaches the live web, so tasks that need it count as runnable. VMs are OSWorld's own in-VM servers (`--osworld-url`), or
 with none given a fresh desktop of troupe's Linux server per episode (local.py).
 """
 
@@ -35,6 +36,8 @@ class OSWorldOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
                      ] | None = None
     cache: Annotated[str, option("osworld: the cache folder OSWorld's harness fills (<DIR>/<task id>/...): the "
                                  "task files downloads and cloud_file getters read")] | None = None
+    web: Annotated[bool, option("osworld: the desktop (this machine's, or the VM) reaches the live web, so tasks "
+                                "that load web pages count as runnable")] = False
     domain: Annotated[list[str], option("osworld: run only these domains", resumable=True)] = []
     task: Annotated[list[str], option("osworld: run only these tasks (DOMAIN/ID)", resumable=True)] = []
     url: Annotated[str, option("osworld: the OSWorld VM's server, or 'local' for a fresh desktop of troupe's Linux "
@@ -53,11 +56,12 @@ class OSWorldSuite(Suite):
     node_app = "bench.suites.osworld.node:build"
     vm_cpus = 1.0  # a local desktop's applications; a VM's screen takes none here (set per instance)
 
-    def __init__(self, catalog: Catalog, *, cache: Path | None = None, url: str = LOCAL,
+    def __init__(self, catalog: Catalog, *, cache: Path | None = None, web: bool = False, url: str = LOCAL,
                  password: str = DEFAULT_PASSWORD, domains: list[str] | None = None,
                  task_ids: list[str] | None = None) -> None:
         self.catalog = catalog
         self.cache = cache
+        self.web = web
         self.url = url
         if url != LOCAL:  # one --osworld-url: one VM, one episode at a time
             self.vms_at_most, self.vm_cpus = 1, 0.0
@@ -86,7 +90,7 @@ class OSWorldSuite(Suite):
         if unknown:
             raise ConfigError(f"osworld domain {', '.join(unknown)}: not in {catalog.root} "
                              f"(its domains: {', '.join(sorted(known))})")
-        return cls(catalog, cache=Path(options.cache) if options.cache else None,
+        return cls(catalog, cache=Path(options.cache) if options.cache else None, web=options.web,
                    url=options.url or os.environ.get("TROUPE_OSWORLD_URL") or LOCAL,
                    password=options.password or os.environ.get("TROUPE_OSWORLD_PASSWORD") or DEFAULT_PASSWORD,
                    domains=options.domain, task_ids=options.task)
@@ -116,9 +120,10 @@ class OSWorldSuite(Suite):
         where = f"cache {self.cache}" if self.cache else "no cache folder (--osworld-cache)"
         local = self.url == LOCAL  # with no VM the applications are this machine's, so the listing asks for them
         apps = "this machine's applications (no VM)" if local else f"the applications of the VM at {self.url}"
+        web = "the live web (--osworld-web)" if self.web else "no live web (--osworld-web)"
         lines = [report(tasks, self.cache, f"OSWorld tasks in {self.catalog.root}: {len(tasks)} in "
-                                           f"{len({t.domain for t in tasks})} domains; {where}; {apps}",
-                        (lambda program: shutil.which(program) is not None) if local else None)]
+                                           f"{len({t.domain for t in tasks})} domains; {where}; {apps}; {web}",
+                        (lambda program: shutil.which(program) is not None) if local else None, self.web, not local)]
         lines += [f"unreadable: {problem}" for problem in self.catalog.problems.values()]
         return "\n".join(lines)
 

@@ -29,22 +29,37 @@ names no sheet, anything else raises. Rules, each as OSWorld reads it:
 - `row_props`: each row dimension's `props` are equal in both sheets;
 - `data_validation`: the sheet has at least as many validations as
   `dv_props`, and each validation has every attribute of some `dv_props`
-  entry matching.
+  entry matching;
+- `sheet_print`: the sheets as printed: the CSV `<stem>-<sheet>.csv` beside
+  each workbook in OSWorld's cache folder (the task's postconfig has
+  LibreOffice export it, its getter fetches it; cached_file.py), its lines
+  stripped and trailing empty ones dropped, equal (lowercased with
+  `ignore_case`); a first CSV that is not there scores 0 at once;
+- `style`: for every cell of each sheet's used range, `props` (the styles of
+  check_cell; an unknown one raises), keyed by coordinate, then the cells
+  each conditional format restyles with its differential style (there
+  `bgcolor` is the style's fill bgColor), evaluated as OSWorld evaluates
+  them (conditional_formats.py);
+- `chart`: the sheets' charts with their `chart_props`, and `pivot_table`:
+  the sheets' pivot tables with their `pivot_props`, as OSWorld and WAA
+  read them (bench.formats.sheet_charts, bench.formats.pivot_tables).
 
 `value` is read from the sheet's XML as OSWorld's read_cell_value reads it:
 a number as a float, a shared string, a formula's text, an inline string's
-text (as xmltodict gives it: a dict when its `<t>` has attributes), an error's code; a boolean, a date or an empty cell as None; a file
+text (as xmltodict gives it: a dict when its `<t>` has attributes), an
+error's code; a boolean, a date or an empty cell as None; a file
 or sheet that cannot be read as None. A missing result, or one openpyxl or
 pandas cannot open, scores 0; a gold file that cannot be opened raises. What
-OSWorld's function raises on is `MetricFailed` here (no score). The other
-rule types OSWorld has (`sheet_print`, which reads CSV files the VM's
-LibreOffice exports beside the workbook, `style`, `chart`, `pivot_table`,
-`sparkline`, `filter`, `col_props`) are not here yet: `RULES` names the
-supported ones and --list names a task needing another.
+OSWorld's function raises on is `MetricFailed` here (no score). The rule
+types OSWorld has and no task uses (`sparkline`, `filter`, `col_props`) are
+not here: `RULES` names the supported ones and --list names a task needing
+another.
 """
 
 from __future__ import annotations
 
+import itertools
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -53,7 +68,13 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.cell_range import MultiCellRange
 from openpyxl.worksheet.worksheet import Worksheet
 
-from bench.formats.spreadsheet import MAIN, SheetIndexError, UnreadableWorkbook, Workbooks, sheet_cells, value_matches
+from bench.formats.pivot_tables import same_pivot_tables
+from bench.formats.sheet_charts import same_charts
+from bench.formats.spreadsheet import (FONT_STYLES, MAIN, SheetIndexError, UnreadableWorkbook, Workbooks, sheet_cells,
+                                       value_matches)
+from bench.suites.osworld.cached_file import CachedFile
+from bench.suites.osworld.conditional_formats import restyled_cells
+from bench.suites.osworld.csv_files import lines
 from bench.suites.osworld.errors import MetricFailed
 
 
@@ -129,28 +150,48 @@ def read_cell_value(xlsx: bytes, sheet_name: str, coordinate: str) -> Any:
     return None
 
 
-def _style_of(cell: Any, prop: str) -> Any:
-    """A cell's style `prop` as OSWorld's _read_cell_style reads it (no conditional format)."""
-    filled = cell.value is not None
-    readers: dict[str, Callable[[], Any]] = {
-        "number_format": lambda: cell.number_format if filled and cell.data_type == "n" else None,
-        "font_name": lambda: cell.font.name if filled else None,
-        "font_family": lambda: cell.font.family if filled else None,
-        "font_color": lambda: cell.font.color.rgb if filled else None,
-        "font_bold": lambda: cell.font.bold if filled else None,
-        "font_italic": lambda: cell.font.italic if filled else None,
-        "font_underline": lambda: cell.font.underline if filled else None,
-        "font_size": lambda: cell.font.size if filled else None,
-        "fill_type": lambda: cell.fill.tagname,
-        "bgcolor": lambda: cell.fill.fgColor.rgb,
-        "fgcolor": lambda: cell.fill.fgColor.rgb,
-        "hyperlink": lambda: (cell.hyperlink or "") if filled else None,
-        "merge": lambda: isinstance(cell, MergedCell),
-    }
-    try:
-        return readers[prop]()
-    except Exception:  # noqa: BLE001 - check_cell reads any failure (an unknown prop too) as None
-        return None
+def _font(attribute: str) -> Callable[[Any, Any], Any]:
+    def read(cell: Any, dxf: Any) -> Any:
+        if cell.value is None:
+            return None
+        font = (dxf or cell).font
+        return font.color.rgb if attribute == "color" else getattr(font, attribute)
+    return read
+
+
+def _fill_color(cell: Any, dxf: Any) -> Any:
+    return dxf.fill.bgColor.rgb if dxf is not None else cell.fill.fgColor.rgb
+
+
+def _or_none(read: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """OSWorld's `try: ... except: return None` around the fill's reads."""
+    def guarded(cell: Any, dxf: Any) -> Any:
+        try:
+            return read(cell, dxf)
+        except Exception:  # noqa: BLE001 - as OSWorld's bare except
+            return None
+    return guarded
+
+
+CELL_STYLES: dict[str, Callable[[Any, Any], Any]] = {
+    "number_format": lambda c, dxf: ((c.number_format if dxf is None else dxf.numFmt.formatCode)
+                                     if c.value is not None and c.data_type == "n" else None),
+    **{prop: _font(attribute) for prop, attribute in FONT_STYLES.items()},
+    "fill_type": _or_none(lambda c, dxf: (dxf or c).fill.tagname),
+    "bgcolor": _or_none(_fill_color),
+    "fgcolor": _or_none(_fill_color),
+    "hyperlink": lambda c, dxf: (c.hyperlink or "") if c.value is not None else None,
+    "merge": lambda c, dxf: isinstance(c, MergedCell),
+}
+
+
+def cell_style(prop: str, cell: Any, dxf: Any = None) -> Any:
+    """A cell's style `prop` as OSWorld's _read_cell_style reads it, under a conditional format's
+    differential style `dxf` if given; what it cannot read raises, as there (an unknown prop too)."""
+    if prop not in CELL_STYLES:
+        raise MetricFailed(f"compare_table: style {prop!r} is not one OSWorld reads (it raises): "
+                           f"{sorted(CELL_STYLES)}")
+    return CELL_STYLES[prop](cell, dxf)
 
 
 # --- the rules -----------------------------------------------------------------------------------------
@@ -234,7 +275,10 @@ def _check_cell(books: Books, rule: dict[str, Any]) -> bool:
                 except Exception:  # noqa: BLE001 - as OSWorld's try around read_cell_value
                     value = None
             else:
-                value = _style_of(cell, prop)
+                try:
+                    value = cell_style(prop, cell)
+                except Exception:  # noqa: BLE001 - as OSWorld's try around _read_cell_style
+                    value = None
             holds = holds and value_matches(value, test)
         return holds
     except Exception:  # noqa: BLE001 - OSWorld's check_cell scores the table 0 on any failure
@@ -283,6 +327,48 @@ def _data_validation(books: Books, rule: dict[str, Any]) -> bool:
     return holds
 
 
+def _printed(books: Books, index: Any) -> list[str] | None:
+    """OSWorld's _load_sheet of a workbook's path: the CSV `<stem>-<sheet>.csv` beside it, its lines
+    stripped, from the last, trailing empty ones dropped; None when it is not there."""
+    side, name = books.locate(index)
+    book = books.raw[side]
+    data = book.beside(f"{os.path.splitext(book.name)[0]}-{name}.csv") if isinstance(book, CachedFile) else None
+    if data is None:
+        return None
+    return list(itertools.dropwhile(lambda line: not line, (line.strip() for line in reversed(lines(data)))))
+
+
+def _sheet_print(books: Books, rule: dict[str, Any]) -> bool:
+    first = _printed(books, rule["sheet_idx0"])
+    if first is None:
+        raise _NoScore
+    second = _printed(books, rule["sheet_idx1"])
+    if rule.get("ignore_case", False):
+        if second is None:
+            raise MetricFailed(f"compare_table sheet_print: no CSV of sheet {rule['sheet_idx1']!r} beside its "
+                               "workbook (OSWorld's function raises lowercasing it)")
+        first, second = [line.lower() for line in first], [line.lower() for line in second]
+    return first == second
+
+
+def _styles(books: Books, index: Any, props: list[str]) -> dict[str, list[Any]]:
+    """OSWorld's load_xlsx_styles: every cell's `props`, then the cells each conditional format rule
+    restyles, with the rule's differential style; {} for no such sheet."""
+    sheet = books.sheet(index)
+    if sheet is None:
+        return {}
+    styles = {cell.coordinate: [cell_style(p, cell) for p in props] for column in sheet.iter_cols() for cell in column}
+    side, name = books.locate(index)
+    for cell, dxf in restyled_cells(sheet, lambda ref: read_cell_value(books.raw[side], name, ref)):
+        styles[cell.coordinate] = [cell_style(p, cell, dxf) for p in props]
+    return styles
+
+
+def _style(books: Books, rule: dict[str, Any]) -> bool:
+    props = rule.get("props", [])
+    return _styles(books, rule["sheet_idx0"], props) == _styles(books, rule["sheet_idx1"], props)
+
+
 RULES: dict[str, Callable[[Books, dict[str, Any]], bool]] = {
     "sheet_name": _sheet_name,
     "sheet_data": _sheet_data,
@@ -292,6 +378,10 @@ RULES: dict[str, Callable[[Books, dict[str, Any]], bool]] = {
     "zoom": _zoom,
     "row_props": _row_props,
     "data_validation": _data_validation,
+    "sheet_print": _sheet_print,
+    "style": _style,
+    "chart": same_charts,
+    "pivot_table": same_pivot_tables,
 }
 
 

@@ -1,41 +1,29 @@
 """Which cells a sheet's conditional formats apply to, evaluated as WAA's load_xlsx_styles does.
 
-WAA compiles each rule's formula with the `formulas` library and calls it with
-the cell's value (read from the sheet's XML) as its first input, whatever
-reference the formula makes relative to the cell, followed by one list of
-values per absolute range (`$A$1:$B$9`) in the formula. Its pattern also
-matches a single absolute cell (`$A$1`), which it then turns into the range
-"A1:", which openpyxl rejects: such a formula makes WAA raise. Only rules of
-type "expression" are evaluated; any other type makes WAA raise. This
-module does the same, with the same library, so that a style rule over a
-conditionally formatted sheet gets WAA's verdict.
+Each rule's formula is compiled and called as bench.formats.conditional_formulas
+says, with every cell of the format's ranges, empty ones too. Only rules of
+type "expression" are evaluated; any other type makes WAA raise, and so does
+a formula the library cannot parse or that names a single absolute cell.
+This module does the same, with the same library, so that a style rule over
+a conditionally formatted sheet gets WAA's verdict.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable, Iterator
 
-from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.cell_range import CellRange
 from openpyxl.worksheet.worksheet import Worksheet
 
+from bench.formats.conditional_formulas import AbsoluteCell, compile_formula, coordinate, parser, range_arguments
 from bench.suites.waa.errors import MetricFailed
-
-ABSOLUTE_RANGE = re.compile(r"\$(?P<col1>[A-Z]{1,3})\$(?P<row1>\d+)(?::\$(?P<col2>[A-Z]{1,3})\$(?P<row2>\d+))?")
 
 
 def _parser() -> Any:
     try:
-        import formulas
+        return parser()
     except ImportError:
         raise MetricFailed("compare_table style: conditional formats are evaluated with the `formulas` library, "
                            "as WAA does: install troupe's waa extra") from None
-    return formulas.Parser()
-
-
-def _coordinate(row: int, column: int) -> str:
-    return f"{get_column_letter(column)}{row}"
 
 
 def conditional_cells(sheet: Worksheet, value_of: Callable[[str], Any]) -> Iterator[tuple[str, Any]]:
@@ -44,23 +32,19 @@ def conditional_cells(sheet: Worksheet, value_of: Callable[[str], Any]) -> Itera
     formats = list(sheet.conditional_formatting)
     if not formats:
         return
-    parser = _parser()
+    formulas_parser = _parser()
     for fmt in formats:
         for rule in fmt.rules:
             if rule.type != "expression":
                 raise MetricFailed(f"compare_table style: a conditional format of type {rule.type!r} on sheet "
                                    f"{sheet.title!r}, which WAA does not evaluate (it raises NotImplementedError)")
-            condition = parser.ast("=" + rule.formula[0])[1].compile()
-            arguments = []
-            for col1, row1, col2, row2 in ABSOLUTE_RANGE.findall(rule.formula[0]):
-                try:
-                    cells = CellRange(f"{col1}{row1}:{col2}{row2}").cells
-                except ValueError as exc:
-                    raise MetricFailed(f"compare_table style: WAA reads the absolute reference ${col1}${row1} in "
-                                       f"{rule.formula[0]!r} as the range {col1}{row1}: and raises ({exc})") from None
-                arguments.append([value_of(_coordinate(*cell)) for cell in cells])
+            condition = compile_formula(formulas_parser, rule.formula[0])
+            try:
+                arguments = range_arguments(rule.formula[0], value_of)
+            except AbsoluteCell as exc:
+                raise MetricFailed(f"compare_table style: {rule.formula[0]!r}: {exc}") from None
             for cell_range in fmt.cells:
                 for row, column in cell_range.cells:
-                    coordinate = _coordinate(row, column)
-                    if condition(value_of(coordinate), *arguments):
-                        yield coordinate, rule.dxf
+                    place = coordinate(row, column)
+                    if condition(value_of(place), *arguments):
+                        yield place, rule.dxf

@@ -12,6 +12,7 @@ on scores the case instead, and the verdict's reason says the fix was used.
 import functools
 from typing import Any, Callable
 
+from bench.formats.reference_raises import ReferenceRaises, RuleLacks
 from protocols import TroupeError
 
 
@@ -93,3 +94,18 @@ def gold_required(metric: Callable[..., float]) -> Callable[..., float]:
                                  "metric without it, which raises)", fix="missing-file", fixed=0.0)
         return metric(result, expected, **options)
     return checked
+
+
+def reference_outcomes(metric: Callable[..., float]) -> Callable[..., float]:
+    """A shared evaluator from bench.formats with WAA's outcomes where WAA's function raises: a rule the task
+    lacks is the task's mistake (`MetricFailed`), any other input a `ReferenceCrash` that the missing-file fix
+    scores 0."""
+    @functools.wraps(metric)
+    def judged(*arguments: Any, **options: Any) -> float:
+        try:
+            return metric(*arguments, **options)
+        except RuleLacks as exc:
+            raise MetricFailed(str(exc)) from None
+        except ReferenceRaises as exc:
+            raise ReferenceCrash(str(exc), fix="missing-file", fixed=0.0) from None
+    return judged

@@ -5,8 +5,8 @@ same quantities on numpy (and decodes with the libraries underneath those:
 Pillow, libsndfile, soxr, OpenCV's FFmpeg), so that a verdict needs neither
 scipy nor numba:
 
-- `compare_images`: the mean SSIM (7x7 uniform windows, uint8 range, sample
-  covariance: scikit-image's defaults) of the two images in grey, both
+- `compare_images`: the mean SSIM (scikit-image's defaults, bench.formats.ssim,
+  shared with OSWorld's compare_images) of the two images in grey, both
   resized with Lanczos to the smaller size, where "smaller" is WAA's
   comparison of (width, height) tuples, so the narrower image wins even if
   it is taller. The score is that similarity, not a pass mark: identical
@@ -28,15 +28,12 @@ from __future__ import annotations
 import io
 from typing import Any
 
-import numpy as np
 from PIL import Image, UnidentifiedImageError
 
 from bench.formats import video
 from bench.formats.audio import UnreadableAudio, alignment, features, load_audio
+from bench.formats.ssim import SsimUndefined, grey_ssim_at_smaller_size
 from bench.suites.waa.errors import ReferenceCrash, gold_required
-
-SSIM_WINDOW = 7
-SSIM_K1, SSIM_K2, SSIM_RANGE = 0.01, 0.03, 255.0
 
 
 def _unreadable(metric: str, what: str) -> ReferenceCrash:
@@ -52,36 +49,13 @@ def _grey(data: bytes, metric: str) -> Image.Image:
         raise _unreadable(metric, f"Pillow cannot read the image ({exc})") from None
 
 
-def _box_means(values: np.ndarray) -> np.ndarray:
-    """The mean of each full 7x7 window: the values scikit-image keeps after cropping its filtered border."""
-    windows = np.lib.stride_tricks.sliding_window_view(values, (SSIM_WINDOW, SSIM_WINDOW))
-    return windows.mean(axis=(2, 3))
-
-
-def ssim(first: np.ndarray, second: np.ndarray) -> float:
-    """scikit-image's structural_similarity with its defaults, on two uint8 greys of one shape."""
-    if min(first.shape) < SSIM_WINDOW:
-        raise _unreadable("compare_images", f"an image of {first.shape[1]}x{first.shape[0]} pixels is smaller than "
-                                            f"SSIM's {SSIM_WINDOW}x{SSIM_WINDOW} window")
-    x, y = first.astype(np.float64), second.astype(np.float64)
-    samples = SSIM_WINDOW * SSIM_WINDOW
-    covariance = samples / (samples - 1)
-    ux, uy = _box_means(x), _box_means(y)
-    vx = covariance * (_box_means(x * x) - ux * ux)
-    vy = covariance * (_box_means(y * y) - uy * uy)
-    vxy = covariance * (_box_means(x * y) - ux * uy)
-    c1, c2 = (SSIM_K1 * SSIM_RANGE) ** 2, (SSIM_K2 * SSIM_RANGE) ** 2
-    index = ((2 * ux * uy + c1) * (2 * vxy + c2)) / ((ux * ux + uy * uy + c1) * (vx + vy + c2))
-    return float(index.mean(dtype=np.float64))
-
-
 def compare_images(result: bytes | None, expected: bytes | None, **options: Any) -> float:
     if result is None or expected is None:
         return 0.0
-    mine, gold = _grey(result, "compare_images"), _grey(expected, "compare_images")
-    size = min(mine.size, gold.size)
-    mine, gold = mine.resize(size, Image.Resampling.LANCZOS), gold.resize(size, Image.Resampling.LANCZOS)
-    return ssim(np.asarray(mine), np.asarray(gold))
+    try:
+        return grey_ssim_at_smaller_size(_grey(result, "compare_images"), _grey(expected, "compare_images"))
+    except SsimUndefined as exc:
+        raise _unreadable("compare_images", str(exc)) from None
 
 
 # --- audio and video ------------------------------------------------------------------------------------------

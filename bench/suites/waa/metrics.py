@@ -25,9 +25,9 @@ that is not plain JSON, no command output), so that WAA records no score,
 the metric raises `ReferenceCrash` naming the optional fix (errors.FIXES).
 
 Families with their own modules: `compare_table` (tables.py), the VLC
-preference checks (vlc.py), the Writer document checks (documents.py, and
-odt.py for .odt files), image/audio/video comparisons (media.py),
-`compare_zip_files` (archives.py), the Chrome and Edge metrics with
+preference checks (vlc.py), the Writer document checks (documents.py, most
+of them shared with OSWorld's suite from bench/formats/), image/audio/video
+comparisons (media.py), `compare_zip_files` (archives.py), the Chrome and Edge metrics with
 `check_direct_json_object` and `compare_pdfs` (browser/metrics.py).
 
 `infeasible` is not here: it reads the agent's last action, not VM state,
@@ -36,17 +36,16 @@ so the checker decides it.
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from typing import Any, Callable
 
+from bench.formats.text_file import same_text, text_mode
 from bench.suites.waa.errors import MetricFailed, ReferenceCrash, rule_field
 from bench.suites.waa.archives import ARCHIVE_METRICS
 from bench.suites.waa.browser import BROWSER_METRICS
 from bench.suites.waa.documents import DOCX_METRICS
 from bench.suites.waa.media import MEDIA_METRICS
-from bench.suites.waa.odt import ODT_METRICS
 from bench.suites.waa.tables import RULES as TABLE_RULES, compare_table
 from bench.suites.waa.vlc import VLC_METRICS
 
@@ -61,25 +60,6 @@ def exact_match(result: Any, expected: Any, **options: Any) -> float:
     return float(result == _rule(expected, "exact_match"))
 
 
-def text_mode(data: bytes | str, encoding: str = "utf-8") -> str:
-    """A file's bytes as Python's text mode reads them (universal newlines: CRLF
-    and a lone CR are "\\n"); UnicodeDecodeError when they are not `encoding`."""
-    raw = data.encode() if isinstance(data, str) else data
-    return io.TextIOWrapper(io.BytesIO(raw), encoding=encoding).read()
-
-
-def _squeeze(text: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"[\t\n]", " ", text).strip())
-
-
-def _same_text(mine: str, gold: str, ignore_blanks: bool, ignore_case: bool) -> float:
-    if ignore_blanks:
-        mine, gold = _squeeze(mine), _squeeze(gold)
-    if ignore_case:
-        mine, gold = mine.lower(), gold.lower()
-    return float(mine == gold)
-
-
 def compare_text_file(result: bytes | str | None, expected: bytes | str | None, *,
                       ignore_blanks: bool = False, ignore_case: bool = False, **options: Any) -> float:
     if result is None:
@@ -89,10 +69,10 @@ def compare_text_file(result: bytes | str | None, expected: bytes | str | None, 
     try:
         mine, gold = text_mode(result), text_mode(expected)
     except UnicodeDecodeError as exc:
-        fixed = _same_text(text_mode(result, "latin-1"), text_mode(expected, "latin-1"), ignore_blanks, ignore_case)
+        fixed = same_text(text_mode(result, "latin-1"), text_mode(expected, "latin-1"), ignore_blanks, ignore_case)
         raise ReferenceCrash(f"compare_text_file: a file is not UTF-8 ({exc})", fix="text-encoding",
                              fixed=fixed) from None
-    return _same_text(mine, gold, ignore_blanks, ignore_case)
+    return same_text(mine, gold, ignore_blanks, ignore_case)
 
 
 _COMMENT = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.S)
@@ -174,7 +154,6 @@ METRICS: dict[str, Metric] = {
     "check_json_keybindings": check_json_keybindings,
     **VLC_METRICS,
     **DOCX_METRICS,
-    **ODT_METRICS,
     **MEDIA_METRICS,
     **ARCHIVE_METRICS,
     **BROWSER_METRICS,

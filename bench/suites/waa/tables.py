@@ -30,16 +30,9 @@ absent sheets agree). Rules, each as WAA reads it:
   read_cell_value reads it (a number as a float, a shared string, a formula's
   text; an inline string, a boolean, an error or an empty cell as nothing),
   the other props as in `style`;
-- `chart`: the sheets' charts keyed by their series references
-  (`numRef`/`strRef` of values and categories), each with `chart_props`
-  (type, legend, title as the first run of the title, width, height,
-  direction, x/y/ztitle, anchor; other names are passed over, as in WAA); two
-  charts over the same series count once;
-- `pivot_table`: the pivot tables keyed by their source (cache type, range
-  trimmed of unused columns, sheet), each with `pivot_props` (name,
-  show_total, show_empty_row, show_empty_col, show_headers, location,
-  filter and selection: which items each field shows, col_fields and
-  row_fields as field indexes, data_fields as "index;name;subtotal;showDataAs").
+- `chart`: the sheets' charts with their `chart_props`, and `pivot_table`:
+  the sheets' pivot tables with their `pivot_props`, both as WAA and
+  OSWorld read them (bench.formats.sheet_charts, bench.formats.pivot_tables).
 
 A missing result, or one that openpyxl or pandas cannot open, scores 0; a
 gold file that cannot be opened makes WAA raise (`ReferenceCrash`); without a
@@ -49,17 +42,15 @@ does not know is a `MetricFailed` naming it when a task's rules reach it.
 
 from __future__ import annotations
 
-import itertools
 import zipfile
 from contextvars import ContextVar
 from typing import Any, Callable
 from xml.etree import ElementTree
 
-from openpyxl.utils import coordinate_to_tuple
-from openpyxl.worksheet.worksheet import Worksheet
-
-from bench.formats.spreadsheet import (MAIN, SheetIndexError, UnknownMethod, UnreadableWorkbook, Workbooks, sheet_cells,
-                                       value_matches)
+from bench.formats.pivot_tables import same_pivot_tables
+from bench.formats.sheet_charts import same_charts
+from bench.formats.spreadsheet import (FONT_STYLES, MAIN, SheetIndexError, UnknownMethod, UnreadableWorkbook, Workbooks,
+                                       sheet_cells, value_matches)
 from bench.suites.waa.conditional_formats import conditional_cells
 from bench.suites.waa.errors import MetricFailed, ReferenceCrash
 
@@ -185,13 +176,7 @@ def _hyperlink(cell: Any, dxf: Any) -> Any:
 
 CELL_PROPS: dict[str, Callable[[Any, Any], Any]] = {
     "number_format": _number_format,
-    "font_name": _font("name"),
-    "font_family": _font("family"),
-    "font_color": _font("color"),
-    "font_bold": _font("bold"),
-    "font_italic": _font("italic"),
-    "font_underline": _font("underline"),
-    "font_size": _font("size"),
+    **{prop: _font(attribute) for prop, attribute in FONT_STYLES.items()},
     "fill_type": lambda c, dxf: _or_none(lambda: (dxf or c).fill.tagname),
     "bgcolor": lambda c, dxf: _or_none(lambda: (dxf or c).fill.bgColor.rgb),
     "fgcolor": lambda c, dxf: _or_none(lambda: (dxf or c).fill.fgColor.rgb),
@@ -233,83 +218,6 @@ def match_value(value: Any, rule: dict[str, Any]) -> bool:
                              f"{rule.get('ref')!r} ({exc})", fix="missing-file", fixed=0.0) from None
 
 
-# --- charts and pivot tables, keyed as WAA keys them -------------------------------------------------
-
-def _reference(source: Any) -> str:
-    """The formula of a series' values or categories: its numRef's, else its strRef's, as WAA formats it."""
-    for kind in ("numRef", "strRef"):
-        ref = getattr(source, kind, None)
-        if ref is not None:
-            return f"{ref.f}"
-    return ""
-
-
-def _first_run(title: Any) -> Any:
-    try:
-        return title.tx.rich.p[0].r[0].t
-    except (AttributeError, IndexError, TypeError):
-        return None
-
-
-CHART_PROPS: dict[str, Callable[[Any], Any]] = {
-    "title": lambda ch: _first_run(ch.title),
-    "legend": lambda ch: ch.legend.position if ch.legend is not None else None,
-    "anchor": lambda ch: [ch.anchor.editAs, ch.anchor._from.col, ch.anchor.to.row, ch.anchor.to.col, ch.anchor.to.row],
-    "width": lambda ch: ch.width,
-    "height": lambda ch: ch.height,
-    "type": lambda ch: ch.tagname,
-    "direction": lambda ch: ch.barDir,
-    "xtitle": lambda ch: _first_run(getattr(ch.x_axis, "title", None)),
-    "ytitle": lambda ch: _first_run(getattr(ch.y_axis, "title", None)),
-    "ztitle": lambda ch: _first_run(getattr(getattr(ch, "z_axis", None), "title", None)),
-}
-
-
-def _charts(sheet: Worksheet | None, props: list[str]) -> dict[str, dict[str, Any]]:
-    if sheet is None:
-        return {}
-    return {";".join(f"{_reference(s.val)},{_reference(s.cat)}" for s in chart.series):
-            {p: CHART_PROPS[p](chart) for p in props} for chart in sheet._charts}
-
-
-PIVOT_PROPS = frozenset({"name", "show_total", "show_empty_row", "show_empty_col", "show_headers", "location",
-                         "filter", "selection", "ordered", "col_fields", "row_fields", "data_fields",
-                         "data_fields_name"})
-
-
-def _pivot(pivot: Any, props: set[str]) -> tuple[str, dict[str, Any]]:
-    raw = [[(item.h, item.x) for item in field.items if item.x is not None] for field in pivot.pivotFields]
-    trimmed = list(itertools.dropwhile(lambda r: not r, raw))
-    left = len(raw) - len(trimmed)
-    selection = list(itertools.dropwhile(lambda r: not r, reversed(trimmed)))[::-1]
-    right = len(trimmed) - len(selection)
-    source = pivot.cache.cacheSource
-    start, end = source.worksheetSource.ref.split(":")
-    (r1, c1), (r2, c2) = coordinate_to_tuple(start), coordinate_to_tuple(end)
-    key = f"{source.type};{(r1, c1 + left)}:{(r2, c2 - right)};{source.worksheetSource.sheet}"
-    info: dict[str, Any] = {}
-    simple = {"name": "name", "show_total": "visualTotals", "show_empty_row": "showEmptyRow",
-              "show_empty_col": "showEmptyCol", "show_headers": "showHeaders", "location": "location"}
-    for prop, attribute in simple.items():
-        if prop in props:
-            info[prop] = getattr(pivot, attribute)
-    if props & {"filter", "selection"}:
-        info["selection"] = selection if "ordered" in props else [set(r) for r in selection]
-    if "filter" in props:
-        info["filter_fields"] = {f.fld for f in pivot.pageFields}
-    for prop, fields in (("col_fields", pivot.colFields), ("row_fields", pivot.rowFields)):
-        if prop in props:
-            info[prop] = [f.x - left for f in fields]
-    if "data_fields" in props:
-        info["data_fields"] = [f"{f.fld - left:d};{f.name if 'data_fields_name' in props else ''};"
-                               f"{f.subtotal};{f.showDataAs}" for f in pivot.dataFields]
-    return key, info
-
-
-def _pivots(sheet: Worksheet | None, props: set[str]) -> dict[str, dict[str, Any]]:
-    return {} if sheet is None else dict(_pivot(p, props) for p in sheet._pivots)
-
-
 # --- the rules -----------------------------------------------------------------------------------------
 
 def _sheet_name(books: Books, rule: dict[str, Any]) -> bool:
@@ -348,23 +256,13 @@ def _check_cell(books: Books, rule: dict[str, Any]) -> bool:
     return holds
 
 
-def _chart(books: Books, rule: dict[str, Any]) -> bool:
-    props = [p for p in CHART_PROPS if p in rule.get("chart_props", [])]  # WAA passes over other names
-    return _charts(books.sheet(rule["sheet_idx0"]), props) == _charts(books.sheet(rule["sheet_idx1"]), props)
-
-
-def _pivot_table(books: Books, rule: dict[str, Any]) -> bool:
-    props = set(rule.get("pivot_props", [])) & PIVOT_PROPS  # WAA passes over other names
-    return _pivots(books.sheet(rule["sheet_idx0"]), props) == _pivots(books.sheet(rule["sheet_idx1"]), props)
-
-
 RULES: dict[str, Callable[[Books, dict[str, Any]], bool]] = {
     "sheet_name": _sheet_name,
     "sheet_data": _sheet_data,
     "style": _style,
     "check_cell": _check_cell,
-    "chart": _chart,
-    "pivot_table": _pivot_table,
+    "chart": same_charts,
+    "pivot_table": same_pivot_tables,
 }
 
 

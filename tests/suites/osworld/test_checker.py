@@ -95,3 +95,4 @@ async def test_refused_setup_steps_are_named_in_the_reason():
     found = await verdict({"func": "infeasible"}, {"setup_errors": ["config[0] (launch) failed: HTTP 500"]},
                           Fail(reason="cannot"))
     assert found.success and "config[0] (launch) failed: HTTP 500" in found.reason
+

@@ -4,7 +4,8 @@ built to sit on their edges: the slide panel present, renamed, nested, another e
 tree that is not XML; the autosave interval set, set elsewhere, set twice, empty, not a number, missing its
 value, a file that is not XML, rules as an int and as a string; the presenter console off in any case,
 on, off only in a later item, under another path or deeper than OSWorld looks, an empty or missing value,
-no file. Prints the agreement per function."""
+no file. Prints the agreement per function. Then the presenter-console task, with its own evaluator: the
+option unticked scores 1 and a fresh profile's file 0, in OSWorld's function and through troupe's checker."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from bench.suites.osworld import metrics
 
-from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, slides
+from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, slides, task_scores
 
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"OSWorld's reference code is not at {REFERENCE}")
 
@@ -84,3 +85,15 @@ CASES: dict[str, list[Case]] = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_troupes_impress_metric_agrees_with_osworlds_on_every_built_case(name, tmp_path, capsys):
     assert_agrees(name, getattr(slides(), name), metrics.METRICS[name], CASES[name], tmp_path, capsys)
+
+
+FRESH_PROFILE = xcu(item("/org.openoffice.Office.Common/Misc", "FirstRun", "false"),
+                    item("/org.openoffice.Setup/Office", "ooSetupInstCompleted", "true"))
+"""registrymodifications.xcu as LibreOffice leaves it on a fresh profile: nothing of the presenter console."""
+
+
+@pytest.mark.anyio
+async def test_the_presenter_console_tasks_own_evaluator_scores_the_unticked_option_1_and_a_fresh_profile_0(tmp_path):
+    task_id = "libreoffice_impress/0f84bef9-9790-432e-92b7-eece357603fb"
+    assert await task_scores(task_id, slides(), xcu(AUTOSAVE, CONSOLE_OFF), tmp_path, ".xcu") == (1.0, 1.0)
+    assert await task_scores(task_id, slides(), FRESH_PROFILE, tmp_path, ".xcu") == (0.0, 0.0)

@@ -6,7 +6,9 @@ no colour, the original colour, mixed slides, no slides, rules short of a channe
 absent, another kind, in PowerPoint's AlternateContent, on another slide, a slide that is not there, a kind
 ElementTree's path syntax rejects; slide-number colours in the placeholder, in a footer, in runs, only black,
 none, with '#' or not six hex digits, each named colour and one no check knows; rules without their key, no
-file, files that are not decks. Prints the agreement per function."""
+file, files that are not decks. Prints the agreement per function. Then each of the four tasks that
+name these, with its own evaluator and rule: a solved deck scores 1 and the untouched one 0, in OSWorld's
+function and through troupe's checker."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from pptx.util import Inches
 
 from bench.suites.osworld.slide_design import SLIDE_DESIGN_METRICS
 
-from tests.osworld_reference import FILE, METRICS, REFERENCE, Case, assert_agrees, load, outcome
+from tests.osworld_reference import FILE, METRICS, REFERENCE, Case, assert_agrees, load, outcome, task_scores
 
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"OSWorld's reference code is not at {REFERENCE}")
 
@@ -256,6 +258,17 @@ CASES: dict[str, list[Case]] = {
 }
 
 
+TASKS: dict[str, tuple[bytes, bytes]] = {
+    "libreoffice_impress/ce88f674-ab7a-43da-9201-468d38539e4a": (deck(size(7.5, 10)), deck()),
+    "libreoffice_impress/3b27600c-3668-4abd-8f84-7bcdebbccbdb": (deck(solid("0000ff")), deck(solid("ffffff"))),
+    "libreoffice_impress/21760ecb-8f62-40d2-8d85-0cee5725cb72": (WITH_DISSOLVE, deck()),
+    "libreoffice_impress/ac9bb6cb-1888-43ab-81e4-a98a547918cd": (
+        numbered(*LIBREOFFICE, placeholder("sldNum", "ff0000")),
+        numbered(*LIBREOFFICE, placeholder("sldNum", "8b8b8b"))),
+}
+"""Per task: a deck solved as the instruction asks, and one as the task starts (as LibreOffice saves it)."""
+
+
 @pytest.fixture(scope="module")
 def reference() -> Any:
     return load(METRICS / "slides.py", {})
@@ -276,3 +289,11 @@ def test_each_function_meets_both_outcomes_and_a_raise():
             arguments = [item for item in case.arguments if item is not FILE]
             seen.add(outcome(SLIDE_DESIGN_METRICS[name], arguments, case.options))
         assert {0.0, 1.0, "raises"} <= seen, (name, seen)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("task_id", sorted(TASKS))
+async def test_each_tasks_own_evaluator_scores_a_solved_deck_1_and_the_untouched_0(task_id, reference, tmp_path):
+    solved, untouched = TASKS[task_id]
+    assert await task_scores(task_id, reference, solved, tmp_path, ".pptx") == (1.0, 1.0)
+    assert await task_scores(task_id, reference, untouched, tmp_path, ".pptx") == (0.0, 0.0)

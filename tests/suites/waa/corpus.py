@@ -7,10 +7,7 @@ getters do); any other value is handed to both as it is. `None` is a file or
 value the getter could not read.
 
 Each family's module (corpus_tables, corpus_documents, ...) gives a
-`cases()` list; `build()` collects them. A case that differs only by a
-documented library difference (WAA reads PDFs with PyMuPDF, troupe with
-pypdf) says so in `library_difference`, and the test reports it instead of
-failing on it.
+`cases()` list; `build()` collects them.
 """
 
 from __future__ import annotations
@@ -35,7 +32,6 @@ class Case:
     result: Any
     expected: Any = None
     options: dict[str, Any] = field(default_factory=dict)
-    library_difference: str = ""
 
 
 def on_disk(value: Any, folder: Path) -> Any:

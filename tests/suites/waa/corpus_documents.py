@@ -4,62 +4,26 @@ subscripts, strike-through and italics as python-docx (and LibreOffice, by their
 
 from __future__ import annotations
 
-import io
-from typing import Any, Callable
+from typing import Any
 
-import docx
 from docx.enum.text import WD_ALIGN_PARAGRAPH, WD_COLOR_INDEX, WD_TAB_ALIGNMENT
-from docx.shared import Inches, Pt
-from odf.opendocument import OpenDocumentText
-from odf.style import Style, TextProperties
-from odf.text import A, P, S, Span
+from docx.shared import Pt
 
+from tests import writer_files
 from tests.suites.waa.corpus import Case, File
-
-Build = Callable[[Any], None]
-TEXT = ["Course outline", "Week 1: introduction to the field.", "Week 2: methods and sources."]
+from tests.writer_files import (TEXT, Build, odt as _odt, runs as _runs, spacing as _spacing, table as _table,
+                                tabbed as _tabbed, xcu as _xcu)
 
 
 def document(paragraphs: list[str] = TEXT, build: Build | None = None) -> bytes:
-    """A .docx of one paragraph per text, then `build(document)`."""
-    written = docx.Document()
-    for text in paragraphs:
-        written.add_paragraph(text)
-    if build is not None:
-        build(written)
-    out = io.BytesIO()
-    written.save(out)
-    return out.getvalue()
-
-
-def _runs(*runs: tuple[str, dict[str, Any]], before: list[str] = (), after: list[str] = ()) -> bytes:
-    """A .docx whose middle paragraph is made of `runs`, each (text, font attributes)."""
-    written = docx.Document()
-    for text in before:
-        written.add_paragraph(text)
-    paragraph = written.add_paragraph()
-    for text, font in runs:
-        run = paragraph.add_run(text)
-        for name, value in font.items():
-            setattr(run.font, name, value)
-    for text in after:
-        written.add_paragraph(text)
-    out = io.BytesIO()
-    written.save(out)
-    return out.getvalue()
+    """A .docx of one paragraph per text (the course outline's by default), then `build(document)`."""
+    return writer_files.document(paragraphs, build)
 
 
 def _pair(func: str, name: str, mine: bytes | None, gold: bytes | None, options: dict[str, Any] | None = None,
           suffix: str = ".docx") -> Case:
     return Case(func, f"{func}-{name}", None if mine is None else File(f"{func}-{name}/r{suffix}", mine),
                 None if gold is None else File(f"{func}-{name}/g{suffix}", gold), options or {})
-
-
-def _spacing(*values: float | None) -> Build:
-    def build(written: Any) -> None:
-        for paragraph, value in zip(written.paragraphs, values):
-            paragraph.paragraph_format.line_spacing = value
-    return build
 
 
 def _compare_docx_files() -> list[Case]:
@@ -92,15 +56,6 @@ def _line_spacing() -> list[Case]:
         "unset": document(), "points": document(build=_spacing(Pt(18), Pt(18), Pt(18))),
         "other-text": document(TEXT[:2], _spacing(1.5, 1.5)), "missing": None, "not-docx": b"junk"}.items()] + [
         _pair("compare_line_spacing", "gold-missing", gold, None)]
-
-
-def _table(rows: list[list[str]]) -> Build:
-    def build(written: Any) -> None:
-        table = written.add_table(rows=len(rows), cols=len(rows[0]))
-        for i, row in enumerate(rows):
-            for j, text in enumerate(row):
-                table.cell(i, j).text = text
-    return build
 
 
 def _tables() -> list[Case]:
@@ -194,33 +149,12 @@ def _italics() -> list[Case]:
         "no-italic": document(TEXT), "missing": None}.items()]
 
 
-def _xcu(font: str | None) -> bytes:
-    item = ("" if font is None else
-            '<item oor:path="/org.openoffice.Office.Writer/DefaultFont"><prop oor:name="Standard" oor:op="fuse">'
-            f"<value>{font}</value></prop></item>")
-    return ('<?xml version="1.0" encoding="UTF-8"?><oor:items xmlns:oor="http://openoffice.org/2001/registry" '
-            f'xmlns:xs="http://www.w3.org/2001/XMLSchema">{item}'
-            '<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse">'
-            "<value>false</value></prop></item></oor:items>").encode()
-
-
 def _default_font() -> list[Case]:
     files = {"set": _xcu("Times New Roman"), "other": _xcu("Liberation Serif"), "unset": _xcu(None),
              "not-xml": b"\x00\x01", "missing": None}
     return [Case("find_default_font", f"xcu-{name}", None if data is None else
                  File(f"xcu-{name}/registrymodifications.xcu", data), {"font_name": "Times New Roman"})
             for name, data in files.items()]
-
-
-def _tabbed(lines: list[tuple[str, list[tuple[float, Any]]]]) -> bytes:
-    written = docx.Document()
-    for text, stops in lines:
-        paragraph = written.add_paragraph(text)
-        for position, alignment in stops:
-            paragraph.paragraph_format.tab_stops.add_tab_stop(Inches(position), alignment)
-    out = io.BytesIO()
-    written.save(out)
-    return out.getvalue()
 
 
 def _tabstops() -> list[Case]:
@@ -240,28 +174,6 @@ def _tabstops() -> list[Case]:
     options = {"word_number_split_by_tabstop": 3, "index": 0}
     return [_pair("check_tabstops", f"{name}-{bool(opts)}", data, gold, opts) for name, data in files.items()
             for opts in (options, {})] + [_pair("check_tabstops", "gold-missing", gold, None, options)]
-
-
-def _odt(parts: list[tuple[str, str | None]], *, link: bool = False, spaced: bool = False) -> bytes:
-    """An .odt with one paragraph per (text, background colour of its span, or None for plain text)."""
-    written = OpenDocumentText()
-    for n, (text, colour) in enumerate(parts):
-        paragraph = P()
-        if colour is None:
-            paragraph.addText(text)
-        else:
-            style = Style(name=f"T{n}", family="text")
-            style.addElement(TextProperties(backgroundcolor=colour))
-            written.automaticstyles.addElement(style)
-            paragraph.addElement(Span(stylename=style, text=text))
-        if link:
-            paragraph.addElement(A(href="https://example.com", text=" link"))
-        if spaced:
-            paragraph.addElement(S(c=2))
-        written.text.addElement(paragraph)
-    out = io.BytesIO()
-    written.write(out)
-    return out.getvalue()
 
 
 def _highlighted_words() -> list[Case]:

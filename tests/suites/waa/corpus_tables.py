@@ -7,13 +7,12 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, Callable
 
-from openpyxl.chart import BarChart, LineChart, PieChart, Reference
+from openpyxl.chart import LineChart, PieChart
 from openpyxl.formatting.rule import CellIsRule, FormulaRule
-from openpyxl.pivot.cache import CacheDefinition, CacheField, CacheSource, SharedItems, WorksheetSource
-from openpyxl.pivot.table import DataField, FieldItem, Location, PageField, PivotField, RowColField, TableDefinition
 from openpyxl.styles import Font, GradientFill, PatternFill
 from openpyxl.styles.differential import DifferentialStyle
 
+from tests.sheet_objects import chart, pivot
 from tests.suites.waa.corpus import Case, File
 from tests.suites.waa.workbooks import book, cell, package, row, with_cell, with_part
 
@@ -248,67 +247,32 @@ def _check_cell_cases() -> list[Case]:
     return cases
 
 
-def _chart(kind: type = BarChart, columns: tuple[int, ...] = (2,), title: str | None = None,
-           legend: str | None = "r") -> Callable[[Any], None]:
-    def build(sheet: Any) -> None:
-        for column in columns:
-            chart = kind()
-            chart.add_data(Reference(sheet, min_col=column, min_row=1, max_row=3), titles_from_data=True)
-            chart.set_categories(Reference(sheet, min_col=1, min_row=2, max_row=3))
-            chart.title = title
-            if legend is None:
-                chart.legend = None
-            else:
-                chart.legend.position = legend
-            sheet.add_chart(chart, "E2")
-    return build
-
-
-def _pivot(rows: tuple[int, ...] = (0,), page: tuple[int, ...] = (), ref: str = "A1:C3", subtotal: str = "sum",
-           hidden: bool = False) -> Callable[[Any], None]:
-    def build(sheet: Any) -> None:
-        axes = {i: "axisRow" for i in rows} | {i: "axisPage" for i in page}
-        items = [FieldItem(x=0), FieldItem(x=1, h=hidden or None)]
-        pivot = TableDefinition(
-            name="P", cacheId=1, dataCaption="Values",
-            location=Location(ref="E1:F3", firstHeaderRow=1, firstDataRow=1, firstDataCol=1),
-            pivotFields=[PivotField(axis=axes.get(i), dataField=i == 1, items=items if i == 0 else [])
-                         for i in range(3)],
-            rowFields=[RowColField(x=i) for i in rows], pageFields=[PageField(fld=i) for i in page],
-            dataFields=[DataField(name="Q1", fld=1, subtotal=subtotal)])
-        pivot.cache = CacheDefinition(
-            cacheSource=CacheSource(type="worksheet", worksheetSource=WorksheetSource(ref=ref, sheet=sheet.title)),
-            cacheFields=[CacheField(name=n, sharedItems=SharedItems()) for n in ROWS[0]])
-        sheet._pivots.append(pivot)
-    return build
-
-
 def _chart_and_pivot_cases() -> list[Case]:
     task_charts = {"rules": [{"type": "chart", "sheet_idx0": 0, "sheet_idx1": "EI0",
                               "chart_props": ["type", "legend", "title"]}]}
     task_pivots = {"rules": [{"type": "pivot_table", "sheet_idx0": 0, "sheet_idx1": "EI0",
                               "pivot_props": ["col_fields", "filter", "row_fields", "data_fields"]}]}
-    gold_chart = book(ROWS, _chart(title="Sales"))
-    gold_pivot = book(ROWS, _pivot())
+    gold_chart = book(ROWS, chart(title="Sales"))
+    gold_pivot = book(ROWS, pivot())
     return [
-        _case("chart-same", book(ROWS, _chart(title="Sales")), gold_chart, task_charts),
-        _case("chart-line-vs-bar", book(ROWS, _chart(LineChart, title="Sales")), gold_chart, task_charts),
-        _case("chart-pie", book(ROWS, _chart(PieChart, title="Sales")), book(ROWS, _chart(PieChart, title="Sales")),
+        _case("chart-same", book(ROWS, chart(title="Sales")), gold_chart, task_charts),
+        _case("chart-line-vs-bar", book(ROWS, chart(LineChart, title="Sales")), gold_chart, task_charts),
+        _case("chart-pie", book(ROWS, chart(PieChart, title="Sales")), book(ROWS, chart(PieChart, title="Sales")),
               task_charts),
-        _case("chart-other-title", book(ROWS, _chart(title="Costs")), gold_chart, task_charts),
-        _case("chart-no-title", book(ROWS, _chart()), gold_chart, task_charts),
-        _case("chart-legend-bottom", book(ROWS, _chart(title="Sales", legend="b")), gold_chart, task_charts),
-        _case("chart-no-legend", book(ROWS, _chart(title="Sales", legend=None)), gold_chart, task_charts),
-        _case("chart-other-series", book(ROWS, _chart(columns=(3,), title="Sales")), gold_chart, task_charts),
-        _case("chart-two-vs-one", book(ROWS, _chart(columns=(2, 2), title="Sales")), gold_chart, task_charts),
+        _case("chart-other-title", book(ROWS, chart(title="Costs")), gold_chart, task_charts),
+        _case("chart-no-title", book(ROWS, chart()), gold_chart, task_charts),
+        _case("chart-legend-bottom", book(ROWS, chart(title="Sales", legend="b")), gold_chart, task_charts),
+        _case("chart-no-legend", book(ROWS, chart(title="Sales", legend=None)), gold_chart, task_charts),
+        _case("chart-other-series", book(ROWS, chart(columns=(3,), title="Sales")), gold_chart, task_charts),
+        _case("chart-two-vs-one", book(ROWS, chart(columns=(2, 2), title="Sales")), gold_chart, task_charts),
         _case("chart-none", book(ROWS), gold_chart, task_charts),
         _case("chart-unknown-prop", gold_chart, gold_chart,
               {"rules": [{"type": "chart", "sheet_idx0": 0, "sheet_idx1": "EI0", "chart_props": ["type", "glow"]}]}),
-        _case("pivot-same", book(ROWS, _pivot()), gold_pivot, task_pivots),
-        _case("pivot-page-field", book(ROWS, _pivot(rows=(), page=(0,))), gold_pivot, task_pivots),
-        _case("pivot-average", book(ROWS, _pivot(subtotal="average")), gold_pivot, task_pivots),
-        _case("pivot-smaller-source", book(ROWS, _pivot(ref="A1:C2")), gold_pivot, task_pivots),
-        _case("pivot-hidden-item", book(ROWS, _pivot(hidden=True)), gold_pivot, task_pivots),
+        _case("pivot-same", book(ROWS, pivot()), gold_pivot, task_pivots),
+        _case("pivot-page-field", book(ROWS, pivot(rows=(), page=(0,))), gold_pivot, task_pivots),
+        _case("pivot-average", book(ROWS, pivot(subtotal="average")), gold_pivot, task_pivots),
+        _case("pivot-smaller-source", book(ROWS, pivot(ref="A1:C2")), gold_pivot, task_pivots),
+        _case("pivot-hidden-item", book(ROWS, pivot(hidden=True)), gold_pivot, task_pivots),
         _case("pivot-none", book(ROWS), gold_pivot, task_pivots),
         _case("pivot-unknown-prop", gold_pivot, gold_pivot,
               {"rules": [{"type": "pivot_table", "sheet_idx0": 0, "sheet_idx1": "EI0",

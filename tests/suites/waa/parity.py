@@ -57,7 +57,7 @@ def troupe_outcome(metric: Callable[..., float], case: Case) -> Outcome:
 
 
 TALLY: dict[str, Counter] = {}
-"""Per function: how many cases agreed, disagreed, or differ by a documented library difference."""
+"""Per function: how many cases agreed and how many disagreed."""
 
 
 def record(func: str, verdict: str) -> None:
@@ -67,9 +67,9 @@ def record(func: str, verdict: str) -> None:
 def summary() -> list[str]:
     if not TALLY:
         return []
-    lines = [f"{'function':<42} {'cases':>5} {'agree':>5} {'differ':>6} {'library':>7}"]
+    lines = [f"{'function':<42} {'cases':>5} {'agree':>5} {'differ':>6}"]
     for func in sorted(TALLY):
         counts = TALLY[func]
         total = sum(counts.values())
-        lines.append(f"{func:<42} {total:>5} {counts['agree']:>5} {counts['differ']:>6} {counts['library']:>7}")
+        lines.append(f"{func:<42} {total:>5} {counts['agree']:>5} {counts['differ']:>6}")
     return lines

@@ -185,6 +185,8 @@ def test_the_linux_server_reads_waas_browser_commands_without_running_them():
     assert launch_of(["google-chrome", "--remote-debugging-port=1337"]) == Launch(CHROME, ())
     assert launch_of(["start", "msedge", "https://x/", "--disable-features=X"]) == Launch(EDGE, ("https://x/",))
     assert launch_of(["cmd", "/c", "start msedge"]) == Launch(EDGE, ())
+    assert launch_of(["google-chrome", "--load-extension=/a,/b c", "--load-extension=", "https://x/"]) == Launch(
+        CHROME, ("https://x/",), ("/a", "/b c"))
     assert launch_of(["socat", "tcp-listen:9222,fork", "tcp:localhost:1337"]) == Forward()
     assert launch_of(["xterm"]) is None and launch_of("unclosed 'quote") is None
     assert stop_of("taskkill /IM chrome.exe /F") == Stop(CHROME)

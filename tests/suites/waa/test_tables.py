@@ -163,5 +163,6 @@ def test_conditional_formats_are_evaluated_per_cell_with_absolute_ranges_as_waa_
     assert score(_formatted("B2>AVERAGE($B$2:$B$3)"), red_bob, rule) == 1.0  # 4.5 is above the mean, 3 is not
     assert score(_formatted("B2>4"), red_bob, rule) == 1.0
     assert score(_formatted("B2>5"), red_bob, rule) == 0.0
-    with pytest.raises(MetricFailed, match=r"absolute reference \$B\$2 in 'B2>\$B\$2' as the range B2:"):
+    with pytest.raises(MetricFailed, match=r"'B2>\$B\$2': the formula names the absolute cell \$B\$2, which both "
+                                           r"references read as the range B2:"):
         score(_formatted("B2>$B$2"), red_bob, rule)

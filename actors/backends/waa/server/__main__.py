@@ -2,7 +2,10 @@
 
 Prints one line, `listening on http://127.0.0.1:PORT display :N`, once it
 answers, so a parent process (a test, a script) knows where it is. Runs
-until SIGTERM or SIGINT, then stops its applications and its display.
+until SIGTERM or SIGINT (or, with --stop-with-stdin, until its stdin
+ends: a parent holding the other end of a pipe makes it stop when the
+parent dies, SIGKILL included), then stops its applications and its
+display.
 
 Files are served from the session's home and the `--root` folders only, and
 only pyautogui programs and WAA's browser commands (browser.py: Chromium
@@ -50,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--allow-commands", action="store_true",
                         help="run any command /execute, /setup/execute and /setup/launch ask for, shells included "
                              "(default: pyautogui programs only, parsed and never run as Python)")
+    parser.add_argument("--stop-with-stdin", action="store_true",
+                        help="stop, as on SIGTERM, when stdin reaches its end (a parent that holds a pipe to it "
+                             "makes the server stop when the parent dies, however it dies)")
     args = parser.parse_args(argv)
     if not args.token:
         parser.error("a token is required (--token or $TROUPE_WAA_TOKEN): its holder drives this desktop")
@@ -60,17 +66,22 @@ def main(argv: list[str] | None = None) -> int:
     stopped = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stopped.set())
+    if args.stop_with_stdin:
+        threading.Thread(target=lambda: (sys.stdin.buffer.read(), stopped.set()), name="stdin-watch",
+                         daemon=True).start()
     session = Session.start(*args.size, accessibility=args.osworld)  # OSWorld's tree is AT-SPI's
-    shims = tempfile.TemporaryDirectory(prefix="troupe-server-bin-")
+    shims = Path(tempfile.mkdtemp(prefix="troupe-server-bin-"))
+    session.owns(shims)
     terminals = None
     if args.allow_commands:
-        guest_python.install(Path(shims.name), session.env)
+        guest_python.install(shims, session.env)
     if args.osworld:
-        osworld.install_shims(Path(shims.name), session.env)
+        osworld.install_shims(shims, session.env)
         osworld.prepare_home(session.home)
         session.env["ACCESSIBILITY_ENABLED"] = "1"  # Chromium exports its tree when this says AT-SPI listens
+        session.env["GNOME_ACCESSIBILITY"] = "1"  # Thunderbird (Gecko) exports its tree only when this says so
         session.env["SAL_USE_VCLPLUGIN"] = "gtk3"  # LibreOffice exports it with its GTK plugin, as on Ubuntu
-        terminals = terminal.bind_keys(session.home, Path(shims.name), session.env)
+        terminals = terminal.bind_keys(session.home, shims, session.env)
     main_thread = MainThread()
     desktop = LinuxDesktop(session, main_thread)
     server = make_server(desktop, args.token, args.port, roots=args.root, allow_commands=args.allow_commands,
@@ -83,7 +94,6 @@ def main(argv: list[str] | None = None) -> int:
         server.close()
         desktop.close()
         session.close()
-        shims.cleanup()
     return 0
 
 

@@ -10,8 +10,10 @@ never runs them:
   starts Chromium on the profile WAA's Linux getters read
   (~/.config/google-chrome for Chrome, ~/.config/microsoft-edge for Edge),
   with DevTools on 127.0.0.1 at the server's DevTools port (9222 unless
-  --devtools-port says otherwise) and the http(s) URLs the command names; the
-  task's own flags are Windows ones and are dropped. A Chromium already
+  --devtools-port says otherwise) and the http(s) URLs the command names; of
+  the task's own flags (Windows ones) only `--load-extension=FOLDER[,...]`
+  is kept, Chrome's way to load unpacked extensions, each folder confined to
+  the server's roots as a file request's path is. A Chromium already
   running on that profile opens the URLs in a new window, as Chrome does;
 - the socat forward is answered as done: DevTools already listens where
   WAA's client connects;
@@ -61,10 +63,15 @@ STOP_TIMEOUT = 10.0
 """Seconds Chromium gets to write its profile and exit once asked to close, before it is terminated."""
 
 
+LOAD_EXTENSION = "--load-extension="
+
+
 @dataclass(frozen=True)
 class Launch:
     browser: str
     urls: tuple[str, ...]
+    extensions: tuple[str, ...] = ()
+    """Folders of unpacked extensions to load, as the command names them."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +114,9 @@ def launch_of(command: list[str] | str) -> Launch | Forward | None:
     browser = PROGRAMS.get(_program(words[0]))
     if browser is None:
         return None
-    return Launch(browser, tuple(w for w in words[1:] if w.startswith(("http://", "https://"))))
+    extensions = [folder for w in words[1:] if w.startswith(LOAD_EXTENSION)
+                  for folder in w.removeprefix(LOAD_EXTENSION).split(",") if folder]
+    return Launch(browser, tuple(w for w in words[1:] if w.startswith(("http://", "https://"))), tuple(extensions))
 
 
 def window_title(name: str) -> str:
@@ -153,6 +162,8 @@ class Chromium:
             flags.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
         if "DBUS_SESSION_BUS_ADDRESS" in self.desktop.session.env:
             flags.append("--force-renderer-accessibility")  # the desktop exports AT-SPI: Chromium's pages too
+        if launch.extensions:
+            flags.append(LOAD_EXTENSION + ",".join(launch.extensions))
         return [self._program(), *flags, *launch.urls]
 
     def launch(self, launch: Launch) -> None:

@@ -26,6 +26,7 @@ The server binds 127.0.0.1 only.
 
 from __future__ import annotations
 
+import dataclasses
 import email.parser
 import email.policy
 import functools
@@ -246,8 +247,9 @@ class Endpoints:
         if isinstance(browser, Forward):
             return _text(200, f"{command} launched successfully (DevTools already listens on {self.devtools_port})")
         if isinstance(browser, Launch):
+            extensions = tuple(str(self.roots.confine(folder)) for folder in browser.extensions)
             try:
-                self.browser.launch(browser)
+                self.browser.launch(dataclasses.replace(browser, extensions=extensions))
             except FileNotFoundError as exc:
                 return _text(404, str(exc))
             return _text(200, f"{command} launched successfully")

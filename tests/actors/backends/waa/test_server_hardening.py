@@ -150,6 +150,11 @@ def test_writes_moves_and_opens_outside_the_roots_are_refused_and_change_nothing
     assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
 
 
+def test_chrome_is_not_launched_loading_an_extension_from_outside_the_roots(server, outside):
+    reply = post(server, "/setup/launch", {"command": ["google-chrome", f"--load-extension=~/x,{outside}"]})
+    assert reply.status_code == 403 and str(outside) in reply.json()["message"]
+
+
 def test_the_home_and_a_root_folder_are_served(server, task_root):
     assert upload(server, str(task_root / "in" / "task.txt"), b"for the task").status_code == 200
     assert (task_root / "in" / "task.txt").read_bytes() == b"for the task"

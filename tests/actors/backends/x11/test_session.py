@@ -1,11 +1,15 @@
-"""A desktop session ends what it started, also what left the spawned processes' tree."""
+"""A desktop session ends what it started, also what left the spawned processes' tree, and deletes its
+home and the folders it owns."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 import time
+from pathlib import Path
 
 from actors.backends.x11.session import Session
-from runtime.process_tree import alive
+from runtime.process_tree import alive, descendants
 
 
 def test_closing_a_session_ends_a_process_a_launcher_left_behind():
@@ -22,3 +26,13 @@ def test_closing_a_session_ends_a_process_a_launcher_left_behind():
     finally:
         session.close()
     assert not alive(stray), f"process {stray} outlived its desktop session"
+
+
+def test_closing_a_session_deletes_the_folders_it_owns_and_ends_its_reaper():
+    session = Session.start(320, 240, window_manager=False, accessibility=False)
+    folder = Path(tempfile.mkdtemp(prefix="troupe-test-owned-"))
+    session.owns(folder)
+    watchers = [pid for pid, argv in descendants(os.getpid()).items() if b"troupe-reaper" in argv]
+    assert len(watchers) == 1
+    session.close()
+    assert not folder.exists() and not session.home.exists() and not alive(watchers[0])

@@ -1,6 +1,7 @@
-"""`check_highlighted_words` on the OpenDocument text files a Writer task saves, read with odfpy.
+"""`check_highlighted_words` on the OpenDocument text files a Writer task saves, read with odfpy, as WAA's
+and OSWorld's docs.py define it alike.
 
-WAA first compares the two documents' text as compare_docx_files does for
+Both first compare the two documents' text as compare_docx_files does for
 .odt files: each `text:p`'s text is its own text nodes and those directly
 inside its `text:span` children (deeper markup, `text:s` spaces and tabs
 are not read), judged with compare_docx_files' defaults
@@ -10,8 +11,7 @@ automatic style any of whose properties has the background colour
 
 A file odfpy cannot open scores 0. odfpy raises when asked for an attribute
 an element cannot have (a style's child without a background colour, such
-as a `style:map`), and so does WAA: `ReferenceCrash` names the
-`missing-file` fix, which scores such a file 0.
+as a `style:map`), and so do the references: this raises `ReferenceRaises`.
 """
 
 from __future__ import annotations
@@ -24,8 +24,10 @@ from odf.element import Element
 from odf.opendocument import OpenDocument, load
 from odf.text import P, Span
 
-from bench.suites.waa.errors import ReferenceCrash, gold_required
 from bench.formats.paragraph_texts import same_texts
+from bench.formats.reference_raises import ReferenceRaises
+
+__all__ = ["check_highlighted_words", "is_odt", "open_odt", "paragraph_texts"]
 
 HIGHLIGHT = "#ffff00"
 
@@ -43,12 +45,12 @@ def is_odt(data: bytes) -> bool:
 
 
 def open_odt(data: bytes | None) -> OpenDocument | None:
-    """The document, or None when there is none or odfpy cannot read it (WAA scores both 0)."""
+    """The document, or None when there is none or odfpy cannot read it (the references score both 0)."""
     if data is None:
         return None
     try:
         return load(io.BytesIO(data))
-    except Exception:  # noqa: BLE001 - odfpy raises many kinds on a broken file; WAA catches them all
+    except Exception:  # noqa: BLE001 - odfpy raises many kinds on a broken file; the references catch them all
         return None
 
 
@@ -69,8 +71,7 @@ def _attribute(element: Element, name: str) -> Any:
     try:
         return element.getAttribute(name)
     except (AttributeError, ValueError) as exc:  # odfpy: an attribute the element cannot have, or no namespace
-        raise ReferenceCrash(f"check_highlighted_words: odfpy cannot read `{name}` of {element}: {exc}",
-                             fix="missing-file", fixed=0.0) from None
+        raise ReferenceRaises(f"check_highlighted_words: odfpy cannot read `{name}` of {element}: {exc}") from None
 
 
 def _yellow(style: Element) -> bool:
@@ -79,7 +80,7 @@ def _yellow(style: Element) -> bool:
 
 
 def _highlighted(document: OpenDocument) -> bool:
-    """WAA reads every automatic style for a span (so a later one can still raise) before it stops."""
+    """The references read every automatic style for a span (so a later one can still raise) before it stops."""
     styles = document.automaticstyles.childNodes
     for span in document.getElementsByType(Span):
         name = span.getAttribute("stylename")
@@ -94,5 +95,3 @@ def check_highlighted_words(result: bytes | None, expected: bytes | None, **opti
         return 0.0
     return 0.0 if _highlighted(mine) else 1.0
 
-
-ODT_METRICS = {"check_highlighted_words": gold_required(check_highlighted_words)}

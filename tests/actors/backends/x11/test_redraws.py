@@ -1,0 +1,78 @@
+"""The settle after an action on a real Xvfb display: over QUIET seconds after the last drawing, seen
+through DAMAGE, whichever window draws."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from Xlib import display as xdisplay
+
+from actors.backends.x11.redraws import QUIET, Redraws
+from actors.backends.x11.session import Session
+
+
+@pytest.fixture(scope="module")
+def session():
+    desktop = Session.start(320, 240, window_manager=False, accessibility=False)
+    yield desktop
+    desktop.close()
+
+
+def draw_for(display: str, seconds: float, every: float = 0.01) -> threading.Thread:
+    """A client that maps a window and fills it, in turns black and white, every `every` s for `seconds`
+    from its first fill, which has happened when this returns."""
+    first = threading.Event()
+
+    def run() -> None:
+        conn = xdisplay.Display(display)
+        try:
+            screen = conn.screen()
+            window = screen.root.create_window(0, 0, 100, 100, 0, screen.root_depth, background_pixel=screen.white_pixel)
+            window.map()
+            gcs = [window.create_gc(foreground=pixel) for pixel in (screen.black_pixel, screen.white_pixel)]
+            end, turn = None, 0
+            while end is None or time.monotonic() < end:
+                window.fill_rectangle(gcs[turn % 2], 0, 0, 100, 100)
+                conn.sync()
+                if end is None:
+                    end = time.monotonic() + seconds
+                    first.set()
+                turn += 1
+                time.sleep(every)
+            window.destroy()
+            conn.sync()
+        finally:
+            conn.close()
+    thread = threading.Thread(target=run)
+    thread.start()
+    first.wait(10)
+    return thread
+
+
+def test_a_still_screen_settles_after_the_quiet_window(session):
+    redraws = Redraws(session.display)
+    try:
+        redraws.forget()
+        assert QUIET <= redraws.settle(bound=2.0) < 1.0  # not the bound: nothing draws
+    finally:
+        redraws.close()
+
+
+def test_a_window_that_keeps_drawing_holds_the_settle_until_it_stops_or_the_bound(session):
+    redraws = Redraws(session.display)
+    try:
+        quiet = 0.2  # longer than a loaded machine leaves the drawing thread waiting between two fills
+        drawing = draw_for(session.display, 0.4)
+        redraws.forget()
+        settled = redraws.settle(quiet, bound=2.0)
+        drawing.join()
+        assert 0.4 + quiet - 0.1 <= settled < 1.9
+        drawing = draw_for(session.display, 1.5)
+        redraws.forget()
+        assert 0.3 <= redraws.settle(quiet, bound=0.3) < 1.0  # still drawing at the bound
+        drawing.join()
+    finally:
+        redraws.close()
+
