@@ -44,7 +44,7 @@ from bench.suites.osworld.accessibility import check_accessibility_tree
 from bench.suites.osworld.catalog import Catalog
 from bench.suites.osworld.needs import cache_name, getter_specs, steps
 from bench.suites.osworld.vlc_status import STATUS, VLC_WEB_PASSWORD
-from protocols import BBox, ErrorKind, Task
+from protocols import BBox, EpisodeResult, ErrorKind, Task
 
 from tests import osworld_reference
 from tests.media_files import video
@@ -352,23 +352,17 @@ async def portrait_in_the_sidebar(server, task: Task) -> None:
         (await http.post("/execute", json={"command": command(program)})).raise_for_status()
 
 
-XCU = "/home/user/.config/libreoffice/4/user/registrymodifications.xcu"
-
-
 async def presenter_console_off(server, task: Task) -> None:
     """The oracle of the presenter-console task, as an agent would do it: Tools > Options (Alt+F12),
     LibreOffice Impress > General, Enable Presenter Console unticked, OK, each clicked where the server's
-    tree shows it; then it waits until LibreOffice has written the option to its user settings (its
-    configuration is written about 1 s after OK), as troupe evaluates at once."""
+    tree shows it; then it says it is done at once, before LibreOffice has written the option to its
+    settings file (about 1 s after OK), which the evaluation waits for as OSWorld's 20 s sleep does."""
     async with httpx.AsyncClient(base_url=server.url, headers={TOKEN_HEADER: server.token}, timeout=120) as http:
         (await http.post("/execute", json={"command": command("pyautogui.hotkey('alt', 'f12')")})).raise_for_status()
         impress = await click_when(http, "table-cell", "LibreOffice Impress", double=True)
         await click_when(http, "table-cell", "General", below=impress.y)
         await click_when(http, "check-box", "Enable Presenter Console")
         await click_when(http, "push-button", "OK")
-        with anyio.fail_after(10):
-            while b"EnablePresenterScreen" not in (await http.post("/file", data={"file_path": XCU})).content:
-                await anyio.sleep(0.2)
 
 
 async def play_in_vlc(server, task: Task) -> None:
@@ -390,7 +384,7 @@ async def play_in_vlc(server, task: Task) -> None:
 
 
 async def check(task: Task, cache: Path, anyio_backend: str, quit: str = "soffice.bin",
-                solve: Callable | None = None) -> None:
+                solve: Callable | None = None) -> EpisodeResult:
     """On asyncio the oracle solves the task (1.0: by `solve`, else by uploading the solved file once `quit`
     has quit), on trio the untouched state scores 0."""
     oracle = (solve or functools.partial(upload_solved, program=quit)) if anyio_backend == "asyncio" else None
@@ -400,6 +394,7 @@ async def check(task: Task, cache: Path, anyio_backend: str, quit: str = "soffic
     assert result.score == (1.0 if solving else 0.0), result.reason
     print(f"\nosworld {task.task_id} from the cache, {'solved' if solving else 'untouched'}: {result.reason}; "
           f"reset {result.timings.reset:.2f} s")
+    return result
 
 
 @requires("localc")
@@ -442,8 +437,11 @@ async def test_an_impress_option_unticked_in_the_options_dialog_is_read_from_lib
         tasks, cache, anyio_backend):
     """LibreOffice itself writes the unticked presenter console to the episode's registrymodifications.xcu
     in the form check_presenter_console_disable reads (EnablePresenterScreen false under Impress's
-    Misc/Start)."""
-    await check(tasks[PRESENTER_CONSOLE], cache, anyio_backend, solve=presenter_console_off)
+    Misc/Start). The oracle says it is done right after OK, before LibreOffice writes it, and the evaluation
+    waits for the write (named in the verdict) where OSWorld's harness sleeps 20 s."""
+    result = await check(tasks[PRESENTER_CONSOLE], cache, anyio_backend, solve=presenter_console_off)
+    if anyio_backend == "asyncio":
+        assert "for LibreOffice's settings (registrymodifications.xcu) to be written" in result.reason
 
 
 @requires("thunderbird")
