@@ -12,7 +12,7 @@ General functions (OSWorld's metrics/general.py): `exact_match`,
 own in chrome.py (`is_expected_bookmarks`, `check_font_size`,
 `check_history_deleted`, ...), chrome_tabs.py (`is_expected_tabs`,
 `is_expected_active_tab`), chrome_pages.py (`is_expected_search_query`,
-`is_added_to_steam_cart`), chrome_cookies.py, chrome_extensions.py, html_files.py (`compare_htmls`), vlc.py, vlc_status.py (`is_vlc_playing`),
+`is_added_to_steam_cart`), chrome_cookies.py, chrome_extensions.py, desktop_shortcuts.py, html_files.py (`compare_htmls`), vlc.py, vlc_status.py (`is_vlc_playing`),
 media.py (`compare_audios`, `compare_videos`), gimp.py, impress.py, slides.py
 (`compare_pptx_files`), slide_design.py (orientation, background, transition,
 slide-number colour), the picture checks in image_similarity.py
@@ -47,6 +47,7 @@ from bench.suites.osworld.chrome_extensions import EXTENSION_METRICS
 from bench.suites.osworld.chrome_pages import PAGE_METRICS
 from bench.suites.osworld.chrome_tabs import TAB_METRICS
 from bench.suites.osworld.csv_files import CSV_METRICS
+from bench.suites.osworld.desktop_shortcuts import SHORTCUT_METRICS
 from bench.suites.osworld.epub import EPUB_METRICS
 from bench.suites.osworld.errors import MetricFailed
 from bench.suites.osworld.expectations import EXPECTATION_METRICS
@@ -154,6 +155,7 @@ METRICS: dict[str, Metric] = {
     **COOKIE_METRICS,
     **EXTENSION_METRICS,
     **HTML_METRICS,
+    **SHORTCUT_METRICS,
     **JSON_METRICS,
     **VLC_METRICS,
     **VLC_STATUS_METRICS,

@@ -1,26 +1,29 @@
 """OSWorld's tasks that need its task-file cache, on fresh local desktops with no VM: the test fills a cache
-folder in OSWorld's layout with files it makes in the formats the tasks name (the real ones live in a data set
-this machine cannot reach), and per domain a task runs its set-up (the download from the cache, LibreOffice
-opening the file), then the oracle reaches the solved state through the episode's own server (the application
-quit, the solved file uploaded where the task reads it) and scores 1, while the untouched state scores 0: a
-Calc task scored by sheet_data and one by sheet_print (the CSV its postconfig has LibreOffice export beside
-the workbook), a Writer and an Impress task, a Thunderbird one whose profile comes from the cache as a tarball
-(a plain profiles.ini, naming no install, which Thunderbird must start with), an os one whose check script the
-cache holds, a multi_apps one, a Chrome one whose unpacked extension comes from the cache as a zip (the oracle
-starts Chrome again loading it), the clipboard task (xsel reads the path the oracle copied), the os task whose
-copied pictures /list_directory lists, a GIMP one whose photo GIMP opens from the cache (check_image_mirror:
-its postconfig exports what GIMP shows, the untouched photo, which is not the mirror image), and two PDF
-tasks: an invoice moved (compare_pdfs, on a file whose name holds "#" and spaces), .doc files made PDFs and
-tarred by the postconfig (compare_archive). Each domain once per event loop, as test_local_apps: on asyncio
-the oracle solves, on trio the agent leaves the task alone. In the Thunderbird episode the oracle first
-composes a message to the four students multi_apps/f5c13cdd names, and that task's rules score the real tree,
-read through the episode's server, 0 before and 1 after, by troupe's check_accessibility_tree and OSWorld's.
-Two Impress tasks are solved in the application itself: one left unsaved, whose postconfig's Ctrl+S saves the
-.pptx with no dialog asking whether to keep the format, and one in the Options dialog, which LibreOffice
-writes to its own settings file about 1 s after the oracle says it is done (the evaluation waits for it)."""
+folder in OSWorld's layout with files it makes in the formats the tasks name (the real ones live in a data
+set this machine cannot reach), and per domain a task runs its set-up (the download from the cache,
+LibreOffice opening the file), then the oracle reaches the solved state through the episode's own server
+(the application quit, the solved file uploaded where the task reads it) and scores 1, while the untouched
+state scores 0: a Calc task scored by sheet_data and one by sheet_print (the CSV its postconfig has
+LibreOffice export beside the workbook), a Writer and an Impress task, a Thunderbird one whose profile comes
+from the cache as a tarball, an os one whose check script the cache holds, a multi_apps one, a Chrome one
+whose unpacked extension comes from the cache as a zip (the oracle starts Chrome again loading it), the
+clipboard task (xsel reads the path the oracle copied), the os task whose copied pictures /list_directory
+lists, a GIMP one whose photo GIMP opens from the cache (check_image_mirror: its postconfig exports what
+GIMP shows, the untouched photo, which is not the mirror image), and two PDF tasks: an invoice moved
+(compare_pdfs, on a file whose name holds "#" and spaces), .doc files made PDFs and tarred by the
+postconfig (compare_archive), and a VLC one read from VLC's web interface (is_vlc_playing). Each domain
+once per event loop, as
+test_local_apps: on asyncio the oracle solves, on trio the agent leaves the task alone. In the Thunderbird
+episode the oracle first composes a message to the four students multi_apps/f5c13cdd names, and that
+task's rules score the real tree, read through the episode's server, 0 before and 1 after, by troupe's
+check_accessibility_tree and OSWorld's. Two Impress tasks are solved in the
+application itself: one left unsaved, whose postconfig's Ctrl+S saves the .pptx with no dialog asking
+whether to keep the format, and one in the Options dialog, which LibreOffice writes to its own settings
+file about 1 s after the oracle says it is done (the evaluation waits for it)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import json
@@ -40,9 +43,11 @@ from actors.backends.waa.commands import command
 from bench.suites.osworld.accessibility import check_accessibility_tree
 from bench.suites.osworld.catalog import Catalog
 from bench.suites.osworld.needs import cache_name, getter_specs, steps
+from bench.suites.osworld.vlc_status import STATUS, VLC_WEB_PASSWORD
 from protocols import BBox, EpisodeResult, ErrorKind, Task
 
 from tests import osworld_reference
+from tests.media_files import video
 from tests.osworld_servers import run_on_local_desktops
 from tests.task_files import document, encoded, pdf, picture, slides, tar_gz, xlsx, zip_of
 from tests.paths import ROOT
@@ -146,6 +151,11 @@ HELLO_EXTENSION = {"helloExtension/manifest.json": json.dumps({
                    "helloExtension/hello.html": b"<html><body><h1>Hello Extensions</h1></body></html>"}
 """An unpacked extension like the task's helloExtension.zip (Chrome's first tutorial extension)."""
 
+PLAY_SONG = "vlc/59f21cfb-0120-4326-b255-a5b827b38967"
+SONG = "Rick Astley - Never Gonna Give You Up (Official Music Video).mp4"
+CLIP = video(120, size=(160, 120), fps=2)
+"""A minute of video (still playing when the evaluation reads VLC's status), a few dozen KiB."""
+
 MIRROR = "gimp/72f83cdc-bf76-4531-9a1b-eb893a13f8aa"
 BERRY = encoded(picture(160, 120), "JPEG", quality=95)
 """A photo like the task's berry.jpeg, which it saves as berry.png (GIMP reads the content, a JPEG)."""
@@ -187,6 +197,7 @@ MADE: dict[str, Made] = {
     SECRET_PATH: Made(start={"secret.docx": document("The secret")}, gold={}, solved=b""),
     COPY_JPGS: Made(start={**{name: b"\xff\xd8\xff\xe0 a picture" for name in PHOTOS}, "us_3.png": b"\x89PNG"},
                     gold={}, solved=b""),
+    PLAY_SONG: Made(start={SONG: CLIP}, gold={}, solved=b""),
     GREEN_SLIDE: Made(start={"214_9.pptx": slides(*TALK)}, gold={"214_9_Gold.pptx": slides(*TALK, background="00A933")},
                       solved=slides(*TALK, background="00A933")),
     PORTRAIT: Made(start={"AM_Last_Page_Template.pptx": slides(*TALK)}, gold={}, solved=b""),
@@ -353,6 +364,24 @@ async def presenter_console_off(server, task: Task) -> None:
         await click_when(http, "push-button", "OK")
 
 
+async def play_in_vlc(server, task: Task) -> None:
+    """The oracle of the VLC task: VLC quit and started again on the song (as double-clicking it would),
+    then VLC's own web interface asked until it says it plays (at most 30 s)."""
+    async with httpx.AsyncClient(headers={TOKEN_HEADER: server.token}, timeout=120) as http:
+        (await http.post(f"{server.url}/execute", json={"command": quits("vlc"), "shell": True})).raise_for_status()
+        (await http.post(f"{server.url}/setup/launch", json={
+            "command": f"vlc --no-audio --no-video-title-show '/home/user/Desktop/{SONG}'", "shell": True})
+         ).raise_for_status()
+    async with httpx.AsyncClient(timeout=5) as web:
+        with anyio.fail_after(30):
+            while True:
+                with contextlib.suppress(httpx.HTTPError):
+                    reply = await web.get(f"{server.vlc}{STATUS}", auth=("", VLC_WEB_PASSWORD))
+                    if b"<state>playing</state>" in reply.content:
+                        return
+                await anyio.sleep(0.2)
+
+
 async def check(task: Task, cache: Path, anyio_backend: str, quit: str = "soffice.bin",
                 solve: Callable | None = None) -> EpisodeResult:
     """On asyncio the oracle solves the task (1.0: by `solve`, else by uploading the solved file once `quit`
@@ -472,3 +501,11 @@ async def test_pdfs_made_from_docs_are_tarred_by_the_postconfig_and_scored_by_co
     tars the Desktop's PDFs, which compare_archive reads as OSWorld's does (after check_include_exclude
     found the conversion in the history)."""
     await check(tasks[DOCS_TO_PDFS], cache, anyio_backend, solve=convert_docs)
+
+
+@requires("vlc")
+async def test_a_vlc_task_downloads_its_video_from_the_cache_and_is_vlc_playing_reads_vlcs_web_interface(
+        tasks, cache, anyio_backend):
+    """VLC starts with its web interface on (the home's vlcrc, as on OSWorld's image): untouched it plays
+    nothing (state stopped: 0); playing the song scores 1."""
+    await check(tasks[PLAY_SONG], cache, anyio_backend, solve=play_in_vlc)

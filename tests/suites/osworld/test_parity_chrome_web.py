@@ -45,6 +45,8 @@ def html(text: str) -> bytes:
     return text.encode()
 
 
+GAME = ("#!/usr/bin/env xdg-open\n[Desktop Entry]\nVersion=1.0\nTerminal=false\nType=Application\n"
+        "Name=Play Puzzle Game 2048\nExec=/opt/google/chrome/google-chrome --profile-directory=Default --app-id=abc\n")
 COOKIES = [[13300000000000000, ".amazon.com", "", "session-id", "1"], [1, "www.example.com", "", "a", "b"]]
 CASES: dict[str, list[Case]] = {
     "is_expected_bookmarks": [
@@ -124,6 +126,23 @@ CASES: dict[str, list[Case]] = {
         C(html("<p>caf\u00e9</p>"), "<p>caf\u00e9</p>".encode("latin-1")),
         C(html("<p>a <b>b</b></p>"), html("<p>a <i>b</i></p>")),
         C(html("<p>a</p><!-- x -->"), html("<p>a</p><!-- y -->")),
+    ],
+    "is_shortcut_on_desktop": [
+        C({"a.desktop": GAME}, {"type": "name", "name": "Play Puzzle Game 2048"}),
+        C({"a.desktop": GAME}, {"type": "name", "name": "play puzzle game"}),  # held by the line, any case
+        C({"a.desktop": GAME}, {"type": "name", "name": "Play Puzzle Game 2048 Online"}),  # holds the line
+        C({"a.desktop": GAME}, {"type": "name", "name": "Sudoku"}),
+        C({"a.desktop": "[Desktop Entry]\nName=\n"}, {"type": "name", "name": "Sudoku"}),  # "" is held by any
+        C({"a.desktop": "Name=Play Puzzle Game 2048"}, {"type": "name", "name": "Play Puzzle Game 2048"}),
+        C({"a.desktop": "X-Name=2048\n"}, {"type": "name", "name": "2048"}),
+        C({"a.desktop": "Name=Sudoku\n", "b.desktop": GAME}, {"type": "name", "name": "2048"}),
+        C({"a.desktop": GAME}, {"type": "exec", "exec": "/opt/google/chrome/google-chrome --app-id=abc"}),
+        C({"a.desktop": GAME}, {"type": "exec", "exec": "google-chrome"}),
+        C({"a.desktop": GAME}, {"type": "exec", "exec": "GOOGLE-CHROME"}),  # commands keep their case
+        C({"a.desktop": GAME}, {"type": "url", "url": "https://www.mathsisfun.com/games/2048.html"}),
+        C({"a.desktop": GAME}, {"type": "id", "id": "abc"}), C({"a.desktop": GAME}, {"name": "2048"}),
+        C({}, {"type": "name", "name": "2048"}), C([], {"type": "name", "name": "2048"}),
+        C(None, {"type": "name", "name": "2048"}), C({"a.desktop": GAME}, {"type": "name"}),
     ],
 }
 FILE_ARGUMENTS = {"compare_htmls"}
