@@ -20,7 +20,8 @@ Its rules, in its order:
   the agent. A function after the one that decided is never run, so what its
   getters could not read does not matter.
 
-Setup steps the server refused, which OSWorld logs and goes past, are named in the reason.
+Setup steps the server refused, which OSWorld logs and goes past, are named in the reason, and so are
+the settings writes waited for before the postconfig (settling.py).
 """
 
 from __future__ import annotations
@@ -43,11 +44,13 @@ def functions(spec: dict[str, Any]) -> list[str]:
 class OSWorldChecker:
     async def check(self, request: Evaluate) -> Verdict:
         verdict = self._verdict(request)
+        notes = [f"before evaluating, {settled}" for settled in [request.vm_state.get("settled")] if settled]
         failed = request.vm_state.get("setup_errors") or []
-        if not failed:
+        if failed:
+            notes.append(f"setup steps the server refused (OSWorld logs these and goes on): {'; '.join(failed)}")
+        if not notes:
             return verdict
-        note = f"; setup steps the server refused (OSWorld logs these and goes on): {'; '.join(failed)}"
-        return Verdict(success=verdict.success, score=verdict.score, reason=verdict.reason + note)
+        return Verdict(success=verdict.success, score=verdict.score, reason="; ".join([verdict.reason, *notes]))
 
     def _verdict(self, request: Evaluate) -> Verdict:
         task_id, spec, state = request.task.task_id, request.task.evaluation_spec, request.vm_state

@@ -45,6 +45,7 @@ from typing import Any, Callable
 import anyio
 
 from actors.backends.waa.commands import command as pyautogui_command
+from bench.formats.bookmarks import liked_authors_score
 from bench.suites.osworld.episode import Episode
 from bench.suites.osworld.errors import GetterFailed, MetricFailed, SetupFailed, StepFailed
 
@@ -143,9 +144,10 @@ async def _bookmarks(episode: Episode, spec: dict[str, Any]) -> Any:
         raise GetterFailed(f"bookmarks: the Bookmarks file is not JSON ({exc}); OSWorld's getter raises here") from None
 
 
-def _rows(database: bytes, query: str) -> list[list[Any]]:
+def rows(database: bytes, query: str) -> list[list[Any]]:
+    """The rows `query` selects from a profile's SQLite database (History, Cookies), each a list."""
     with tempfile.TemporaryDirectory(prefix="troupe-osworld-") as folder:
-        path = Path(folder) / "History"
+        path = Path(folder) / "database"
         path.write_bytes(database)
         connection = sqlite3.connect(path)
         try:
@@ -157,7 +159,7 @@ def _rows(database: bytes, query: str) -> list[list[Any]]:
 async def _history(episode: Episode, spec: dict[str, Any]) -> list[list[Any]] | None:
     content = await profile_file(episode, "History")
     try:
-        return await anyio.to_thread.run_sync(_rows, content, "SELECT url, title, last_visit_time FROM urls")
+        return await anyio.to_thread.run_sync(rows, content, "SELECT url, title, last_visit_time FROM urls")
     except Exception:  # noqa: BLE001 - OSWorld's getter returns None on any failure
         return None
 
@@ -206,6 +208,9 @@ def _rule_type(rule: Any, metric: str) -> str:
     return rule["type"]
 
 
+LIKED_AUTHORS_RULE = "liked_authors_websites_urls"
+
+
 def is_expected_bookmarks(bookmarks: Any, rule: Any, **options: Any) -> float:
     if not bookmarks:
         return 0.0
@@ -215,7 +220,9 @@ def is_expected_bookmarks(bookmarks: Any, rule: Any, **options: Any) -> float:
         return float({b["name"] for b in children if b["type"] == "folder"} == set(rule["names"]))
     if kind == "bookmark_bar_websites_urls":
         return float({b["url"] for b in children if b["type"] == "url"} == set(rule["urls"]))
-    raise MetricFailed(f"is_expected_bookmarks: rule type {kind!r} is not supported here")
+    if kind == LIKED_AUTHORS_RULE:
+        return liked_authors_score(bookmarks, rule["urls"])
+    raise MetricFailed(f"is_expected_bookmarks: rule type {kind!r} is not supported (OSWorld's function raises here)")
 
 
 def check_font_size(font_size: Any, rule: Any, **options: Any) -> float:
@@ -266,8 +273,9 @@ CHROME_METRICS = {"is_expected_bookmarks": is_expected_bookmarks, "check_font_si
                   "check_history_deleted": check_history_deleted,
                   "is_expected_active_tab_approximate": is_expected_active_tab_approximate,
                   "is_expected_url_pattern_match": is_expected_url_pattern_match}
-RULED = {"is_expected_bookmarks": frozenset({"bookmark_bar_folders_names", "bookmark_bar_websites_urls"})}
-"""Metrics of which troupe has only some rule types (OSWorld's `liked_authors_websites_urls` is not here)."""
+RULED = {"is_expected_bookmarks": frozenset({"bookmark_bar_folders_names", "bookmark_bar_websites_urls",
+                                            LIKED_AUTHORS_RULE})}
+"""Metrics whose rule types `--list` checks a task's against."""
 
 
 @functools.cache

@@ -1,7 +1,14 @@
-"""Chrome's extensions in OSWorld's tasks: `find_unpacked_extension_path`, as OSWorld's getters/chrome.py
-reads them.
+"""Chrome's extensions in OSWorld's tasks: `find_unpacked_extension_path` and
+`find_installed_extension_name`, as OSWorld's getters/chrome.py reads them, and the metric
+`is_expected_installed_extensions`.
 
-OSWorld's getter reads the profile's Preferences (found as chrome.py's
+`find_installed_extension_name` gives every `extensions.settings` entry's
+`manifest.name` (a Web Store extension's may be a `__MSG_...__` key, as
+Chrome records it), or "Google" when anything is amiss; the metric scores 1
+when every expected name is among them, "Zoom Chrome Extension" and "Zoom
+for Google Chrome" taken as one (OSWorld's aliases), and 0 for nothing read.
+
+`find_unpacked_extension_path` reads the profile's Preferences (found as chrome.py's
 getters find it) and returns the `path` of every entry of
 `extensions.settings`: an unpacked extension's folder (absolute), a packed
 one's folder under the profile's Extensions (relative), a component's under
@@ -20,9 +27,9 @@ home is /home/user, that changes nothing.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
-from bench.suites.osworld.chrome import profile_path
+from bench.suites.osworld.chrome import profile_file, profile_path
 from bench.suites.osworld.episode import Episode
 
 TASK_HOME = "/home/user"
@@ -42,13 +49,24 @@ def as_task_path(path: Any, home: str) -> Any:
     return path
 
 
-def extension_paths(content: bytes | None) -> list[Any] | str:
-    """Every `extensions.settings` entry's path in a Preferences file, or "Google" as OSWorld's getter."""
+def _each_extension(content: bytes | None, read: Callable[[dict[str, Any]], Any]) -> list[Any] | str:
+    """`read` of every `extensions.settings` entry in a Preferences file, or "Google" as OSWorld's getters
+    give when anything fails."""
     try:
         settings = json.loads(content).get("extensions", {}).get("settings", {})
-        return [settings[extension_id]["path"] for extension_id in settings.keys()]
-    except Exception:  # noqa: BLE001 - OSWorld's getter catches everything and returns its fallback
+        return [read(settings[extension_id]) for extension_id in settings.keys()]
+    except Exception:  # noqa: BLE001 - OSWorld's getters catch everything and return their fallback
         return FALLBACK
+
+
+def extension_paths(content: bytes | None) -> list[Any] | str:
+    """Every extension's `path` in a Preferences file."""
+    return _each_extension(content, lambda entry: entry["path"])
+
+
+def extension_names(content: bytes | None) -> list[Any] | str:
+    """Every extension's manifest `name` in a Preferences file."""
+    return _each_extension(content, lambda entry: entry["manifest"]["name"])
 
 
 async def find_unpacked_extension_path(episode: Episode, spec: dict[str, Any]) -> list[Any] | str:
@@ -60,4 +78,25 @@ async def find_unpacked_extension_path(episode: Episode, spec: dict[str, Any]) -
     return [as_task_path(found, home) for found in paths]
 
 
-EXTENSION_GETTERS = {"find_unpacked_extension_path": find_unpacked_extension_path}
+async def find_installed_extension_name(episode: Episode, spec: dict[str, Any]) -> list[Any] | str:
+    return extension_names(await profile_file(episode, "Preferences"))
+
+
+ALIASES = ({"Zoom Chrome Extension", "Zoom for Google Chrome"},)
+"""Names OSWorld's metric takes for one extension (the Chrome Web Store renamed it)."""
+
+
+def _canonical(name: Any) -> Any:
+    return next((sorted(group)[0] for group in ALIASES if name in group), name)
+
+
+def is_expected_installed_extensions(installed: Any, expected: Any, **options: Any) -> float:
+    """Every expected extension's name (aliases as one) is among the installed ones; nothing read scores 0."""
+    if not installed:
+        return 0.0
+    return float({_canonical(name) for name in expected["expected"]} <= {_canonical(name) for name in installed})
+
+
+EXTENSION_GETTERS = {"find_unpacked_extension_path": find_unpacked_extension_path,
+                     "find_installed_extension_name": find_installed_extension_name}
+EXTENSION_METRICS = {"is_expected_installed_extensions": is_expected_installed_extensions}

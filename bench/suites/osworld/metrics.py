@@ -11,7 +11,8 @@ General functions (OSWorld's metrics/general.py): `exact_match`,
 `file_contains`, `check_line_number` (and `diff_text_file` in text_files.py); the applications'
 own in chrome.py (`is_expected_bookmarks`, `check_font_size`,
 `check_history_deleted`, ...), chrome_tabs.py (`is_expected_tabs`,
-`is_expected_active_tab`), vlc.py, vlc_status.py (`is_vlc_playing`),
+`is_expected_active_tab`), chrome_pages.py (`is_expected_search_query`,
+`is_added_to_steam_cart`), chrome_cookies.py, chrome_extensions.py, desktop_shortcuts.py, html_files.py (`compare_htmls`), vlc.py, vlc_status.py (`is_vlc_playing`),
 media.py (`compare_audios`, `compare_videos`), gimp.py, impress.py, slides.py
 (`compare_pptx_files`), slide_design.py (orientation, background, transition,
 slide-number colour), the picture checks in image_similarity.py
@@ -28,7 +29,7 @@ and accessibility.py (`check_accessibility_tree`); pdfs.py (`compare_pdfs`,
 (`is_in_vm_clickboard`, `check_moved_jpgs`), place_names.py, epub.py (`compare_epub`)
 and mp3_tags.py (`check_mp3_meta`); VS Code's in vscode.py (`check_json_settings`, `compare_config`, ...)
 and python_tests.py (`check_python_file_by_test_suite`), GNOME's in gnome.py (`check_gnome_favorite_apps`,
-`is_utc_0`), thunderbird_folders.py, desktop_shortcuts.py (`is_shortcut_on_desktop`) and image_text.py
+`is_utc_0`), thunderbird_folders.py and image_text.py
 (`compare_image_text`, when easyocr is installed: `PYTHON_PACKAGES`).
 
 `infeasible` is decided by the checker from the agent's last action.
@@ -44,14 +45,18 @@ from bench.suites.osworld.accessibility import ACCESSIBILITY_METRICS
 from bench.suites.osworld.archives import ARCHIVE_METRICS
 from bench.suites.osworld.basic_os import BASIC_OS_METRICS
 from bench.suites.osworld.chrome import CHROME_METRICS, RULED as CHROME_RULED
+from bench.suites.osworld.chrome_cookies import COOKIE_METRICS
+from bench.suites.osworld.chrome_extensions import EXTENSION_METRICS
+from bench.suites.osworld.chrome_pages import PAGE_METRICS
 from bench.suites.osworld.chrome_tabs import TAB_METRICS
 from bench.suites.osworld.csv_files import CSV_METRICS
+from bench.suites.osworld.desktop_shortcuts import SHORTCUT_METRICS
 from bench.suites.osworld.epub import EPUB_METRICS
 from bench.suites.osworld.errors import MetricFailed
 from bench.suites.osworld.expectations import EXPECTATION_METRICS
-from bench.suites.osworld.desktop_shortcuts import SHORTCUT_METRICS
 from bench.suites.osworld.gimp import GIMP_METRICS
 from bench.suites.osworld.gnome import GNOME_METRICS
+from bench.suites.osworld.html_files import HTML_METRICS
 from bench.suites.osworld.image_text import IMAGE_TEXT_METRICS
 from bench.suites.osworld.image_edits import EDIT_METRICS
 from bench.suites.osworld.image_similarity import SIMILARITY_METRICS
@@ -154,6 +159,11 @@ METRICS: dict[str, Metric] = {
     "check_line_number": check_line_number,
     **CHROME_METRICS,
     **TAB_METRICS,
+    **PAGE_METRICS,
+    **COOKIE_METRICS,
+    **EXTENSION_METRICS,
+    **HTML_METRICS,
+    **SHORTCUT_METRICS,
     **JSON_METRICS,
     **VLC_METRICS,
     **VLC_STATUS_METRICS,
@@ -183,7 +193,6 @@ METRICS: dict[str, Metric] = {
     **PYTHON_TEST_METRICS,
     **GNOME_METRICS,
     **THUNDERBIRD_FOLDER_METRICS,
-    **SHORTCUT_METRICS,
     **IMAGE_TEXT_METRICS,
 }
 

@@ -1,7 +1,9 @@
 """OSWorld's steps around an episode, and the VM actors that run them.
 
 At reset the task's `config` steps run (OSWorld's SetupController); at
-evaluation its `postconfig` steps run, then the getters read the `result`
+evaluation, once the settings applications have yet to write are written
+(`settled`: what was waited for, settling.py, where OSWorld sleeps 20 s), its
+`postconfig` steps run, then the getters read the `result`
 and `expected` values the checker compares. What the checker needs to apply
 evaluate()'s rules is kept apart: a getter that found no file (`absent`), one
 that could not read (`errors`), a postconfig step OSWorld raises on
@@ -30,6 +32,7 @@ from bench.suites.osworld.errors import GetterFailed, NoFile, SetupFailed
 from bench.suites.osworld.getters import resolve
 from bench.suites.osworld.image import furnish
 from bench.suites.osworld.local import LocalDesktops
+from bench.suites.osworld.settling import settle
 from bench.suites.osworld.setup import run_steps
 
 PROBE = "/platform"
@@ -67,6 +70,7 @@ class OSWorldTaskSteps:
         episode = self.episode or Episode(client, None, self.password)
         state: dict[str, Any] = {"result": [], "expected": [], "absent": [], "errors": [],
                                  "setup_errors": list(self._setup_errors)}
+        state["settled"] = await settle(episode)
         try:
             state["setup_errors"] += await run_steps(episode, spec.get("postconfig", []), phase="postconfig")
         except SetupFailed as exc:

@@ -10,8 +10,6 @@ from bench.suites.osworld.checker import OSWorldChecker
 from protocols import Click, Done, Evaluate, Fail, Point, StepRecord, Task
 from runtime.errors import Refused
 
-from tests.task_files import xlsx
-
 pytestmark = pytest.mark.anyio
 
 RULE = {"type": "rule", "rules": {"expected": "yes"}}
@@ -98,20 +96,3 @@ async def test_refused_setup_steps_are_named_in_the_reason():
                           Fail(reason="cannot"))
     assert found.success and "config[0] (launch) failed: HTTP 500" in found.reason
 
-
-PRINTED = {"func": "compare_table",
-           "result": {"type": "vm_file", "multi": True, "path": ["/home/user/Keep.xlsx", "/home/user/Keep-Sheet1.csv"],
-                      "dest": ["Keep.xlsx", "Keep-Sheet1.csv"]},
-           "expected": {"type": "cloud_file", "multi": True, "path": ["https://x/Keep_gold.xlsx", "https://x/gold.csv"],
-                        "dest": ["Keep_gold.xlsx", "Keep_gold-Sheet1.csv"]},
-           "options": {"rules": [{"type": "sheet_print", "sheet_idx0": "RNSheet1", "sheet_idx1": "ENSheet1"}]}}
-
-
-async def test_a_metric_finds_the_files_the_getters_left_beside_its_file_in_the_cache_folder():
-    book = xlsx([["n"], [1.5]])
-    state = {"result": [book], "expected": [book],
-             "cache": {"Keep-Sheet1.csv": b"n\n1.50\n", "Keep_gold-Sheet1.csv": b"n\n1.50\n"}}
-    assert (await verdict(PRINTED, state)).score == 1.0
-    state["cache"]["Keep-Sheet1.csv"] = b"n\n1.5\n"
-    assert (await verdict(PRINTED, state)).score == 0.0
-    assert (await verdict(PRINTED, {**state, "cache": {}})).score == 0.0

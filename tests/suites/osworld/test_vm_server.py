@@ -1,7 +1,8 @@
 """Episodes against an OSWorld VM's own server, verified against a stand-in speaking its protocol over a
 real socket (an OSWorld VM cannot run here): the probe, placeholders in setup steps, actions as
 pyautogui programs through /execute, OSWorld's tree, downloads from a cache folder in OSWorld's
-layout, and the steps OSWorld's SetupController raises on against those it only logs."""
+layout, the steps OSWorld's SetupController raises on against those it only logs, and the files a
+multi getter fetches beside the one it gives (sheet_print's CSVs)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from runtime.limits import Limits
 
 from tests.osworld_servers import SCREEN, StandIn, osworld_vm
 from tests.crews import crew
+from tests.task_files import xlsx
 
 pytestmark = pytest.mark.anyio
 
@@ -168,3 +170,28 @@ async def test_a_command_getter_names_the_vm_users_home_as_the_tasks_do():
         (result,) = await runner(backend(server.url), Scripted(clicks=0)).run([task])
     assert result.success and result.score == 1.0, result.reason
     assert behaviour.requests.count(f"POST /execute {json.dumps('echo ~')}") == 1
+
+
+async def test_sheet_print_reads_the_csvs_the_getters_fetched_beside_each_workbook(tmp_path):
+    """A VM's result workbook and the CSV its postconfig exported, the gold pair from the cache folder:
+    the files a multi getter does not give reach the checker, where compare_table finds each CSV beside
+    its workbook as in OSWorld's cache folder."""
+    book = xlsx([["spent"], [3.5]])
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "Keep_gold.xlsx").write_bytes(book)
+    (tmp_path / "t" / "Keep_gold-Sheet1.csv").write_bytes(b"spent\n3.50\n")
+    spec = {"func": "compare_table",
+            "result": {"type": "vm_file", "multi": True, "dest": ["Keep.xlsx", "Keep-Sheet1.csv"],
+                       "path": ["/home/user/Keep.xlsx", "/home/user/Keep-Sheet1.csv"]},
+            "expected": {"type": "cloud_file", "multi": True, "dest": ["Keep_gold.xlsx", "Keep_gold-Sheet1.csv"],
+                         "path": ["https://x/Keep_gold.xlsx", "https://x/gold.csv"]},
+            "options": {"rules": [{"type": "sheet_print", "sheet_idx0": "RNSheet1", "sheet_idx1": "ENSheet1"}]}}
+    task = Task(task_id="libreoffice_calc/t", domain="libreoffice_calc", instruction="-", raw_config={"id": "t"},
+                evaluation_spec=spec)
+    scores = []
+    for printed in (b"spent\n3.50\n", b"spent\n3.5\n"):
+        files = {"/home/user/Keep.xlsx": book, "/home/user/Keep-Sheet1.csv": printed}
+        with StandIn(osworld_vm(files=files)) as server:
+            (result,) = await runner(backend(server.url, cache=tmp_path), Scripted(clicks=0)).run([task])
+        scores.append((result.score, result.reason))
+    assert scores == [(1.0, "compare_table=1"), (0.0, "compare_table=0")]

@@ -44,9 +44,9 @@ from __future__ import annotations
 
 import functools
 import json
-from itertools import product
 from typing import Any, Callable
 
+from bench.formats.bookmarks import liked_authors_score
 from bench.suites.waa.browser.pdfs import compare_pdfs
 from bench.suites.waa.browser.urls import same_items, same_url
 from bench.suites.waa.errors import MetricFailed, ReferenceCrash, rule_field
@@ -88,12 +88,7 @@ def is_expected_bookmarks(result: Any, expected: Any, **options: Any) -> float:
     if kind == "bookmark_bar_websites_urls":
         return float(set(expected["urls"]) <= {item["url"] for item in _bar(result, "url")})
     if kind == "liked_authors_websites_urls":
-        folder = next((item for item in _bar(result, "folder") if item["name"] == "Liked Authors"), None)
-        if folder is None:
-            return 0.0
-        liked = {item["url"] for item in folder["children"] if item["type"] == "url"}
-        choices = [[url] if isinstance(url, str) else url for url in expected["urls"]]
-        return float(any(set(choice) == liked for choice in product(*choices)))
+        return liked_authors_score(result, expected["urls"])
     raise _unknown("is_expected_bookmarks", expected)
 
 

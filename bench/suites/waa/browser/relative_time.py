@@ -5,7 +5,8 @@ getter fills them (its getters/misc.py).
 day relative to the host's local date; the day is written into
 `rules.expected.time` (or `.from` and `.to`) through WAA's placeholders:
 {DoW} (Mon), {Month} (Jan), {DayD} (5), {Year}, {Month0D} (01), {month}
-(january), {MonthFull} (January), {Day0D} (05), each replaced once. "next
+(january), {MonthFull} (January), {Day0D} (05), each replaced once
+(bench.formats.date_placeholders). "next
 Monday" is the Monday after today, a week ahead on a Monday. A day name WAA
 does not know is its crash (`GetterFailed` naming it); so is "first monday
 four months later" asked in August, which WAA turns into month 0.
@@ -18,11 +19,8 @@ from datetime import datetime, timedelta
 from typing import Any, Callable
 
 from actors.backends.waa.client import WAAClient
+from bench.formats.date_placeholders import WAA_PLACEHOLDERS, formatted
 from bench.suites.waa.errors import GetterFailed
-
-_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December")
 
 
 def _next_month(now: datetime, day: int) -> datetime:
@@ -65,16 +63,6 @@ _TO: dict[str, Callable[[datetime, str], datetime]] = {
 """The days WAA knows as the `to` of a range (next Friday depends on the range's start)."""
 
 
-def formatted(template: str, day: datetime) -> str:
-    for placeholder, value in (
-        ("{DoW}", _DAYS[day.weekday()]), ("{Month}", _MONTHS[day.month - 1][:3]), ("{DayD}", str(day.day)),
-        ("{Year}", str(day.year)), ("{Month0D}", f"{day.month:02d}"), ("{month}", _MONTHS[day.month - 1].lower()),
-        ("{MonthFull}", _MONTHS[day.month - 1]), ("{Day0D}", f"{day.day:02d}"),
-    ):
-        template = template.replace(placeholder, value, 1)
-    return template
-
-
 def _day(table: dict[str, Callable[..., datetime]], name: str, *args: Any) -> datetime:
     if name not in table:
         raise GetterFailed(f"rule_relativeTime: WAA does not know the day {name!r} here (it knows {sorted(table)})")
@@ -88,10 +76,11 @@ def fill(rules: dict[str, Any], now: datetime) -> dict[str, Any]:
     rules = copy.deepcopy(rules)
     relative, expected = rules["relativeTime"], rules["expected"]
     if "to" not in relative:
-        expected["time"] = formatted(expected["time"], _day(_SINGLE, relative["from"], now))
+        expected["time"] = formatted(expected["time"], _day(_SINGLE, relative["from"], now), WAA_PLACEHOLDERS)
     else:
-        expected["from"] = formatted(expected["from"], _day(_FROM, relative["from"], now))
-        expected["to"] = formatted(expected["to"], _day(_TO, relative["to"], now, relative["from"]))
+        expected["from"] = formatted(expected["from"], _day(_FROM, relative["from"], now), WAA_PLACEHOLDERS)
+        expected["to"] = formatted(expected["to"], _day(_TO, relative["to"], now, relative["from"]),
+                                   WAA_PLACEHOLDERS)
     return rules
 
 
