@@ -19,7 +19,7 @@ task's rules score the real tree, read through the episode's server, 0 before an
 check_accessibility_tree and OSWorld's. Two Impress tasks are solved in the
 application itself: one left unsaved, whose postconfig's Ctrl+S saves the .pptx with no dialog asking
 whether to keep the format, and one in the Options dialog, which LibreOffice writes to its own settings
-file."""
+file about 1 s after the oracle says it is done (the evaluation waits for it)."""
 
 from __future__ import annotations
 
@@ -115,11 +115,11 @@ EVAL_BR = (b"#!/bin/bash\n# like the task's eval.sh: output.txt in the folder th
            b"  echo 'Success: The task has been completed correctly.'\nelse\n  echo 'Failure.'\nfi\n")
 NO_QUOTE_INDENT = "thunderbird/f201fbc3-44e6-46fc-bcaa-432f9815454c"
 PROFILE = ".thunderbird/t5q2a5hp.default-release"
-INSTALL = b"[FDC34C9F024745EB]\nDefault=t5q2a5hp.default-release\nLocked=1\n"
-"""The profile Debian's Thunderbird (its install hash, of /usr/lib/thunderbird) starts with: without this,
-it makes a new profile of its own and leaves the task's unread."""
 PROFILES_INI = (b"[Profile0]\nName=default-release\nIsRelative=1\nPath=t5q2a5hp.default-release\nDefault=1\n\n"
-                b"[General]\nStartWithLastProfile=1\nVersion=2\n\n[Install" + INSTALL[1:])
+                b"[General]\nStartWithLastProfile=1\nVersion=2\n")
+"""A plain profiles.ini naming the profile the default, with no [Install...] section and no installs.ini
+beside it: a Thunderbird that keeps a profile per install (Debian's 153) would make a new profile of its
+own and leave this one unread, unless told to start with the default (the desktop's MOZ_LEGACY_PROFILES)."""
 PREFS = "".join(f'user_pref("{key}", {json.dumps(value)});\n' for key, value in {
     "mail.identity.id1.fullName": "Anonym", "mail.identity.id1.useremail": "anonym@example.org",
     "mail.identity.id1.valid": True, "mail.accountmanager.accounts": "account1,account2",
@@ -185,7 +185,6 @@ MADE: dict[str, Made] = {
     APPEND_BR: Made(start={"eval.sh": EVAL_BR}, gold={}, solved=b""),
     NO_QUOTE_INDENT: Made(
         start={"thunderbird-profile.tar.gz": tar_gz({".thunderbird/profiles.ini": PROFILES_INI,
-                                                     ".thunderbird/installs.ini": INSTALL,
                                                      f"{PROFILE}/prefs.js": PREFS.encode()})},
         gold={}, solved=(PREFS + 'user_pref("mail.identity.id1.auto_quote", false);\n').encode()),
     UNPACKED_EXTENSION: Made(start={"helloExtension.zip": zip_of(HELLO_EXTENSION)}, gold={}, solved=b""),
