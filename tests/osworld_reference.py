@@ -365,3 +365,10 @@ def misc_getters() -> types.ModuleType:
 
     misc.requests = types.SimpleNamespace(get=offline)
     return misc
+
+
+def python_controller() -> types.ModuleType:
+    """controllers/python.py (PythonController, which asks OSWorld's server over HTTP); the key list of
+    desktop_env/actions.py, which the compared requests never read, stood in."""
+    return load(REFERENCE / "desktop_env" / "controllers" / "python.py",
+                {"desktop_env": (), "desktop_env.actions": ("KEYBOARD_KEYS",)})
