@@ -34,6 +34,7 @@ the metrics here read the bytes the same way).
 - `list_directory`: /list_directory's tree of the folder `path`, None when
   the server answers anything but 200 (the folder is not there);
   `content_from_vm_file`: a sheet's last row (file_content.py);
+- VS Code's `vscode_config` (vscode.py);
 - Chrome's profile getters (chrome.py), its appearance mode (chrome_appearance.py), its extensions
   (chrome_extensions.py), its tabs (chrome_tabs.py), parts of the active tab's address (chrome_urls.py),
   web pages it loads (chrome_pages.py), parts of the active tab's page (chrome_page_parse.py) and its cookies
@@ -67,6 +68,7 @@ from bench.suites.osworld.sizes import SIZE_GETTERS
 from bench.suites.osworld.slide_audio import SLIDE_AUDIO_GETTERS
 from bench.suites.osworld.slide_images import SLIDE_IMAGE_GETTERS
 from bench.suites.osworld.vlc_status import VLC_STATUS_GETTERS
+from bench.suites.osworld.vscode import VSCODE_GETTERS
 
 Getter = Callable[[Episode, dict[str, Any]], Awaitable[Any]]
 
@@ -234,6 +236,7 @@ GETTERS: dict[str, Getter] = {
     **SLIDE_IMAGE_GETTERS,
     **RELATIVE_TIME_GETTERS,
     **CONTENT_GETTERS,
+    **VSCODE_GETTERS,
 }
 
 
