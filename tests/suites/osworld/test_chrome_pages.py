@@ -11,7 +11,8 @@ while this desktop's browser is Chromium, so OSWorld's getters get the address t
 (itself compared with OSWorld's in test_parity_chrome_urls); and OSWorld's fixed sleeps between
 retries (and pdf_from_url's 3 s before printing) are skipped on both sides. A label that is not on
 the page costs Playwright's 30 s wait on each side, so no case asks for one. OSWorld's readings are
-taken once per module; troupe's on both event loops. Prints the agreement per getter."""
+taken once per module; troupe's on both event loops (the browser itself started by troupe's page_info,
+which finds none and launches Chrome as OSWorld's getters do). Prints the agreement per getter."""
 
 from __future__ import annotations
 
@@ -186,11 +187,14 @@ async def parse_page_in_front(desk: Desktop) -> None:
 
 
 async def _start_browser(desk: Desktop) -> None:
+    """Chrome started by troupe's page_info, which finds no browser and launches it as OSWorld's getters do,
+    then the parse page opened as a task's setup opens it."""
     client = desk.client()
     try:
-        steps = [{"type": "launch", "parameters": {"command": ["google-chrome", "--remote-debugging-port=1337"]}},
-                 {"type": "chrome_open_tabs", "parameters": {"urls_to_open": [f"{desk.web}/parse.html"]}}]
-        assert await run_steps(Episode(client, None), steps, phase="config") == []
+        episode = Episode(client, None)
+        assert (await resolve(episode, {"type": "page_info", "url": f"{desk.web}/cart.html"}))["title"] == "Cart"
+        steps = [{"type": "chrome_open_tabs", "parameters": {"urls_to_open": [f"{desk.web}/parse.html"]}}]
+        assert await run_steps(episode, steps, phase="config") == []
     finally:
         await client.aclose()
     await parse_page_in_front(desk)
