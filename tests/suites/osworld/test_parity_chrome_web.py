@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import types
 from datetime import datetime, timedelta, timezone
 from types import SimpleNamespace
 from typing import Any
@@ -20,7 +19,7 @@ from bench.suites.osworld.chrome_urls import macys_fields
 from bench.suites.osworld.errors import GetterFailed
 from bench.suites.osworld.relative_time import KNOWN, _zone, fill
 
-from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, chrome, chrome_getters, load
+from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, chrome, chrome_getters, misc_getters
 
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"OSWorld's reference code is not at {REFERENCE}")
 
@@ -160,16 +159,6 @@ def test_the_web_tasks_metrics_agree_with_osworlds_on_every_built_case(name, tmp
     assert {0.0, 1.0} <= seen
 
 
-def _reference_misc() -> types.ModuleType:
-    misc = load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "misc.py", {})
-
-    def offline(*args: Any, **kwargs: Any) -> Any:
-        raise ConnectionError("no internet in tests")
-
-    misc.requests = SimpleNamespace(get=offline)
-    return misc
-
-
 def _outcome(call) -> Any:
     try:
         return call()
@@ -179,7 +168,8 @@ def _outcome(call) -> Any:
 
 def _vm_at(now: datetime) -> SimpleNamespace:
     """OSWorld's env whose VM prints `now` for the getter's program."""
-    return SimpleNamespace(controller=SimpleNamespace(execute_python_command=lambda program: {"output": now.isoformat()}))
+    answer = {"output": now.isoformat()}
+    return SimpleNamespace(controller=SimpleNamespace(execute_python_command=lambda program: answer))
 
 
 TEMPLATE = "{DoW} {DoW}, {Month} {DayD} {Day0D} {Month0D} {MonthD} {month} {MonthFull} {Year}"
@@ -211,7 +201,7 @@ def _relative_cases() -> list[dict[str, Any]]:
 
 
 def test_rule_relative_time_writes_the_days_osworlds_getter_writes(capsys):
-    misc = _reference_misc()
+    misc = misc_getters()
     cases = [(rules, now) for rules in _relative_cases() for now in NOWS]
     differences, filled = [], 0
     for rules, now in cases:
@@ -241,7 +231,7 @@ ZONES = ["America/New_York", "Europe/Zurich", "europe/zurich", "UTC", "utc", "Pa
 
 
 def test_rule_relative_time_reads_a_named_zone_as_osworlds_getter_does(capsys):
-    misc = _reference_misc()
+    misc = misc_getters()
     misc.datetime = _Frozen
     cases = [{"relativeTime": {"from": "tomorrow"}, "timezone": zone, "expected": {"time": TEMPLATE}} for zone in ZONES]
     agree = 0
