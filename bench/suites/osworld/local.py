@@ -3,16 +3,11 @@
 Reset stops the previous episode's server (its Xvfb display, applications and
 home folder go with it) and takes a fresh one of `python -m
 actors.backends.waa.server --osworld --allow-commands`: a fresh display, a
-<<<<<<< HEAD
 fresh home standing for OSWorld's /home/user, its own DevTools port and
 VLC web-interface port (image.py writes the latter into the home's vlcrc),
-on 127.0.0.1 with a token of its own. Where OSWorld reverts a VM snapshot and
-=======
-fresh home standing for OSWorld's /home/user, its own DevTools port, on
-127.0.0.1 with a token of its own, holding a pipe to the server's stdin so
-that the server stops when this process dies, however it dies
+on 127.0.0.1 with a token of its own, holding a pipe to the server's stdin
+so that the server stops when this process dies, however it dies
 (--stop-with-stdin). Where OSWorld reverts a VM snapshot and
->>>>>>> main
 then sleeps 60 s, this waits for the server's first line, which it prints
 once it answers. One spare server is started while an episode runs, so the
 next reset finds it ready (an idle Xvfb and window manager, a few MiB).

@@ -4,14 +4,15 @@ info_from_website, and the profile and VM getters the same tasks name (cookie_da
 find_installed_extension_name, shortcuts_on_desktop, rule_relativeTime asking the VM for now).
 
 OSWorld's getters (getters/chrome.py and misc.py, from ../shared/osworld/reference, tests only) connect
-over DevTools to the same browser; what they ask OSWorld's controller (/execute, /file, /desktop_path,
-/list_directory) a stand-in controller asks the same local server over HTTP. Two differences are
+over DevTools to the same browser and ask the same server through OSWorld's own PythonController
+(/execute, /file, /desktop_path, /list_directory). Two differences are
 test-side: OSWorld's address-bar reader looks under the application "Google Chrome" (its x86 VMs),
 while this desktop's browser is Chromium, so OSWorld's getters get the address troupe's reader reads
 (itself compared with OSWorld's in test_parity_chrome_urls); and OSWorld's fixed sleeps between
 retries (and pdf_from_url's 3 s before printing) are skipped on both sides. A label that is not on
 the page costs Playwright's 30 s wait on each side, so no case asks for one. OSWorld's readings are
-taken once per module; troupe's on both event loops. Prints the agreement per getter."""
+taken once per module; troupe's on both event loops (the browser itself started by troupe's page_info,
+which finds none and launches Chrome as OSWorld's getters do). Prints the agreement per getter."""
 
 from __future__ import annotations
 
@@ -27,8 +28,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import anyio
-import httpx
 import pytest
+import requests
 from playwright.sync_api import Browser, sync_playwright
 from pypdf import PdfReader
 
@@ -43,7 +44,7 @@ from bench.suites.osworld.local import LocalServer
 from bench.suites.osworld.metrics import METRICS
 from bench.suites.osworld.setup import run_steps
 
-from tests.osworld_reference import REFERENCE, chrome_getters, misc_getters
+from tests.osworld_reference import REFERENCE, chrome_getters, misc_getters, python_controller
 from tests.web_pages import serving
 
 pytestmark = [pytest.mark.anyio,
@@ -116,31 +117,16 @@ def info_specs(web: str) -> dict[str, dict[str, Any]]:
 GAME = "[Desktop Entry]\nType=Application\nName=Play Puzzle Game 2048\nExec=google-chrome --app-id=abc\n"
 
 
-class Controller:
-    """What OSWorld's getters ask its PythonController, asked of the local server over HTTP (its token set)."""
-
-    PREFIX = "import pyautogui; import time; pyautogui.FAILSAFE = False; {command}"  # OSWorld's pkgs_prefix
-
-    def __init__(self, server: LocalServer) -> None:
-        self.http = httpx.Client(base_url=server.url, headers={TOKEN_HEADER: server.token}, timeout=60)
-
-    def _json(self, path: str, **kwargs: Any) -> Any:
-        response = self.http.post(path, **kwargs)
-        return response.json() if response.status_code == 200 else None
-
-    def execute_python_command(self, command: str) -> Any:
-        return self._json("/execute", json={"command": ["python", "-c", self.PREFIX.format(command=command)],
-                                            "shell": False})
-
-    def get_file(self, file_path: str) -> bytes | None:
-        response = self.http.post("/file", data={"file_path": file_path})
-        return response.content if response.status_code == 200 else None
-
-    def get_vm_desktop_path(self) -> str | None:
-        return (self._json("/desktop_path") or {}).get("desktop_path")
-
-    def get_vm_directory_tree(self, path: str) -> Any:
-        return (self._json("/list_directory", json={"path": path}) or {}).get("directory_tree")
+def osworlds_controller(server: LocalServer) -> Any:
+    """OSWorld's own PythonController for the local server, its requests carrying the server's token (a
+    real OSWorld VM asks for none) and its retries not paused."""
+    module = python_controller()
+    session = requests.Session()
+    session.headers[TOKEN_HEADER] = server.token
+    module.requests = SimpleNamespace(post=session.post, get=session.get, exceptions=requests.exceptions)
+    controller = module.PythonController("127.0.0.1", urllib.parse.urlsplit(server.url).port)
+    controller.retry_interval = 0
+    return controller
 
 
 class Desktop:
@@ -148,7 +134,7 @@ class Desktop:
 
     def __init__(self, server: LocalServer, web: str, cache: Path) -> None:
         self.server, self.web, self.cache = server, web, cache
-        self.controller = Controller(server)
+        self.controller = osworlds_controller(server)
         self.env = SimpleNamespace(vm_ip="127.0.0.1", chromium_port=urllib.parse.urlsplit(server.devtools).port,
                                    server_port=urllib.parse.urlsplit(server.url).port, current_use_proxy=False,
                                    cache_dir=str(cache), vm_platform="Linux", controller=self.controller)
@@ -201,11 +187,14 @@ async def parse_page_in_front(desk: Desktop) -> None:
 
 
 async def _start_browser(desk: Desktop) -> None:
+    """Chrome started by troupe's page_info, which finds no browser and launches it as OSWorld's getters do,
+    then the parse page opened as a task's setup opens it."""
     client = desk.client()
     try:
-        steps = [{"type": "launch", "parameters": {"command": ["google-chrome", "--remote-debugging-port=1337"]}},
-                 {"type": "chrome_open_tabs", "parameters": {"urls_to_open": [f"{desk.web}/parse.html"]}}]
-        assert await run_steps(Episode(client, None), steps, phase="config") == []
+        episode = Episode(client, None)
+        assert (await resolve(episode, {"type": "page_info", "url": f"{desk.web}/cart.html"}))["title"] == "Cart"
+        steps = [{"type": "chrome_open_tabs", "parameters": {"urls_to_open": [f"{desk.web}/parse.html"]}}]
+        assert await run_steps(episode, steps, phase="config") == []
     finally:
         await client.aclose()
     await parse_page_in_front(desk)
@@ -221,7 +210,6 @@ def desktop(tmp_path_factory):
             _osworlds_readings(desk)
             anyio.run(parse_page_in_front, desk)
             yield desk
-            desk.controller.http.close()
         finally:
             server.stop()
 
