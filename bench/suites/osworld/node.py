@@ -70,7 +70,7 @@ class OSWorldTaskSteps:
         episode = self.episode or Episode(client, None, self.password)
         state: dict[str, Any] = {"result": [], "expected": [], "absent": [], "errors": [],
                                  "setup_errors": list(self._setup_errors)}
-        state["settled"] = await settle(episode)
+        state["settled"] = await settle(episode, spec)
         try:
             state["setup_errors"] += await run_steps(episode, spec.get("postconfig", []), phase="postconfig")
         except SetupFailed as exc:
