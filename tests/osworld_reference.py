@@ -353,3 +353,22 @@ def others() -> types.ModuleType:
     """metrics/others.py (compare_epub, check_mp3_meta) with the general.py and utils.py it imports
     relatively, lxml and mutagen."""
     return _with_utils("others", general=general())
+
+
+def misc_getters() -> types.ModuleType:
+    """getters/misc.py (rule_relativeTime), with pytz; its geolocation request, which needs the internet,
+    fails at once as it does offline."""
+    misc = load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "misc.py", {})
+
+    def offline(*args: Any, **kwargs: Any) -> Any:
+        raise ConnectionError("no internet in tests")
+
+    misc.requests = types.SimpleNamespace(get=offline)
+    return misc
+
+
+def python_controller() -> types.ModuleType:
+    """controllers/python.py (PythonController, which asks OSWorld's server over HTTP); the key list of
+    desktop_env/actions.py, which the compared requests never read, stood in."""
+    return load(REFERENCE / "desktop_env" / "controllers" / "python.py",
+                {"desktop_env": (), "desktop_env.actions": ("KEYBOARD_KEYS",)})

@@ -15,10 +15,13 @@ import json
 from pathlib import Path
 
 from actors.agent import Agent
-from actors.backends.waa.client import Retry
+from actors.backends.waa.client import Retry, WAAClient
 from actors.evaluator import Evaluator
 from actors.runner import CrewFactory, EpisodeRunner
 from bench.suites.osworld.checker import OSWorldChecker
+from bench.suites.osworld.episode import Episode
+from bench.suites.osworld.errors import GetterFailed
+from bench.suites.osworld.getters import resolve
 from bench.suites.osworld.node import LOCAL, actors_for, osworld_backend
 from protocols import Decide, Decision, Done, EpisodeResult, Fail, Task
 from runtime.host import run_local_host
@@ -57,6 +60,18 @@ def osworld_vm(outputs: dict[str, str] | None = None, *, files: dict[str, bytes]
     })
 
 
+
+
+async def getter_outcome(url: str, spec: dict) -> object:
+    """What troupe's getter `spec` reads from the server at `url` (a 5xx retried once, briefly), or
+    "raises" where it fails as OSWorld's getter raises: the outcome the getter parity tests compare."""
+    client = WAAClient(url, retry=Retry(attempts=2, backoff=0.01))
+    try:
+        return await resolve(Episode(client, None), spec)
+    except GetterFailed:
+        return "raises"
+    finally:
+        await client.aclose()
 
 
 class Oracle:

@@ -56,6 +56,7 @@ class Behaviour:
     their query) with their (status, body); `files` are served at
     GET /files/<name> (as a web server) and, by their VM path, at POST /file, unless `read(path)`
     answers that path first with its (status, body); `uploads` keeps each /setup/upload body.
+    A form body (OSWorld's /window_size) reaches `answer` as a dict too.
     `prefix` is stripped from every path: WAA's own client asks `http://{vm_ip}:5000/...`, so given
     the vm_ip "127.0.0.1:PORT/vm" its requests arrive as "/vm:5000/..."."""
 
@@ -130,7 +131,8 @@ class StandIn:
                     if path not in behaviour.files:
                         return self._send(404, b'{"error": "File not found"}')
                     return self._send(200, behaviour.files[path], "application/octet-stream")
-                body = json.loads(raw or b"{}")
+                form = self.headers.get("Content-Type", "").startswith("application/x-www-form-urlencoded")
+                body = dict(urllib.parse.parse_qsl(raw.decode())) if form else json.loads(raw or b"{}")
                 behaviour.requests.append(f"POST {self.path} {json.dumps(body.get('command'))}")
                 if self.path in behaviour.refusing:
                     return self._send(*behaviour.refusing[self.path])

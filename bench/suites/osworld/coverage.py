@@ -3,7 +3,8 @@
 A task runs here when this machine gives it everything it needs from
 outside (needs.py: the cache's files, the live web, a Google account, with no
 VM a GNOME session and VS Code) and troupe has every step type, getter and metric it
-names. Infeasible tasks (func "infeasible") need no evaluator and are
+names, and the Python packages its metrics need that troupe does not depend
+on are installed (image_text.py's easyocr). Infeasible tasks (func "infeasible") need no evaluator and are
 counted apart. What is missing overall is totalled, most needed first, so
 the next piece of work is obvious.
 """
@@ -19,6 +20,7 @@ from protocols import Task
 
 from bench.suites.osworld.checker import functions
 from bench.suites.osworld.getters import GETTERS
+from bench.suites.osworld.image_text import PYTHON_PACKAGES, importable
 from bench.suites.osworld.metrics import INFEASIBLE, SUPPORTED_FUNCTIONS, unsupported_rules
 from bench.suites.osworld.needs import Outside, getter_specs, outside, steps
 from bench.suites.osworld.setup import STEPS
@@ -42,27 +44,37 @@ def troupe_lacks(task: Task) -> list[str]:
     return [f"{kind} {name}" for kind, names in missing for name in sorted(names)]
 
 
+def packages_lacking(task: Task) -> dict[str, str]:
+    """The Python packages the task's metrics need that are not installed here -> how to install each."""
+    wanted = (PYTHON_PACKAGES[func] for func in functions(task.evaluation_spec) if func in PYTHON_PACKAGES)
+    return {package: hint for package, hint in wanted if not importable(package)}
+
+
 @dataclass(frozen=True)
 class Gap:
-    """What one task lacks: from outside this machine, and of troupe."""
+    """What one task lacks: from outside this machine, of troupe, and Python packages its metrics need."""
 
     outside: Outside
     troupe: tuple[str, ...]
+    packages: tuple[tuple[str, str], ...] = ()
+    """(package, how to install it) for each that is not installed."""
 
     def __bool__(self) -> bool:
-        return bool(self.outside or self.troupe)
+        return bool(self.outside or self.troupe or self.packages)
 
     def named(self) -> str:
-        return "; ".join([*self.outside.reasons(), *(f"troupe's {piece}" for piece in self.troupe)])
+        return "; ".join([*self.outside.reasons(), *(f"troupe's {piece}" for piece in self.troupe),
+                          *(f"{package} (a Python package: {hint})" for package, hint in self.packages)])
 
     def counted(self) -> list[str]:
-        """As totalled overall: the cache as one need, each missing piece of troupe apart."""
-        return [*self.outside.kinds(), *self.troupe]
+        """As totalled overall: the cache as one need, each missing piece of troupe and package apart."""
+        return [*self.outside.kinds(), *self.troupe, *(package for package, _ in self.packages)]
 
 
 def gap(task: Task, cache: Path | None, installed: Installed | None = None, web: bool = False,
         on_vm: bool = False) -> Gap:
-    return Gap(outside(task, cache, installed, web, on_vm), tuple(troupe_lacks(task)))
+    return Gap(outside(task, cache, installed, web, on_vm), tuple(troupe_lacks(task)),
+               tuple(packages_lacking(task).items()))
 
 
 def is_infeasible(task: Task) -> bool:

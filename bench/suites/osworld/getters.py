@@ -34,9 +34,11 @@ the metrics here read the bytes the same way).
 - `list_directory`: /list_directory's tree of the folder `path`, None when
   the server answers anything but 200 (the folder is not there);
   `content_from_vm_file`: a sheet's last row (file_content.py);
+- VS Code's `vscode_config` (vscode.py);
 - Chrome's profile getters (chrome.py), its appearance mode (chrome_appearance.py), its extensions
   (chrome_extensions.py), its tabs (chrome_tabs.py), parts of the active tab's address (chrome_urls.py),
-  web pages it loads (chrome_pages.py) and its cookies (chrome_cookies.py);
+  web pages it loads (chrome_pages.py), parts of the active tab's page (chrome_page_parse.py) and its cookies
+  (chrome_cookies.py); shortcuts on the desktop (desktop_shortcuts.py);
 - days relative to today written into a rule (relative_time.py);
 - VLC's web interface status (vlc_status.py), the screen's and a window's size (sizes.py), a slide's
   sound (slide_audio.py), a slide's background picture (slide_images.py).
@@ -53,9 +55,11 @@ from bench.suites.osworld.chrome import CHROME_GETTERS
 from bench.suites.osworld.chrome_appearance import APPEARANCE_GETTERS
 from bench.suites.osworld.chrome_cookies import COOKIE_GETTERS
 from bench.suites.osworld.chrome_extensions import EXTENSION_GETTERS
+from bench.suites.osworld.chrome_page_parse import PAGE_PARSE_GETTERS
 from bench.suites.osworld.chrome_pages import PAGE_GETTERS
 from bench.suites.osworld.chrome_tabs import TAB_GETTERS
 from bench.suites.osworld.chrome_urls import URL_GETTERS
+from bench.suites.osworld.desktop_shortcuts import SHORTCUT_GETTERS
 from bench.suites.osworld.episode import Episode
 from bench.suites.osworld.file_content import CONTENT_GETTERS
 from bench.suites.osworld.errors import GetterFailed
@@ -64,6 +68,7 @@ from bench.suites.osworld.sizes import SIZE_GETTERS
 from bench.suites.osworld.slide_audio import SLIDE_AUDIO_GETTERS
 from bench.suites.osworld.slide_images import SLIDE_IMAGE_GETTERS
 from bench.suites.osworld.vlc_status import VLC_STATUS_GETTERS
+from bench.suites.osworld.vscode import VSCODE_GETTERS
 
 Getter = Callable[[Episode, dict[str, Any]], Awaitable[Any]]
 
@@ -222,13 +227,16 @@ GETTERS: dict[str, Getter] = {
     **TAB_GETTERS,
     **URL_GETTERS,
     **PAGE_GETTERS,
+    **PAGE_PARSE_GETTERS,
     **COOKIE_GETTERS,
+    **SHORTCUT_GETTERS,
     **VLC_STATUS_GETTERS,
     **SIZE_GETTERS,
     **SLIDE_AUDIO_GETTERS,
     **SLIDE_IMAGE_GETTERS,
     **RELATIVE_TIME_GETTERS,
     **CONTENT_GETTERS,
+    **VSCODE_GETTERS,
 }
 
 

@@ -4,7 +4,10 @@ tasks' untouched state is read from.
 On OSWorld's image VLC and LibreOffice have run before: VLC's vlcrc is there
 (its `vlc_config` getter raises on none, so on a home without one an
 untouched VLC task gets a score or none depending on whether VLC wrote its
-file yet), and LibreOffice starts with no first-run Tip of the Day dialog
+file yet), has VLC's first-run privacy question answered and turns VLC's
+web interface on with the password OSWorld's `vlc_playing_info` getter
+sends (here bound to 127.0.0.1, on the port the episode's client names:
+`WAAClient.vlc`); LibreOffice starts with no first-run Tip of the Day dialog
 (a libreoffice_impress task's setup presses keys into the document a few
 seconds after launching it, which such a dialog would take) and saves a
 .pptx, .docx or .xlsx with Ctrl+S without asking whether to keep the format
@@ -14,15 +17,18 @@ the agent's unsaved work in a "Confirm File Format" dialog); and a text file
 opens in a text editor (GNOME's; here mousepad stands in), where Debian's
 LibreOffice Writer, once installed, claims text/plain. `furnish` puts them
 in a fresh home before a task's setup: the vlcrc with every option at its
-default (bench.formats.vlcrc.UNCHANGED), LibreOffice's user settings with
-the tip and the format warning turned off, and the text editor as
-text/plain's application.
+default (bench.formats.vlcrc.UNCHANGED) but those (`vlc_settings`),
+LibreOffice's user settings with the tip and the format warning turned off,
+and the text editor as text/plain's application.
 """
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from bench.formats.vlcrc import UNCHANGED as UNCHANGED_VLCRC
 from bench.suites.osworld.episode import Episode
+from bench.suites.osworld.vlc_status import VLC_WEB_PASSWORD
 
 LIBREOFFICE_SETTINGS = """\
 <?xml version="1.0" encoding="UTF-8"?>
@@ -38,14 +44,23 @@ xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
 other than ODF have been turned off."""
 MIME_DEFAULTS = "[Default Applications]\ntext/plain=mousepad.desktop\n"
 """mimeapps.list: what xdg-open (the `open` step) starts for a text file."""
+VLCRC = "/home/user/.config/vlc/vlcrc"
 HOME_FILES = {
-    "/home/user/.config/vlc/vlcrc": UNCHANGED_VLCRC,
     "/home/user/.config/libreoffice/4/user/registrymodifications.xcu": LIBREOFFICE_SETTINGS,
     "/home/user/.config/mimeapps.list": MIME_DEFAULTS,
 }
 
 
+def vlc_settings(port: int) -> str:
+    """vlcrc's lines for what VLC has on OSWorld's image: its first-run privacy question answered (else a
+    "Privacy and Network Access Policy" dialog opens before anything, and is the first window of VLC's
+    class), its web interface (Lua HTTP) on, here on 127.0.0.1:`port`, with OSWorld's password."""
+    return (f"qt-privacy-ask=0\nextraintf=http\nhttp-host=127.0.0.1\nhttp-port={port}\n"
+            f"http-password={VLC_WEB_PASSWORD}\n")
+
+
 async def furnish(episode: Episode) -> None:
     """The image's files in the episode's fresh home, through /setup/upload."""
-    for path, text in HOME_FILES.items():
+    vlcrc = UNCHANGED_VLCRC + vlc_settings(urlsplit(episode.client.vlc).port)
+    for path, text in {VLCRC: vlcrc, **HOME_FILES}.items():
         await episode.upload(path, text.encode())

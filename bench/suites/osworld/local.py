@@ -3,9 +3,10 @@
 Reset stops the previous episode's server (its Xvfb display, applications and
 home folder go with it) and takes a fresh one of `python -m
 actors.backends.waa.server --osworld --allow-commands`: a fresh display, a
-fresh home standing for OSWorld's /home/user, its own DevTools port, on
-127.0.0.1 with a token of its own, holding a pipe to the server's stdin so
-that the server stops when this process dies, however it dies
+fresh home standing for OSWorld's /home/user, its own DevTools port and
+VLC web-interface port (image.py writes the latter into the home's vlcrc),
+on 127.0.0.1 with a token of its own, holding a pipe to the server's stdin
+so that the server stops when this process dies, however it dies
 (--stop-with-stdin). Where OSWorld reverts a VM snapshot and
 then sleeps 60 s, this waits for the server's first line, which it prints
 once it answers. One spare server is started while an episode runs, so the
@@ -46,11 +47,12 @@ class LocalServer:
     url: str
     token: str
     devtools: str
+    vlc: str
     process: subprocess.Popen
 
     @classmethod
     def start(cls, size: tuple[int, int] = SCREEN) -> LocalServer:
-        token, devtools_port = secrets.token_hex(16), _free_port()
+        token, devtools_port, vlc_port = secrets.token_hex(16), _free_port(), _free_port()
         process = subprocess.Popen(
             [sys.executable, "-m", "actors.backends.waa.server", "--port", "0", "--token", token, "--osworld",
              "--allow-commands", "--size", f"{size[0]}x{size[1]}", "--devtools-port", str(devtools_port),
@@ -62,7 +64,7 @@ class LocalServer:
             process.kill()
             process.wait()
             raise WAAUnavailable(f"troupe's Linux server did not start (it said {line!r})")
-        return cls(match[1], token, f"http://127.0.0.1:{devtools_port}", process)
+        return cls(match[1], token, f"http://127.0.0.1:{devtools_port}", f"http://127.0.0.1:{vlc_port}", process)
 
     def stop(self) -> None:
         self.process.terminate()
@@ -103,7 +105,7 @@ class LocalDesktops(WAABackend):
         self.server = await self._fresh()
         await self.client.aclose()
         self.client = WAAClient(self.server.url, token=self.server.token, retry=self.client.retry,
-                                devtools=self.server.devtools)
+                                devtools=self.server.devtools, vlc=self.server.vlc)
         await super().reset(task, attempt)
 
     async def aclose(self) -> None:

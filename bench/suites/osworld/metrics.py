@@ -12,7 +12,7 @@ General functions (OSWorld's metrics/general.py): `exact_match`,
 own in chrome.py (`is_expected_bookmarks`, `check_font_size`,
 `check_history_deleted`, ...), chrome_tabs.py (`is_expected_tabs`,
 `is_expected_active_tab`), chrome_pages.py (`is_expected_search_query`,
-`is_added_to_steam_cart`), chrome_cookies.py, chrome_extensions.py, html_files.py (`compare_htmls`), vlc.py, vlc_status.py (`is_vlc_playing`),
+`is_added_to_steam_cart`), chrome_cookies.py, chrome_extensions.py, desktop_shortcuts.py, html_files.py (`compare_htmls`), vlc.py, vlc_status.py (`is_vlc_playing`),
 media.py (`compare_audios`, `compare_videos`), gimp.py, impress.py, slides.py
 (`compare_pptx_files`), slide_design.py (orientation, background, transition,
 slide-number colour), the picture checks in image_similarity.py
@@ -27,7 +27,10 @@ and accessibility.py (`check_accessibility_tree`); pdfs.py (`compare_pdfs`,
 `check_pdf_pages`, `compare_pdf_images`), archives.py (`compare_zip_files`,
 `compare_archive`), text_files.py (`compare_text_file`, ...), basic_os.py
 (`is_in_vm_clickboard`, `check_moved_jpgs`), place_names.py, epub.py (`compare_epub`)
-and mp3_tags.py (`check_mp3_meta`).
+and mp3_tags.py (`check_mp3_meta`); VS Code's in vscode.py (`check_json_settings`, `compare_config`, ...)
+and python_tests.py (`check_python_file_by_test_suite`), GNOME's in gnome.py (`check_gnome_favorite_apps`,
+`is_utc_0`), thunderbird_folders.py and image_text.py
+(`compare_image_text`, when easyocr is installed: `PYTHON_PACKAGES`).
 
 `infeasible` is decided by the checker from the agent's last action.
 """
@@ -47,11 +50,14 @@ from bench.suites.osworld.chrome_extensions import EXTENSION_METRICS
 from bench.suites.osworld.chrome_pages import PAGE_METRICS
 from bench.suites.osworld.chrome_tabs import TAB_METRICS
 from bench.suites.osworld.csv_files import CSV_METRICS
+from bench.suites.osworld.desktop_shortcuts import SHORTCUT_METRICS
 from bench.suites.osworld.epub import EPUB_METRICS
 from bench.suites.osworld.errors import MetricFailed
 from bench.suites.osworld.expectations import EXPECTATION_METRICS
 from bench.suites.osworld.gimp import GIMP_METRICS
+from bench.suites.osworld.gnome import GNOME_METRICS
 from bench.suites.osworld.html_files import HTML_METRICS
+from bench.suites.osworld.image_text import IMAGE_TEXT_METRICS
 from bench.suites.osworld.image_edits import EDIT_METRICS
 from bench.suites.osworld.image_similarity import SIMILARITY_METRICS
 from bench.suites.osworld.impress import IMPRESS_METRICS
@@ -59,6 +65,7 @@ from bench.suites.osworld.json_object import JSON_METRICS
 from bench.suites.osworld.media import MEDIA_METRICS
 from bench.suites.osworld.mp3_tags import MP3_METRICS
 from bench.suites.osworld.pdfs import PDF_METRICS
+from bench.suites.osworld.python_tests import PYTHON_TEST_METRICS
 from bench.suites.osworld.place_names import PLACE_METRICS
 from bench.suites.osworld.slide_design import SLIDE_DESIGN_METRICS
 from bench.suites.osworld.slide_images import SLIDE_IMAGE_METRICS
@@ -67,8 +74,10 @@ from bench.suites.osworld.sqlite_query import SQLITE_METRICS
 from bench.suites.osworld.tables import RULES as TABLE_RULES, TABLE_METRICS
 from bench.suites.osworld.text_files import TEXT_METRICS
 from bench.suites.osworld.thunderbird import THUNDERBIRD_METRICS
+from bench.suites.osworld.thunderbird_folders import THUNDERBIRD_FOLDER_METRICS
 from bench.suites.osworld.vlc import VLC_METRICS
 from bench.suites.osworld.vlc_status import VLC_STATUS_METRICS
+from bench.suites.osworld.vscode import VSCODE_METRICS
 from bench.suites.osworld.writer import WRITER_METRICS
 
 Metric = Callable[..., float]
@@ -154,6 +163,7 @@ METRICS: dict[str, Metric] = {
     **COOKIE_METRICS,
     **EXTENSION_METRICS,
     **HTML_METRICS,
+    **SHORTCUT_METRICS,
     **JSON_METRICS,
     **VLC_METRICS,
     **VLC_STATUS_METRICS,
@@ -179,6 +189,11 @@ METRICS: dict[str, Metric] = {
     **EXPECTATION_METRICS,
     **SQLITE_METRICS,
     **ACCESSIBILITY_METRICS,
+    **VSCODE_METRICS,
+    **PYTHON_TEST_METRICS,
+    **GNOME_METRICS,
+    **THUNDERBIRD_FOLDER_METRICS,
+    **IMAGE_TEXT_METRICS,
 }
 
 SUPPORTED_FUNCTIONS = frozenset(METRICS) | {INFEASIBLE}

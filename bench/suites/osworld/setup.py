@@ -32,6 +32,7 @@ kept there, as OSWorld's harness keeps it.
 
 from __future__ import annotations
 
+import itertools
 import logging
 from typing import Any, Awaitable, Callable
 
@@ -168,15 +169,17 @@ async def _sleep(episode: Episode, p: dict[str, Any]) -> None:
 BROWSERS = frozenset({"google-chrome", "chromium", "chrome"})
 BROWSER_START_SECONDS = 30.0
 """How long a step after launching Chrome waits for its DevTools (OSWorld's harness sleeps 60 s after setup)."""
-WINDOW_CLASSES = {"libreoffice": "libreoffice", "soffice": "libreoffice"}
+WINDOW_CLASSES = {"libreoffice": "libreoffice", "soffice": "libreoffice", "vlc": "vlc"}
 """Programs whose window the step after their launch waits for, and the window's class."""
 WINDOW_SECONDS = 30.0
 
 
 def _launched(step: dict[str, Any] | None) -> str:
-    """The program a `launch` step starts ("" for any other step)."""
+    """The program a `launch` step starts, after a shell command's variable assignments ("" for any other step)."""
     command = (step or {}).get("parameters", {}).get("command") if (step or {}).get("type") == "launch" else None
-    return command.split()[0] if isinstance(command, str) and command.split() else (command or [""])[0]
+    if isinstance(command, str):
+        return next(itertools.dropwhile(lambda word: "=" in word, command.split()), "")
+    return (command or [""])[0]
 
 
 def _launches_browser(step: dict[str, Any] | None) -> bool:

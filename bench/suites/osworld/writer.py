@@ -1,21 +1,23 @@
 """LibreOffice Writer's documents as OSWorld's docs.py metrics read them.
 
-- `compare_docx_files`: the two .docx files' paragraph texts (python-docx's
-  `paragraph.text`), judged as `bench.formats.paragraph_texts` says, with
-  OSWorld's options (`ignore_blanks`, `ignore_case`, `ignore_order`,
-  `content_only`, `fuzzy_match`, `delete_empty_lines`). A missing file, or
-  one python-docx cannot open, scores 0. OSWorld picks the reader by the
-  files' names; every task that uses it names .docx files, and so this reads
-  .docx only (OSWorld's .odt branch is not here).
+- `compare_docx_files`: the two files' paragraph texts, judged as
+  `bench.formats.paragraph_texts` says, with OSWorld's options
+  (`ignore_blanks`, `ignore_case`, `ignore_order`, `content_only`,
+  `fuzzy_match`, `delete_empty_lines`): two .docx files' as python-docx reads
+  them (`paragraph.text`), two .odt files' as odfpy does (`bench.formats.odt`:
+  each `text:p`'s own text and its spans'). OSWorld picks the reader by the
+  files' names, so does this (a getter's value carries its `dest`; one that
+  carries none is told by its content): files of another kind or of two
+  kinds score 0, and so does a missing file or one that does not open;
 - `compare_docx_files_and_ignore_new_lines`: the same judgement, with its
   one option `ignore_blanks`, of the paragraphs that are not empty strings
-  (a paragraph of spaces stays);
+  (a paragraph of spaces stays), of two .docx files only (by name, as above);
 - `compare_references`: the paragraphs after the first one reading exactly
   `reference_indicator` ("References") that are not blank, as many in both,
   their mean rapidfuzz ratio r scored (r - b) / (1 - b) when r is at least
   `reference_base_result` b (0.5) plus 0.01, else 0; 1 when neither
   document has the heading, 0 when one has; a heading with no reference
-  after it in both raises (OSWorld divides by zero);
+  after it in both raises (OSWorld divides by zero); two .docx files only;
 - `compare_unique_train_records`: the expected value is the gold and the
   original document (`gives` [0, 1]); every non-blank paragraph of the
   result (stripped) is one of the original's, the train ids (the second
@@ -29,12 +31,11 @@
 from __future__ import annotations
 
 import functools
-import io
 from typing import Any, Callable
 
-import docx
 from rapidfuzz import fuzz
 
+from bench.formats import odt
 from bench.formats.docx_checks import DOCX_CHECKS, open_docx, paragraph_texts
 from bench.formats.odt import check_highlighted_words
 from bench.formats.paragraph_texts import text_score
@@ -47,22 +48,36 @@ from bench.suites.osworld.writer_formatting import FORMATTING_METRICS
 OPTIONS = ("ignore_blanks", "ignore_case", "ignore_order", "content_only", "fuzzy_match", "delete_empty_lines")
 
 
-def _paragraphs(data: bytes) -> list[str] | None:
-    try:
-        return [paragraph.text for paragraph in docx.Document(io.BytesIO(data)).paragraphs]
-    except Exception:  # noqa: BLE001 - python-docx raises many kinds on a broken file; OSWorld catches them all
-        return None
+READERS: dict[str, tuple[Callable[[bytes], Any], Callable[[Any], list[str]]]] = {
+    ".docx": (open_docx, paragraph_texts), ".odt": (odt.open_odt, odt.paragraph_texts)}
+"""How each kind of document opens (None when it does not) and what its paragraphs' texts are."""
 
 
-def _texts_of_both(result: bytes | None, expected: bytes | None) -> tuple[list[str], list[str]] | None:
+def _kind(data: bytes) -> str:
+    """The kind OSWorld's function takes a file for: the ending of its name (the getter's `dest`), as it
+    tests its path's ("" for another); a value that carries no name, by its content."""
+    name = getattr(data, "name", None)
+    if name is None:
+        return ".odt" if odt.is_odt(data) else ".docx"
+    return next((kind for kind in READERS if name.endswith(kind)), "")
+
+
+def _texts_of_both(result: bytes | None, expected: bytes | None,
+                   kinds: tuple[str, ...] = (".docx",)) -> tuple[list[str], list[str]] | None:
+    """Both documents' paragraph texts, when both are of one of `kinds` and open; else None (OSWorld's
+    functions score 0 on files of another kind, of two kinds, or that do not open)."""
     if result is None or expected is None:
         return None
-    first, second = _paragraphs(result), _paragraphs(expected)
-    return None if first is None or second is None else (first, second)
+    kind = _kind(result)
+    if kind not in kinds or _kind(expected) != kind:
+        return None
+    opened, texts = READERS[kind]
+    first, second = opened(result), opened(expected)
+    return None if first is None or second is None else (texts(first), texts(second))
 
 
 def compare_docx_files(result: bytes | None, expected: bytes | None, **options: Any) -> float:
-    texts = _texts_of_both(result, expected)
+    texts = _texts_of_both(result, expected, kinds=(".docx", ".odt"))
     if texts is None:
         return 0.0
     return text_score(*texts, **{name: options.get(name, name == "ignore_blanks") for name in OPTIONS})

@@ -41,6 +41,7 @@ import re
 from typing import Any, Callable
 
 from bench.formats.text_file import same_text, text_mode
+from bench.formats.vscode_state import extension_rule_holds, keybindings
 from bench.suites.waa.errors import MetricFailed, ReferenceCrash, rule_field
 from bench.suites.waa.archives import ARCHIVE_METRICS
 from bench.suites.waa.browser import BROWSER_METRICS
@@ -111,26 +112,10 @@ def check_json_settings(result: bytes | str | None, expected: Any, **options: An
     return _holds(data, wanted)
 
 
-def _json_list(text: str) -> list[Any] | None:
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None
-    return data if isinstance(data, list) else None
-
-
 def check_json_keybindings(result: bytes | str | None, expected: Any, **options: Any) -> float:
     """keybindings.json is a list of `{key, command, when?, args?}`: the wanted one must be among them."""
     wanted = _rule(expected, "check_json_keybindings")
-    if result is None:
-        return 0.0
-    try:
-        text = text_mode(result)
-    except UnicodeDecodeError:
-        return 0.0
-    bindings = _json_list(text)
-    if bindings is None:
-        bindings = _json_list(text.split("\n", 1)[1] if "\n" in text else "")
+    bindings = keybindings(result)
     return float(bindings is not None and wanted in bindings)
 
 
@@ -141,8 +126,8 @@ def is_extension_installed(result: Any, expected: Any, **options: Any) -> float:
     if result is None:
         raise ReferenceCrash("is_extension_installed: the command gave no output", fix="missing-file",
                              fixed=float(expected["type"] == "not_contain"))
-    found = wanted in (result.decode("utf-8", "replace") if isinstance(result, bytes) else str(result))
-    return float(found if expected["type"] == "contain" else not found)
+    output = result.decode("utf-8", "replace") if isinstance(result, bytes) else str(result)
+    return extension_rule_holds(output, expected["type"], wanted)
 
 
 METRICS: dict[str, Metric] = {

@@ -11,17 +11,19 @@ clipboard task (xsel reads the path the oracle copied), the os task whose copied
 lists, a GIMP one whose photo GIMP opens from the cache (check_image_mirror: its postconfig exports what
 GIMP shows, the untouched photo, which is not the mirror image), and two PDF tasks: an invoice moved
 (compare_pdfs, on a file whose name holds "#" and spaces), .doc files made PDFs and tarred by the
-postconfig (compare_archive). Each domain once per event loop, as
+postconfig (compare_archive), and a VLC one read from VLC's web interface (is_vlc_playing). Each domain
+once per event loop, as
 test_local_apps: on asyncio the oracle solves, on trio the agent leaves the task alone. In the Thunderbird
 episode the oracle first composes a message to the four students multi_apps/f5c13cdd names, and that
 task's rules score the real tree, read through the episode's server, 0 before and 1 after, by troupe's
 check_accessibility_tree and OSWorld's. Two Impress tasks are solved in the
 application itself: one left unsaved, whose postconfig's Ctrl+S saves the .pptx with no dialog asking
 whether to keep the format, and one in the Options dialog, which LibreOffice writes to its own settings
-file."""
+file about 1 s after the oracle says it is done (the evaluation waits for it)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import json
@@ -41,9 +43,11 @@ from actors.backends.waa.commands import command
 from bench.suites.osworld.accessibility import check_accessibility_tree
 from bench.suites.osworld.catalog import Catalog
 from bench.suites.osworld.needs import cache_name, getter_specs, steps
+from bench.suites.osworld.vlc_status import STATUS, VLC_WEB_PASSWORD
 from protocols import BBox, EpisodeResult, ErrorKind, Task
 
 from tests import osworld_reference
+from tests.media_files import video
 from tests.osworld_servers import run_on_local_desktops
 from tests.task_files import document, encoded, pdf, picture, slides, tar_gz, xlsx, zip_of
 from tests.paths import ROOT
@@ -111,11 +115,11 @@ EVAL_BR = (b"#!/bin/bash\n# like the task's eval.sh: output.txt in the folder th
            b"  echo 'Success: The task has been completed correctly.'\nelse\n  echo 'Failure.'\nfi\n")
 NO_QUOTE_INDENT = "thunderbird/f201fbc3-44e6-46fc-bcaa-432f9815454c"
 PROFILE = ".thunderbird/t5q2a5hp.default-release"
-INSTALL = b"[FDC34C9F024745EB]\nDefault=t5q2a5hp.default-release\nLocked=1\n"
-"""The profile Debian's Thunderbird (its install hash, of /usr/lib/thunderbird) starts with: without this,
-it makes a new profile of its own and leaves the task's unread."""
 PROFILES_INI = (b"[Profile0]\nName=default-release\nIsRelative=1\nPath=t5q2a5hp.default-release\nDefault=1\n\n"
-                b"[General]\nStartWithLastProfile=1\nVersion=2\n\n[Install" + INSTALL[1:])
+                b"[General]\nStartWithLastProfile=1\nVersion=2\n")
+"""A plain profiles.ini naming the profile the default, with no [Install...] section and no installs.ini
+beside it: a Thunderbird that keeps a profile per install (Debian's 153) would make a new profile of its
+own and leave this one unread, unless told to start with the default (the desktop's MOZ_LEGACY_PROFILES)."""
 PREFS = "".join(f'user_pref("{key}", {json.dumps(value)});\n' for key, value in {
     "mail.identity.id1.fullName": "Anonym", "mail.identity.id1.useremail": "anonym@example.org",
     "mail.identity.id1.valid": True, "mail.accountmanager.accounts": "account1,account2",
@@ -147,6 +151,11 @@ HELLO_EXTENSION = {"helloExtension/manifest.json": json.dumps({
                    "helloExtension/hello.html": b"<html><body><h1>Hello Extensions</h1></body></html>"}
 """An unpacked extension like the task's helloExtension.zip (Chrome's first tutorial extension)."""
 
+PLAY_SONG = "vlc/59f21cfb-0120-4326-b255-a5b827b38967"
+SONG = "Rick Astley - Never Gonna Give You Up (Official Music Video).mp4"
+CLIP = video(120, size=(160, 120), fps=2)
+"""A minute of video (still playing when the evaluation reads VLC's status), a few dozen KiB."""
+
 MIRROR = "gimp/72f83cdc-bf76-4531-9a1b-eb893a13f8aa"
 BERRY = encoded(picture(160, 120), "JPEG", quality=95)
 """A photo like the task's berry.jpeg, which it saves as berry.png (GIMP reads the content, a JPEG)."""
@@ -176,7 +185,6 @@ MADE: dict[str, Made] = {
     APPEND_BR: Made(start={"eval.sh": EVAL_BR}, gold={}, solved=b""),
     NO_QUOTE_INDENT: Made(
         start={"thunderbird-profile.tar.gz": tar_gz({".thunderbird/profiles.ini": PROFILES_INI,
-                                                     ".thunderbird/installs.ini": INSTALL,
                                                      f"{PROFILE}/prefs.js": PREFS.encode()})},
         gold={}, solved=(PREFS + 'user_pref("mail.identity.id1.auto_quote", false);\n').encode()),
     UNPACKED_EXTENSION: Made(start={"helloExtension.zip": zip_of(HELLO_EXTENSION)}, gold={}, solved=b""),
@@ -189,6 +197,7 @@ MADE: dict[str, Made] = {
     SECRET_PATH: Made(start={"secret.docx": document("The secret")}, gold={}, solved=b""),
     COPY_JPGS: Made(start={**{name: b"\xff\xd8\xff\xe0 a picture" for name in PHOTOS}, "us_3.png": b"\x89PNG"},
                     gold={}, solved=b""),
+    PLAY_SONG: Made(start={SONG: CLIP}, gold={}, solved=b""),
     GREEN_SLIDE: Made(start={"214_9.pptx": slides(*TALK)}, gold={"214_9_Gold.pptx": slides(*TALK, background="00A933")},
                       solved=slides(*TALK, background="00A933")),
     PORTRAIT: Made(start={"AM_Last_Page_Template.pptx": slides(*TALK)}, gold={}, solved=b""),
@@ -355,6 +364,24 @@ async def presenter_console_off(server, task: Task) -> None:
         await click_when(http, "push-button", "OK")
 
 
+async def play_in_vlc(server, task: Task) -> None:
+    """The oracle of the VLC task: VLC quit and started again on the song (as double-clicking it would),
+    then VLC's own web interface asked until it says it plays (at most 30 s)."""
+    async with httpx.AsyncClient(headers={TOKEN_HEADER: server.token}, timeout=120) as http:
+        (await http.post(f"{server.url}/execute", json={"command": quits("vlc"), "shell": True})).raise_for_status()
+        (await http.post(f"{server.url}/setup/launch", json={
+            "command": f"vlc --no-audio --no-video-title-show '/home/user/Desktop/{SONG}'", "shell": True})
+         ).raise_for_status()
+    async with httpx.AsyncClient(timeout=5) as web:
+        with anyio.fail_after(30):
+            while True:
+                with contextlib.suppress(httpx.HTTPError):
+                    reply = await web.get(f"{server.vlc}{STATUS}", auth=("", VLC_WEB_PASSWORD))
+                    if b"<state>playing</state>" in reply.content:
+                        return
+                await anyio.sleep(0.2)
+
+
 async def check(task: Task, cache: Path, anyio_backend: str, quit: str = "soffice.bin",
                 solve: Callable | None = None) -> EpisodeResult:
     """On asyncio the oracle solves the task (1.0: by `solve`, else by uploading the solved file once `quit`
@@ -474,3 +501,11 @@ async def test_pdfs_made_from_docs_are_tarred_by_the_postconfig_and_scored_by_co
     tars the Desktop's PDFs, which compare_archive reads as OSWorld's does (after check_include_exclude
     found the conversion in the history)."""
     await check(tasks[DOCS_TO_PDFS], cache, anyio_backend, solve=convert_docs)
+
+
+@requires("vlc")
+async def test_a_vlc_task_downloads_its_video_from_the_cache_and_is_vlc_playing_reads_vlcs_web_interface(
+        tasks, cache, anyio_backend):
+    """VLC starts with its web interface on (the home's vlcrc, as on OSWorld's image): untouched it plays
+    nothing (state stopped: 0); playing the song scores 1."""
+    await check(tasks[PLAY_SONG], cache, anyio_backend, solve=play_in_vlc)

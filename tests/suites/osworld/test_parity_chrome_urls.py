@@ -12,13 +12,9 @@ from xml.sax.saxutils import escape
 
 import pytest
 
-from actors.backends.waa.client import WAAClient
-from bench.suites.osworld.episode import Episode
-from bench.suites.osworld.errors import GetterFailed
-from bench.suites.osworld.getters import resolve
 
 from tests.osworld_reference import REFERENCE, chrome_getters
-from tests.osworld_servers import UBUNTU, StandIn, osworld_vm
+from tests.osworld_servers import UBUNTU, StandIn, getter_outcome, osworld_vm
 
 pytestmark = [pytest.mark.anyio,
               pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"OSWorld's reference code is not at {REFERENCE}")]
@@ -70,13 +66,7 @@ def theirs(name: str, address: str | None, config: dict) -> object:
 
 async def ours(server: StandIn, behaviour, name: str, address: str | None, config: dict) -> object:
     behaviour.gets["/accessibility"] = (200, json.dumps({"AT": tree(address)}).encode())
-    client = WAAClient(server.url)
-    try:
-        return await resolve(Episode(client, None), {"type": name, **config})
-    except GetterFailed:
-        return "raises"
-    finally:
-        await client.aclose()
+    return await getter_outcome(server.url, {"type": name, **config})
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

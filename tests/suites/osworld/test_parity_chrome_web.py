@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import types
 from datetime import datetime, timedelta, timezone
 from types import SimpleNamespace
 from typing import Any
@@ -20,7 +19,7 @@ from bench.suites.osworld.chrome_urls import macys_fields
 from bench.suites.osworld.errors import GetterFailed
 from bench.suites.osworld.relative_time import KNOWN, _zone, fill
 
-from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, chrome, chrome_getters, load
+from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, chrome, chrome_getters, misc_getters
 
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"OSWorld's reference code is not at {REFERENCE}")
 
@@ -45,6 +44,8 @@ def html(text: str) -> bytes:
     return text.encode()
 
 
+GAME = ("#!/usr/bin/env xdg-open\n[Desktop Entry]\nVersion=1.0\nTerminal=false\nType=Application\n"
+        "Name=Play Puzzle Game 2048\nExec=/opt/google/chrome/google-chrome --profile-directory=Default --app-id=abc\n")
 COOKIES = [[13300000000000000, ".amazon.com", "", "session-id", "1"], [1, "www.example.com", "", "a", "b"]]
 CASES: dict[str, list[Case]] = {
     "is_expected_bookmarks": [
@@ -125,6 +126,23 @@ CASES: dict[str, list[Case]] = {
         C(html("<p>a <b>b</b></p>"), html("<p>a <i>b</i></p>")),
         C(html("<p>a</p><!-- x -->"), html("<p>a</p><!-- y -->")),
     ],
+    "is_shortcut_on_desktop": [
+        C({"a.desktop": GAME}, {"type": "name", "name": "Play Puzzle Game 2048"}),
+        C({"a.desktop": GAME}, {"type": "name", "name": "play puzzle game"}),  # held by the line, any case
+        C({"a.desktop": GAME}, {"type": "name", "name": "Play Puzzle Game 2048 Online"}),  # holds the line
+        C({"a.desktop": GAME}, {"type": "name", "name": "Sudoku"}),
+        C({"a.desktop": "[Desktop Entry]\nName=\n"}, {"type": "name", "name": "Sudoku"}),  # "" is held by any
+        C({"a.desktop": "Name=Play Puzzle Game 2048"}, {"type": "name", "name": "Play Puzzle Game 2048"}),
+        C({"a.desktop": "X-Name=2048\n"}, {"type": "name", "name": "2048"}),
+        C({"a.desktop": "Name=Sudoku\n", "b.desktop": GAME}, {"type": "name", "name": "2048"}),
+        C({"a.desktop": GAME}, {"type": "exec", "exec": "/opt/google/chrome/google-chrome --app-id=abc"}),
+        C({"a.desktop": GAME}, {"type": "exec", "exec": "google-chrome"}),
+        C({"a.desktop": GAME}, {"type": "exec", "exec": "GOOGLE-CHROME"}),  # commands keep their case
+        C({"a.desktop": GAME}, {"type": "url", "url": "https://www.mathsisfun.com/games/2048.html"}),
+        C({"a.desktop": GAME}, {"type": "id", "id": "abc"}), C({"a.desktop": GAME}, {"name": "2048"}),
+        C({}, {"type": "name", "name": "2048"}), C([], {"type": "name", "name": "2048"}),
+        C(None, {"type": "name", "name": "2048"}), C({"a.desktop": GAME}, {"type": "name"}),
+    ],
 }
 FILE_ARGUMENTS = {"compare_htmls"}
 
@@ -141,16 +159,6 @@ def test_the_web_tasks_metrics_agree_with_osworlds_on_every_built_case(name, tmp
     assert {0.0, 1.0} <= seen
 
 
-def _reference_misc() -> types.ModuleType:
-    misc = load(REFERENCE / "desktop_env" / "evaluators" / "getters" / "misc.py", {})
-
-    def offline(*args: Any, **kwargs: Any) -> Any:
-        raise ConnectionError("no internet in tests")
-
-    misc.requests = SimpleNamespace(get=offline)
-    return misc
-
-
 def _outcome(call) -> Any:
     try:
         return call()
@@ -160,7 +168,8 @@ def _outcome(call) -> Any:
 
 def _vm_at(now: datetime) -> SimpleNamespace:
     """OSWorld's env whose VM prints `now` for the getter's program."""
-    return SimpleNamespace(controller=SimpleNamespace(execute_python_command=lambda program: {"output": now.isoformat()}))
+    answer = {"output": now.isoformat()}
+    return SimpleNamespace(controller=SimpleNamespace(execute_python_command=lambda program: answer))
 
 
 TEMPLATE = "{DoW} {DoW}, {Month} {DayD} {Day0D} {Month0D} {MonthD} {month} {MonthFull} {Year}"
@@ -192,7 +201,7 @@ def _relative_cases() -> list[dict[str, Any]]:
 
 
 def test_rule_relative_time_writes_the_days_osworlds_getter_writes(capsys):
-    misc = _reference_misc()
+    misc = misc_getters()
     cases = [(rules, now) for rules in _relative_cases() for now in NOWS]
     differences, filled = [], 0
     for rules, now in cases:
@@ -222,7 +231,7 @@ ZONES = ["America/New_York", "Europe/Zurich", "europe/zurich", "UTC", "utc", "Pa
 
 
 def test_rule_relative_time_reads_a_named_zone_as_osworlds_getter_does(capsys):
-    misc = _reference_misc()
+    misc = misc_getters()
     misc.datetime = _Frozen
     cases = [{"relativeTime": {"from": "tomorrow"}, "timezone": zone, "expected": {"time": TEMPLATE}} for zone in ZONES]
     agree = 0

@@ -3,12 +3,16 @@ with librosa, scipy, fastdtw, OpenCV and imagehash, and getters/impress.py's aud
 ../shared/osworld/reference for tests only) on files built here: VLC web-interface status.xml files
 playing, paused and stopped, naming the file or stream where OSWorld looks; WAV, MP3, FLAC audio, mono
 and stereo, at other rates, empty, silent and not audio; MP4 and AVI videos; pptx decks (python-pptx)
-whose slide embeds or links a sound. Prints the agreement per function."""
+whose slide embeds or links a sound; and the screen's and a window's size as OSWorld's own controller
+(controllers/python.py) and troupe's getters read them from a stand-in of OSWorld's server. Prints the
+agreement per function."""
 
 from __future__ import annotations
 
 import functools
 import io
+import json
+import urllib.parse
 import zipfile
 from pathlib import Path
 from types import SimpleNamespace
@@ -17,16 +21,13 @@ from xml.sax.saxutils import escape
 import pytest
 from pptx import Presentation
 
-from actors.backends.waa.client import WAAClient
 from bench.formats.vlcrc import UNCHANGED
-from bench.suites.osworld.episode import Episode
-from bench.suites.osworld.errors import GetterFailed
-from bench.suites.osworld.getters import resolve
 from bench.suites.osworld.metrics import METRICS
 
 from tests.media_files import tone, video
-from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, impress_getters, vlc_media
-from tests.osworld_servers import osworld_vm
+from tests.osworld_reference import (FILE, REFERENCE, Case, assert_agrees, impress_getters, info_getters,
+                                     python_controller, vlc_media)
+from tests.osworld_servers import getter_outcome, osworld_vm
 from tests.waa_servers import StandIn
 
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"OSWorld's reference code is not at {REFERENCE}")
@@ -226,29 +227,78 @@ def theirs(deck_bytes: bytes | None, vm: dict[str, bytes], config: dict, folder:
     return None if found is None else Path(found).read_bytes()
 
 
-async def ours(deck_bytes: bytes | None, vm: dict[str, bytes], config: dict) -> object:
-    files = {**vm, **({} if deck_bytes is None else {DECK: deck_bytes})}
-    with StandIn(osworld_vm(files=files)) as server:
-        client = WAAClient(server.url)
-        try:
-            return await resolve(Episode(client, None), {"type": "audio_in_slide", **config})
-        except GetterFailed:
-            return "raises"
-        finally:
-            await client.aclose()
+async def ours(server: StandIn, deck_bytes: bytes | None, vm: dict[str, bytes], config: dict) -> object:
+    server.behaviour.files = {**vm, **({} if deck_bytes is None else {DECK: deck_bytes})}
+    return await getter_outcome(server.url, {"type": "audio_in_slide", **config})
 
 
 @pytest.mark.anyio
 async def test_audio_in_slide_agrees_with_osworlds(tmp_path, capsys):
     differences = []
-    for index, (name, deck_bytes, vm, *more) in enumerate(SLIDE_CASES):
-        config = {"ppt_file_path": DECK, "slide_index": 0, "dest": "sound.wav", **(more[0] if more else {})}
-        folder = tmp_path / str(index)
-        folder.mkdir()
-        mine, reference_value = await ours(deck_bytes, vm, config), theirs(deck_bytes, vm, config, folder)
-        if mine != reference_value:
-            differences.append((name, reference_value, mine))
+    with StandIn(osworld_vm()) as server:
+        for index, (name, deck_bytes, vm, *more) in enumerate(SLIDE_CASES):
+            config = {"ppt_file_path": DECK, "slide_index": 0, "dest": "sound.wav", **(more[0] if more else {})}
+            folder = tmp_path / str(index)
+            folder.mkdir()
+            mine = await ours(server, deck_bytes, vm, config)
+            if mine != theirs(deck_bytes, vm, config, folder):
+                differences.append((name, theirs(deck_bytes, vm, config, folder), mine))
     with capsys.disabled():
         print(f"\nparity audio_in_slide: {len(SLIDE_CASES) - len(differences)}/{len(SLIDE_CASES)} cases agree with "
               "OSWorld's getter")
+    assert not differences
+
+
+# --- vm_screen_size, vm_window_size ----------------------------------------------------------------------------
+
+WINDOW = {"width": 1920, "height": 1053}
+
+
+def sizes_vm(screen: tuple[int, bytes] | None = None):
+    """A stand-in OSWorld server: /screen_size as its VM's, or `screen`; /window_size finds a "vlc" window."""
+    behaviour = osworld_vm(refusing={"/screen_size": screen} if screen else None)
+    answer_screen = behaviour.answer
+
+    def answer(path: str, body: dict):
+        if path == "/window_size":
+            if body.get("app_class_name", "").lower() == "vlc":
+                return 200, json.dumps(WINDOW).encode()
+            return 404, b'{"error": "Window not found"}'
+        return answer_screen(path, body)
+
+    behaviour.answer = answer
+    return behaviour
+
+
+SIZE_GETTER_CASES = [
+    ("vm_screen_size", {}, None), ("vm_screen_size", {}, (500, b"Internal Server Error")),
+    ("vm_screen_size", {}, (404, b"no")), ("vm_window_size", {"app_class_name": "vlc"}, None),
+    ("vm_window_size", {"app_class_name": "VLC"}, None), ("vm_window_size", {"app_class_name": "gimp"}, None),
+    ("vm_window_size", {}, None),
+]
+
+
+def their_size(server_url: str, name: str, config: dict) -> object:
+    address = urllib.parse.urlsplit(server_url)
+    controller = python_controller().PythonController(address.hostname, address.port)
+    controller.retry_interval = 0
+    function = {"vm_screen_size": "get_vm_screen_size", "vm_window_size": "get_vm_window_size"}[name]
+    try:
+        return getattr(info_getters(), function)(SimpleNamespace(controller=controller), dict(config))
+    except Exception:  # noqa: BLE001 - a raise is an outcome to agree on
+        return "raises"
+
+
+@pytest.mark.anyio
+async def test_the_size_getters_agree_with_osworlds_controller(capsys):
+    differences = []
+    for name, config, screen in SIZE_GETTER_CASES:
+        with StandIn(sizes_vm(screen)) as server:
+            mine = await getter_outcome(server.url, {"type": name, **config})
+            reference_value = their_size(server.url, name, config)
+        if mine != reference_value:
+            differences.append((name, config, screen, reference_value, mine))
+    with capsys.disabled():
+        print(f"\nparity vm_screen_size, vm_window_size: {len(SIZE_GETTER_CASES) - len(differences)}/"
+              f"{len(SIZE_GETTER_CASES)} cases agree with OSWorld's getters")
     assert not differences

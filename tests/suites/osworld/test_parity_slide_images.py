@@ -18,14 +18,11 @@ import pytest
 from pptx import Presentation
 from pptx.util import Emu, Inches
 
-from actors.backends.waa.client import Retry, WAAClient
-from bench.suites.osworld.episode import Episode
-from bench.suites.osworld.errors import GetterFailed, MetricFailed
-from bench.suites.osworld.getters import resolve
+from bench.suites.osworld.errors import MetricFailed
 from bench.suites.osworld.metrics import METRICS
 
 from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, impress_getters, info_getters, slides_pptx
-from tests.osworld_servers import osworld_vm
+from tests.osworld_servers import getter_outcome, osworld_vm
 from tests.task_files import encoded, picture
 from tests.waa_servers import StandIn
 
@@ -142,13 +139,7 @@ def theirs_background(data: bytes | None, vm: dict[str, bytes], index: object, f
 
 
 async def ours(server: StandIn, spec: dict) -> object:
-    client = WAAClient(server.url, retry=Retry(attempts=2, backoff=0.01))  # a 5xx is retried, briefly
-    try:
-        return await resolve(Episode(client, None), spec)
-    except GetterFailed:
-        return "raises"
-    finally:
-        await client.aclose()
+    return await getter_outcome(server.url, spec)
 
 
 def report(name: str, total: int, differences: list) -> None:

@@ -80,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
         osworld.prepare_home(session.home)
         session.env["ACCESSIBILITY_ENABLED"] = "1"  # Chromium exports its tree when this says AT-SPI listens
         session.env["GNOME_ACCESSIBILITY"] = "1"  # Thunderbird (Gecko) exports its tree only when this says so
+        # Thunderbird starts with the profile profiles.ini names the default, as a task unpacks it, where it
+        # would otherwise want one named for its own install there and make a new, empty profile.
+        session.env["MOZ_LEGACY_PROFILES"] = "1"
         session.env["SAL_USE_VCLPLUGIN"] = "gtk3"  # LibreOffice exports it with its GTK plugin, as on Ubuntu
         terminals = terminal.bind_keys(session.home, shims, session.env)
     main_thread = MainThread()

@@ -17,6 +17,11 @@ bodies and answers:
 - POST /run_python `{code}` and POST /run_bash_script `{script, timeout,
   working_dir}`: run as OSWorld runs them, only with --allow-commands;
 - /start_recording and /end_recording: refused (501), with the reason;
+- POST /setup/launch of `pkill` or `killall` (OSWorld's postconfigs launch
+  `pkill vlc`, then VLC again): answered once it has run, where another
+  program is answered once started. OSWorld's pkill is done in milliseconds,
+  before the next step's launch arrives; this desktop's (a Python script, see
+  below) takes longer, and would otherwise kill the relaunched program too;
 - POST /setup/open_file `{path}`: opened as the WAA dialect opens it, then,
   as OSWorld's server does, answered once a window whose title holds the
   file's name (or its name without the extension) is up, and activated; 500
@@ -31,8 +36,9 @@ installs nothing (an `install` of packages this machine already has
 answers as apt does; any other package fails, naming it), and a `pkill`
 and `killall` that signal only this desktop's processes (those whose
 environment names its display: OSWorld's `pkill vlc` must not end another
-episode's VLC), first on the session's PATH; `prepare_home` gives the home the folders an OSWorld
-VM user's has.
+episode's VLC), and a `vlc` that runs where the user is root
+(vlc_as_root.py), first on the session's PATH; `prepare_home` gives the
+home the folders an OSWorld VM user's has.
 """
 
 from __future__ import annotations
@@ -48,7 +54,7 @@ from typing import Any
 
 from Xlib import X, display as xdisplay, error as xerror
 
-from actors.backends.waa.server import osworld_tree, terminal
+from actors.backends.waa.server import osworld_tree, terminal, vlc_as_root
 from actors.backends.waa.server.guest_python import first_on_path, write_executable
 from actors.backends.waa.server.http import BadRequest, Endpoints, Reply
 
@@ -154,12 +160,20 @@ def main(program, args):
 sys.exit(main(os.path.basename(sys.argv[0]), sys.argv[1:]))
 '''
 
+KILLERS = frozenset({"pkill", "killall"})
+"""The shims a /setup/launch waits for."""
+
+
 def install_shims(folder: Path, env: dict[str, str]) -> None:
-    """`sudo`, `apt`, `apt-get`, `pkill` and `killall` confined to this desktop, in `folder`, first on
-    `env`'s PATH (the guest's `python` and `pyautogui` are `guest_python`'s, installed with --allow-commands)."""
+    """`sudo`, `apt`, `apt-get`, `pkill` and `killall` confined to this desktop, and a `vlc` that runs as
+    root too (vlc_as_root.py) where VLC is installed, in `folder`, first on `env`'s PATH (the guest's
+    `python` and `pyautogui` are `guest_python`'s, installed with --allow-commands)."""
     folder.mkdir(parents=True, exist_ok=True)
     kill = KILL.format(python=sys.executable)
-    for name, text in [("sudo", SUDO), ("apt", APT), ("apt-get", APT), ("pkill", kill), ("killall", kill)]:
+    shims = [("sudo", SUDO), ("apt", APT), ("apt-get", APT), ("pkill", kill), ("killall", kill)]
+    if Path(vlc_as_root.REAL_VLC).exists():
+        shims.append(("vlc", vlc_as_root.script(sys.executable)))
+    for name, text in shims:
         write_executable(folder / name, text)
     first_on_path(folder, env)
 
@@ -200,6 +214,16 @@ class OSWorldEndpoints:
             if time.monotonic() > deadline:
                 return 500, "text/plain", f"Failed to find window for {path.name} within {OPEN_TIMEOUT:g} seconds.".encode()
             time.sleep(0.2)
+
+    def launch(self, body: Any) -> Reply:
+        command = body.get("command") if isinstance(body, dict) else None
+        words = command.split() if isinstance(command, str) else command
+        if not words or not isinstance(words[0], str) or Path(words[0]).name not in KILLERS:
+            return self.endpoints.launch(body)
+        reply = self.endpoints.execute(body)
+        if reply[0] != 200:
+            return reply
+        return 200, "text/plain", f"{command} launched successfully".encode()
 
     def terminal(self, query: dict[str, str]) -> Reply:
         output = terminal.text(self.terminals, self.desktop.session.display) if self.terminals else None
@@ -313,4 +337,5 @@ def add_endpoints(endpoints: Endpoints, terminals: Path | None = None) -> None:
         "/setup/change_wallpaper": osworld.change_wallpaper, "/run_python": osworld.run_python,
         "/run_bash_script": osworld.run_bash_script, "/start_recording": osworld.recording,
         "/end_recording": osworld.recording, "/setup/open_file": osworld.open_file,
+        "/setup/launch": osworld.launch,
     })

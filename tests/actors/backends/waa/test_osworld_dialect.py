@@ -152,6 +152,18 @@ def test_a_launched_pkill_is_this_desktops_too(server):
         outsider.wait()
 
 
+def test_a_launched_pkill_has_run_when_its_launch_answers_so_the_next_launch_survives_it(server):
+    """OSWorld's postconfigs launch `pkill vlc` and then VLC again, as two requests."""
+    running = "ps -eo stat=,args= | grep -v '^Z' | grep '[s]leep 30[34]'"  # a killed one may stay a zombie
+    shell(server, "nohup sleep 303 >/dev/null 2>&1 &")
+    with httpx.Client(base_url=server.url, headers={TOKEN_HEADER: server.token}, timeout=30) as steps:  # one connection
+        for argv in (["pkill", "-x", "sleep"], ["sleep", "304"]):
+            assert steps.post("/setup/launch", json={"command": argv}).status_code == 200
+    time.sleep(1.0)
+    assert [line.split()[-1] for line in shell(server, running)["output"].splitlines()] == ["304"]
+    shell(server, "pkill -x sleep")
+
+
 def test_window_steps_find_a_window_by_its_class_as_wmctrl_x_does(server):
     """OSWorld's Thunderbird tasks close `Mail.thunderbird` by class; Debian's Thunderbird's class has a
     `-default` suffix, which is not read."""
