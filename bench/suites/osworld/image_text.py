@@ -40,7 +40,7 @@ def importable(package: str) -> bool:
 
 @functools.cache
 def _reader() -> Any:
-    import easyocr  # noqa: PLC0415 - optional: see the module's docstring
+    import easyocr  # optional: see the module's docstring
 
     return easyocr.Reader(["en"])
 
@@ -51,7 +51,7 @@ def _is_xwd(data: bytes) -> bool:
 
 def _xwd_pixels(data: bytes) -> Any:
     """OSWorld's own XWD reader: 24-bit RGB or 32-bit BGRA pixels after the header, as RGB."""
-    import numpy as np  # noqa: PLC0415 - only for screen dumps
+    import numpy as np  # only for screen dumps
 
     header_size, _, _, depth, width, height = struct.unpack(">6I", data[:24])
     channels = {32: 4, 24: 3}.get(depth)
@@ -66,8 +66,8 @@ def _picture(data: bytes) -> Any:
     """What easyocr reads: the file's bytes, or a screen dump as an RGB array."""
     if not _is_xwd(data):
         return data
-    from PIL import Image  # noqa: PLC0415 - only for screen dumps
-    import numpy as np  # noqa: PLC0415
+    import numpy as np
+    from PIL import Image  # only for screen dumps
 
     try:
         return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))

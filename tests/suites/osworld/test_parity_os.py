@@ -6,14 +6,17 @@ shortcuts by name (exact, by case, contained either way, an empty Name=) and by 
 Thunderbird folder files (mbox as Thunderbird writes it, "FROM - " upper-case, empty, blank, lists of files,
 the options). The shortcuts_on_desktop getter reads what OSWorld's reads from the stand-in OSWorld server over
 a real socket. compare_image_text without easyocr raises naming it, and --list names it as what the task
-lacks (no test needs easyocr). Prints the agreement per function."""
+lacks (no test needs easyocr); a screen dump reads as OSWorld's own XWD reader reads it. Prints the agreement
+per function."""
 
 from __future__ import annotations
 
 import json
+import struct
 from types import SimpleNamespace
 from typing import Any
 
+import numpy
 import pytest
 
 from actors.backends.waa.client import WAAClient
@@ -29,7 +32,7 @@ from bench.suites.osworld.gnome import check_gnome_favorite_apps, is_utc_0
 from bench.suites.osworld.thunderbird_folders import check_thunderbird_folder
 
 from tests.osworld_reference import (EXAMPLES, FILE, REFERENCE, Case, Named, assert_agrees, basic_os, chrome,
-                                     chrome_getters, outcome, thunderbird)
+                                     chrome_getters, docs, thunderbird)
 from tests.osworld_servers import osworld_vm
 from tests.waa_servers import StandIn
 
@@ -230,3 +233,19 @@ def test_with_an_ocr_reader_the_rule_text_is_looked_for_in_what_it_read(monkeypa
     assert image_text.compare_image_text(b"picture", {"type": "text", "text": "1s"}) == 0
     assert image_text.compare_image_text(b"picture", {"type": "words", "text": "ls"}) == 0
     assert image_text.compare_image_text(b"picture", {"type": "text"}) == 0
+
+
+def xwd(width: int, height: int, depth: int, pixels: bytes) -> bytes:
+    """An X11 screen dump as `xwd` writes it: a big-endian header (version 7) of 100 bytes, then the pixels."""
+    header = struct.pack(">25I", 100, 7, 2, depth, width, height, *([0] * 19))
+    return header + pixels
+
+
+@pytest.mark.parametrize("depth", [32, 24])
+def test_a_screen_dump_reads_as_osworlds_own_xwd_reader_reads_it(depth, tmp_path):
+    pixels = bytes(range(2 * 3 * depth // 8))
+    dump = xwd(3, 2, depth, pixels)
+    (tmp_path / "ls.xwd").write_bytes(dump)
+    theirs = numpy.asarray(docs().read_x11_image(str(tmp_path / "ls.xwd")))
+    assert numpy.array_equal(image_text._picture(dump), theirs)
+    assert image_text._picture(b"\x89PNG not a dump") == b"\x89PNG not a dump"
