@@ -14,7 +14,7 @@ the page costs Playwright's 30 s wait on each side, so no case asks for one. OSW
 taken once per module; troupe's on both event loops (the browser itself started by troupe's page_info,
 which finds none and launches Chrome as OSWorld's getters do). Prints the agreement per getter. Last,
 one live-web task (a flight search) evaluated whole by troupe on a page served here standing in for its
-site: 1 there, 0 on another page.
+site: 1 there, 0 on another page."""
 
 from __future__ import annotations
 
