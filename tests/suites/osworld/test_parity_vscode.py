@@ -31,7 +31,7 @@ from bench.suites.osworld.python_tests import check_python_file_by_test_suite, r
 from bench.suites.osworld.vscode import (check_json_keybindings, check_json_settings, compare_config,
                                          is_extension_installed)
 
-from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, load, outcome, vscode
+from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, load, outcome, report_parity, vscode
 from tests.osworld_servers import osworld_vm
 from tests.waa_servers import StandIn
 
@@ -210,10 +210,7 @@ def test_check_python_file_by_test_suite_agrees_with_osworlds_own(agent, tmp_pat
                        [CachedFile(files["food.py"], "food.py", beside), CachedFile(test, "test_suite.py", {})], options)
         if theirs != ours:
             differences.append((what, theirs, ours))
-    with capsys.disabled():
-        print(f"\nparity check_python_file_by_test_suite: {len(TEST_SUITE) - len(differences)}/{len(TEST_SUITE)} "
-              "cases agree with OSWorld's function")
-    assert not differences
+    report_parity(capsys, "check_python_file_by_test_suite", len(TEST_SUITE), differences)
 
 
 def test_no_test_file_scores_0_and_the_test_runs_confined_in_a_child(monkeypatch):
