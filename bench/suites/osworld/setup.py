@@ -40,6 +40,7 @@ import anyio
 import httpx
 
 from actors.backends.waa.client import WAAClient
+from bench.formats.task_downloads import DownloadFailed, fetch
 from bench.suites.osworld.chrome import CHROME_STEPS
 from bench.suites.osworld.chrome_tabs import TAB_STEPS
 from bench.suites.osworld.episode import Episode
@@ -48,7 +49,6 @@ from bench.suites.osworld.needs import cache_name
 
 logger = logging.getLogger(__name__)
 
-DOWNLOAD_TRIES = 3
 UNTIL_REFUSALS = 5
 """Refused `execute` requests after which OSWorld stops waiting for an `until` condition."""
 UNTIL_INTERVAL = 0.3
@@ -87,22 +87,15 @@ async def _fetch(episode: Episode, url: str, name: str) -> bytes:
     cached = episode.cached(name)
     if cached is not None:
         return cached
-    problem = ""
-    async with httpx.AsyncClient(timeout=300.0, follow_redirects=True) as web:
-        for _ in range(DOWNLOAD_TRIES):
-            try:
-                response = await web.get(url)
-                response.raise_for_status()
-            except httpx.HTTPError as exc:
-                problem = f"{type(exc).__name__}: {exc}"
-                continue
-            if episode.cache is not None:
-                await anyio.Path(episode.cache).mkdir(parents=True, exist_ok=True)
-                await anyio.Path(episode.cache / name).write_bytes(response.content)
-            return response.content
-    where = f"in {episode.cache}" if episode.cache is not None else "(no --osworld-cache given)"
-    raise SetupFailed(f"{name} is not {where} and {url} could not be fetched {DOWNLOAD_TRIES} times; "
-                      f"last: {problem}")
+    try:
+        data = await fetch(url, timeout=300.0)
+    except DownloadFailed as exc:
+        where = f"in {episode.cache}" if episode.cache is not None else "(no --osworld-cache given)"
+        raise SetupFailed(f"{name} is not {where} and {url} could not be fetched {exc}") from None
+    if episode.cache is not None:
+        await anyio.Path(episode.cache).mkdir(parents=True, exist_ok=True)
+        await anyio.Path(episode.cache / name).write_bytes(data)
+    return data
 
 
 async def _download(episode: Episode, p: dict[str, Any]) -> None:
