@@ -30,7 +30,7 @@ from actors.backends.waa.client import CommandRefused, WAAClient
 from bench.suites.osworld.episode import DEFAULT_PASSWORD, Episode
 from bench.suites.osworld.errors import GetterFailed, NoFile, SetupFailed
 from bench.suites.osworld.getters import resolve
-from bench.suites.osworld.image import furnish
+from bench.suites.osworld.vm_image import furnish
 from bench.suites.osworld.local import LocalDesktops
 from bench.suites.osworld.settling import settle
 from bench.suites.osworld.setup import run_steps
@@ -42,7 +42,7 @@ PROBE = "/platform"
 class OSWorldTaskSteps:
     """One VM's task steps; the episode (its cache folder, saved outputs, setup problems) lives from
     `prepare` to `inspect`. `fresh_homes`: each episode's home is new, and gets what OSWorld's image
-    holds there (image.py) before the task's setup."""
+    holds there (vm_image.py) before the task's setup."""
 
     def __init__(self, cache: Path | None = None, password: str = DEFAULT_PASSWORD, *,
                  fresh_homes: bool = False) -> None:
