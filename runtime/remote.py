@@ -117,7 +117,7 @@ class NodeConnection:
         """Close the connection (bounded, shielded) and fail every pending ask."""
         with anyio.CancelScope(shield=True):
             self._lose(ConnectionClosed(1000, "closed by this side"))
-            with anyio.move_on_after(self._ws.close_timeout):
+            with cancel_scope_at(anyio.current_time() + self._ws.close_timeout):  # a stall does not count
                 await self._ws.close(1000, "closed by the supervisor")
             await self._ws.abort(1000, "closed by the supervisor")
 
