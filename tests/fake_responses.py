@@ -95,11 +95,11 @@ class FakeResponses(FakeLLM):
                                             "total_tokens": sum(reply.usage)}}
 
 
-def lost(response: str) -> Reply:
+def lost(response: str, status: int = 400) -> Reply:
     """OpenAI's answer to a request continuing `response` when it does not have it (any more)."""
     error = {"message": f"Previous response with id '{response}' not found.", "type": "invalid_request_error",
              "param": "previous_response_id", "code": "previous_response_not_found"}
-    return Reply(status=400, raw=json.dumps({"error": error}).encode())
+    return Reply(status=status, raw=json.dumps({"error": error}).encode())
 
 
 def _items(given: Any) -> list[Any]:
