@@ -160,9 +160,10 @@ def _calls(folder: Path) -> list[dict]:
         calls = read_calls(folder)
     except ResultsError as exc:
         return [{"role": "unreadable", "reply": str(exc)}]
-    return [{"step": str(c.step) if c.step else "the episode", "role": c.role, "reply": c.reply[:REPLY_CHARS], "error": c.error, "rejected": c.rejected,
-             "gave_up": c.gave_up, "tokens": c.input_tokens + c.output_tokens, "latency": c.latency,
-             "retries": len(c.retries), "pictures": _pictures(c.messages)} for c in calls]
+    return [{"step": str(c.step) if c.step else "the episode", "role": c.role, "reply": c.reply[:REPLY_CHARS],
+             "error": c.error, "rejected": c.rejected, "restarted": c.restarted, "gave_up": c.gave_up,
+             "tokens": c.input_tokens + c.output_tokens, "latency": c.latency, "retries": len(c.retries),
+             "pictures": _pictures(c.messages)} for c in calls]
 
 
 def _pictures(value) -> list[str]:
@@ -323,8 +324,8 @@ function showCalls(episode) {{
   document.getElementById("transcript").href = `${{episode.folder}}/{calls_file}`;
   document.querySelector("#calls tbody").replaceChildren(...calls.map(c => {{
     const row = document.createElement("tr"), pictures = document.createElement("span");
-    const wrong = [c.error, c.rejected && `sent back: ${{c.rejected}}`, c.retries && `${{c.retries}} retries`,
-                   c.gave_up && "gave up"].filter(Boolean).join("; ");
+    const wrong = [c.error, c.rejected && `sent back: ${{c.rejected}}`, c.restarted && `restarted: ${{c.restarted}}`,
+                   c.retries && `${{c.retries}} retries`, c.gave_up && "gave up"].filter(Boolean).join("; ");
     pictures.append(...(c.pictures || []).map(name => {{
       const link = document.createElement("a");
       link.href = `${{episode.folder}}/${{name}}`;

@@ -13,7 +13,7 @@ from bench.config import COMPUTER_USE_AGENTS
 from bench.llm import COMPUTER_USE
 from actors.run_folder import episode_dir, read_calls, read_results, read_steps
 from tests.fake_anthropic import FakeAnthropic, operator
-from tests.fake_responses import FakeResponses, Operator
+from tests.fake_responses import FakeResponses, Operator, lost
 from protocols import Done
 from tests.paths import ROOT
 
@@ -117,6 +117,31 @@ def test_an_unknown_tool_action_ends_the_episode_as_an_agent_error_naming_it(tmp
         assert all('"teleport"' in call.reply for call in calls)
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())["overall"]
     assert summary["agent_errors"] == 2 and summary["model_service_errors"] == 0
+
+
+@pytest.mark.parametrize("refused_again", [False, True])
+def test_a_response_openai_lost_mid_episode_is_sent_again_once_else_a_model_service_error(tmp_path, refused_again):
+    operator, out = Operator(), tmp_path / "run"
+    resent = lambda body: "previous_response_id" not in body and "Step 1: " in str(body["input"])
+    respond = lambda body: lost("resp_0003") if refused_again and resent(body) else operator(body)
+    with FakeResponses(respond, api_key=KEY) as server:
+        server.expired.add("resp_0003")  # the preflight's, step 1's screenshot call, step 1's action: lost
+        run = agent_run(server, out, "openai-cu", "trio", "--suite", "sim", "--episodes", "1", "--max-steps", "15",
+                        model="computer-use-preview")
+    assert run.returncode == 0, run.stderr
+    (line,) = read_results(out)
+    calls = read_calls(episode_dir(out, line.result.task_id, line.result.attempt))
+    message = "HTTP 400: Previous response with id 'resp_0003' not found."
+    refused = next(index for index, call in enumerate(calls) if call.error)
+    assert calls[refused].step == 2 and calls[refused].error.endswith(message)
+    if refused_again:
+        assert line.result.error_kind.value == "model_service" and line.result.reason.endswith(message)
+        assert "refused it sent again without it" in line.result.reason
+        assert calls[refused + 1].gave_up and len(calls) == refused + 2
+    else:
+        assert line.result.success, line.result.reason
+        assert calls[refused + 1].restarted.startswith("the provider no longer has the conversation")
+        assert not any(call.error or call.restarted for call in calls[refused + 2:])
 
 
 def test_every_computer_use_agent_the_run_config_names_is_built():
