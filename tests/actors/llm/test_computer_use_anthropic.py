@@ -192,3 +192,14 @@ async def test_the_conversation_is_rebuilt_from_the_request_so_a_fresh_policy_as
     use, result = asked["messages"][1]["content"][-1], asked["messages"][2]["content"][0]
     assert use["input"] == {"action": "left_click", "coordinate": [240, 100]} and use["id"] == result["tool_use_id"]
     assert [part["type"] for part in result["content"]] == ["text", "image"]  # "Done." and the screen now
+
+
+@pytest.mark.anyio
+async def test_a_long_episode_sends_one_screenshot_and_its_last_steps_so_requests_do_not_grow(anyio_backend):
+    earlier = tuple(StepRecord(episode_id="e", step=n, action=Click(point=Point(10, 10))) for n in range(1, 41))
+    with FakeAnthropic(lambda body: "DONE", api_key=KEY) as server:
+        await policy(server).decide(msgspec.structs.replace(decide(screen(1280, 800), step=41), history=earlier))
+    (asked,) = server.requests
+    assert json.dumps(asked).count('"type": "image"') == 1  # the screen now; earlier ones are told as text
+    assert len(asked["messages"]) == 1 + 2 * 5  # the task, then the last 5 steps (--llm-history)
+    assert "The first 35 steps are not shown." in asked["messages"][0]["content"][0]["text"]
