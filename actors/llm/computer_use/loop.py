@@ -143,13 +143,13 @@ class ComputerUsePolicy:
             fresh = None if isinstance(exc, ModelServiceError) else self.restart(conversation, exc, request, seen,
                                                                                    scale)
             if fresh is None:
-                raise self._failure(exc, calls, request.step) from exc
+                raise self._failure(exc, calls, request.step)
             lost = exc
         calls.extend(self._failed_call(lost, request.step))
         try:
             payload, call, used = await self._send(fresh, seen, request.step)
         except LLMError as exc:
-            raise self._failure(exc, calls, request.step, lost=lost) from exc
+            raise self._failure(exc, calls, request.step, lost=lost)
         restarted = f"the provider no longer has the conversation ({lost}); it was sent again without it"
         return payload, msgspec.structs.replace(call, restarted=restarted), used
 
@@ -169,13 +169,17 @@ class ComputerUsePolicy:
         as it is; a refused request, the agent's `NoAnswer`, unless it was the conversation sent
         again after the provider `lost` it, which the agent did not cause either."""
         made = _given_up([*calls, *self._failed_call(error, step)])
-        if lost is not None and not isinstance(error, ModelServiceError):
-            error = ConversationLost(f"the provider no longer has the conversation ({lost}), and refused it sent "
-                                     f"again without it: {error}")
         if isinstance(error, ModelServiceError):
             error.calls = made
             return error
-        return NoAnswer(f"LLM call failed: {error}", made)
+        if lost is None:
+            failure: Exception = NoAnswer(f"LLM call failed: {error}", made)
+        else:
+            failure = ConversationLost(f"the provider no longer has the conversation ({lost}), and refused it "
+                                       f"sent again without it: {error}")
+            failure.calls = made
+        failure.__cause__ = error
+        return failure
 
     def _usage(self, exchange: Exchange) -> Usage:
         input_tokens, output_tokens = self.usage(exchange.payload)
