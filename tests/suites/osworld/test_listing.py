@@ -17,6 +17,7 @@ from bench.suites.osworld.needs import cache_files, outside
 from bench.suites.osworld.suite import OSWorldSuite
 from bench.supervisor import main
 
+from tests.fake_google import osworld_settings
 from tests.paths import ROOT
 
 SHARED = ROOT.parent / "shared" / "osworld"
@@ -212,3 +213,20 @@ def test_with_the_live_web_the_tasks_that_need_only_it_run_and_the_others_still_
     assert not any("the live web" in lacks for lacks in lacking.values())
     assert lacking == {
         task_id: lacks.replace("the live web; ", "") for task_id, lacks in without.items() if task_id not in only_web}
+
+
+def test_with_a_google_account_its_tasks_lack_no_account_and_a_broken_one_is_one_error(full_cache, capsys, tmp_path):
+    vm = ("--osworld-cache", str(full_cache), "--osworld-web", "--osworld-url", "http://192.0.2.1:5000")
+    _, without = listed(capsys, *vm)
+    google = {task_id for task_id, lacks in without.items() if "a Google account (--osworld-google)" in lacks}
+    assert len(google) == 8
+    settings = osworld_settings(tmp_path, "http://127.0.0.1:9/token")
+    _, lacking = listed(capsys, *vm, "--osworld-google", str(settings))
+    rest = {task_id: "; ".join(need for need in lacks.split("; ") if need != "a Google account (--osworld-google)")
+            for task_id, lacks in without.items()}
+    assert lacking == {task_id: lacks for task_id, lacks in rest.items() if lacks}
+    (settings / "google" / "settings.json").write_text("{}")
+    assert main(["--suite", "osworld", "--osworld-tasks", str(OSWORLD), "--list", *vm,
+                 "--osworld-google", str(settings)]) == 2
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and "google/settings.json: no field 'email'" in error
