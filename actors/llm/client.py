@@ -5,8 +5,9 @@ retried with jittered exponential backoff, or as long as the server asks
 (`actors.llm.rate_limits`: Retry-After, retry-after-ms, rate-limit resets, x-should-retry);
 a 4xx is raised at once with the server's own message. What the agent did
 not cause, a service that stays unreachable or failing, a refused key (401,
-403) or an unknown model (404), is a `ModelServiceError` (`LLMUnavailable`,
-`LLMAccessError`, `LLMBadResponse`): the episode ends as a model-service
+403), an unknown model (404) or a request too large for the service (413: the
+harness built it) is a `ModelServiceError` (`LLMUnavailable`, `LLMAccessError`,
+`LLMRequestTooLarge`, `LLMBadResponse`): the episode ends as a model-service
 error, not an agent failure. Every call reports its tokens, cost and latency as a `Usage`.
 
 Each call opens its own httpx client and closes it before returning: no
@@ -67,6 +68,11 @@ class LLMRequestError(LLMError):
 class LLMAccessError(LLMRequestError, ModelServiceError):
     """The key was refused (401, 403) or the model does not exist (404): the run's
     configuration is wrong, whatever the agent asks."""
+
+
+class LLMRequestTooLarge(LLMRequestError, ModelServiceError):
+    """The service refused the request's size (413). The harness built that request, its size set
+    by settings such as the screen size the model is shown, so no decision of the agent caused it."""
 
 
 class LLMUnavailable(LLMError, ModelServiceError):
@@ -200,6 +206,8 @@ class LLMClient:
             if status in (401, 403) and not self.config.api_key:
                 hint = " (no API key is set)"
             error = LLMAccessError if hint else LLMRequestError
+            if status == 413:
+                error, hint = LLMRequestTooLarge, _TOO_LARGE_HINT
             raise error(status, f"{url} refused the request with HTTP {status}{hint}: {refused.message}",
                         code=refused.code, param=refused.param)
         try:
@@ -249,6 +257,11 @@ _ACCESS_HINTS = {401: " (check the API key)", 403: " (check the API key)",
 """The refusals that mean the configuration is wrong rather than the request (`LLMAccessError`),
 unless the error names a request parameter other than the model (a 404 for an unknown
 `previous_response_id` is about that response, not the configuration)."""
+
+
+_TOO_LARGE_HINT = (" (the request is too large for the service: --llm-screen WxH shows the model a smaller "
+                   "screenshot)")
+"""What makes a request large: its screenshots, whose size `--llm-screen` sets."""
 
 
 @dataclass(frozen=True)

@@ -146,3 +146,23 @@ def test_a_response_openai_lost_mid_episode_is_sent_again_once_else_a_model_serv
 
 def test_every_computer_use_agent_the_run_config_names_is_built():
     assert sorted(COMPUTER_USE) == sorted(COMPUTER_USE_AGENTS) and set(COMPUTER_USE) <= set(AGENT_NAMES)
+
+
+def test_a_request_too_large_is_a_model_service_error_a_resume_runs_again(tmp_path):
+    out = tmp_path / "run"
+    with FakeAnthropic(operator, api_key=KEY) as server:
+        server.max_bytes = 1000  # the preflight fits, a request with a screenshot does not
+        refused = cu_run(server, out, "anthropic-cu", "asyncio")
+        server.max_bytes = FakeAnthropic.max_bytes
+        resumed = cu_run(server, out, "anthropic-cu", "trio")
+    assert refused.returncode == 0 and resumed.returncode == 0, refused.stderr + resumed.stderr
+    lines = read_results(out)
+    assert [line.result.attempt for line in lines] == [1, 1, 2, 2]
+    for line in lines[:2]:  # the agent decided nothing: the harness's request was too large
+        assert line.result.error_kind.value == "model_service", line.result.reason
+        assert line.result.reason.endswith(
+            "HTTP 413 (the request is too large for the service: --llm-screen WxH shows the model a smaller "
+            "screenshot): Request exceeds the maximum allowed number of bytes."), line.result.reason
+    assert "re-running 2 episode(s) that ended on a model-service or environment error (--retry-errors)" in \
+        " ".join(resumed.stdout.split())
+    assert all(line.result.success for line in lines[2:]), [line.result.reason for line in lines[2:]]

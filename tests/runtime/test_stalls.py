@@ -1,5 +1,6 @@
-"""A loop that does not run for a while (here: a blocking call starves it; SIGSTOP in
-tests/bench/test_stalled_supervisor.py) does not count that time against call or episode limits."""
+"""A loop that does not run for a while (here: a blocking call starves it, or a helper process
+SIGSTOPs it; also tests/bench/test_stalled_supervisor.py) does not count that time against call or
+episode limits, nor against the time a node or a websocket is given to end cleanly."""
 
 import os
 import subprocess
@@ -13,7 +14,7 @@ from protocols import Ack, Observe
 from runtime import stalls
 from runtime.actor import Actor, spawn
 from runtime.node import serve_node
-from runtime.remote import connect_node
+from runtime.remote import connect_node, run_local_node
 from tests import node_apps
 from runtime.errors import CallTimeout, ConnectionClosed, TimeLimitExceeded
 from runtime.limits import TimeLimit
@@ -72,8 +73,7 @@ async def test_a_stall_while_closing_a_websocket_does_not_make_a_live_peer_dead(
         port = await tg.start(partial(serve, answer_after_the_stall, token="t"))
         ws = await connect(f"ws://127.0.0.1:{port}", token="t")
         ws.close_timeout = 1.0
-        me = os.getpid()
-        stopper = subprocess.Popen(["sh", "-c", f"sleep 0.3; kill -STOP {me}; sleep 2; kill -CONT {me}"])
+        stopper = stop_me(0.3, 2.0)
         await ws.close()
         assert stopper.wait() == 0
         with anyio.fail_after(5):
@@ -83,6 +83,27 @@ async def test_a_stall_while_closing_a_websocket_does_not_make_a_live_peer_dead(
     [stall] = stalls.seen()[before:]
     assert 1.5 < stall.seconds < 2.5
     assert ws.close_code == 1000 and peer_saw == [1000]  # a clean close on both sides, not an abort
+
+
+def stop_me(after: float, seconds: float) -> subprocess.Popen:
+    """A helper process that SIGSTOPs this one `after` seconds from now, for `seconds`."""
+    me = os.getpid()
+    return subprocess.Popen(["sh", "-c", f"sleep {after}; kill -STOP {me}; sleep {seconds}; kill -CONT {me}"])
+
+
+async def test_a_stall_while_a_node_exits_cleanly_does_not_get_it_killed(tmp_path):
+    """This process, SIGSTOPped for 2 s in the middle of the 1.5 s it gives a stopping node, lets the
+    node finish stopping (2.6 s) rather than SIGKILL it on waking up."""
+    before, stopped = len(stalls.seen()), tmp_path / "stopped"
+    env = {"TROUPE_TEST_STOP_SECONDS": "2.6", "TROUPE_TEST_STOPPED": str(stopped)}
+    async with anyio.create_task_group() as tg:
+        await tg.start(partial(run_local_node, "tests.node_apps:build_slow_to_stop", env=env, shutdown_timeout=1.5))
+        stopper = stop_me(0.3, 2.0)
+        tg.cancel_scope.cancel()  # SIGTERM, then SIGKILL if it has not exited within 1.5 s
+    assert stopper.wait() == 0
+    [stall] = stalls.seen()[before:]
+    assert 1.5 < stall.seconds < 2.5
+    assert stopped.read_text() == "stopped cleanly"
 
 
 async def test_without_a_stall_the_limits_still_bite():

@@ -4,6 +4,7 @@ actions mapped onto troupe's and back, the screen scaled as the API asks, bad an
 import base64
 import io
 import json
+import random
 import re
 
 import msgspec
@@ -11,7 +12,7 @@ import pytest
 from PIL import Image
 
 from actors.errors import ModelServiceError
-from actors.llm.client import LLMAccessError, LLMBadResponse, LLMUnavailable
+from actors.llm.client import LLMAccessError, LLMBadResponse, LLMRequestTooLarge, LLMUnavailable
 from actors.llm.computer_use.anthropic import AnthropicComputerUse, action_of, tool_input
 from actors.errors import NoAnswer
 from actors.llm.replies import ReplyError
@@ -134,6 +135,29 @@ async def test_overloaded_answers_are_retried_and_recorded_then_a_service_that_s
     with FakeAnthropic(operator, api_key=KEY) as server:
         with pytest.raises(LLMAccessError, match=r"HTTP 401 \(check the API key\): Incorrect API key provided"):
             await AnthropicComputerUse(llm_client(server, api_key="sk-wrong")).decide(decide(screen(1280, 800)))
+
+
+def noise(width: int, height: int) -> Observation:
+    """A screen that compresses badly, so its size in a request follows the size it is shown at."""
+    out = io.BytesIO()
+    Image.frombytes("RGB", (width, height), random.Random(7).randbytes(width * height * 3)).save(out, format="PNG")
+    return Observation(screenshot=out.getvalue(), viewport=Viewport(width, height))
+
+
+@pytest.mark.anyio
+async def test_a_request_too_large_is_a_model_service_error_naming_the_setting_that_makes_it_smaller(anyio_backend):
+    with FakeAnthropic(operator, api_key=KEY) as server:
+        server.max_bytes = 100_000
+        with pytest.raises(LLMRequestTooLarge) as caught:
+            await policy(server).decide(decide(noise(640, 400)))
+        decision = await policy(server, screen=ModelScreen(64, 40)).decide(decide(noise(640, 400)))
+    assert isinstance(caught.value, ModelServiceError) and not isinstance(caught.value, NoAnswer)
+    assert str(caught.value) == (
+        f"{server.url}/messages refused the request with HTTP 413 (the request is too large for the service: "
+        "--llm-screen WxH shows the model a smaller screenshot): Request exceeds the maximum allowed number of bytes.")
+    (call,) = caught.value.calls
+    assert call.gave_up and call.error == str(caught.value)
+    assert isinstance(decision.action, Click)  # the smaller screen fits
 
 
 @pytest.mark.anyio
