@@ -3,7 +3,8 @@
 The access token comes from the account's refresh token through its token
 endpoint (`grant_type=refresh_token`, as oauth2client refreshes), asked once
 and again when Drive answers 401. `api` is Drive's address, a parameter so
-tests can point the client at a local server (DRIVE_API, read when a client is made). Errors name the request and
+tests can point the client at a local server (DRIVE_API, read when a client is made); `page` is
+Drive's web page, likewise. Errors name the request and
 Google's answer, never a token.
 """
 
@@ -19,6 +20,8 @@ from bench.suites.osworld.google_account import GoogleAccount
 from protocols import TroupeError
 
 DRIVE_API = "https://www.googleapis.com"
+DRIVE_PAGE = "https://drive.google.com/drive/my-drive"
+"""Drive's web page, where the `login` step signs in (google_login.py)."""
 FOLDER = "application/vnd.google-apps.folder"
 
 
@@ -39,9 +42,11 @@ def _reason(response: httpx.Response) -> str:
 
 
 class GoogleDrive:
-    def __init__(self, account: GoogleAccount, *, api: str | None = None, timeout: float = 60.0) -> None:
+    def __init__(self, account: GoogleAccount, *, api: str | None = None, page: str | None = None,
+                 timeout: float = 60.0) -> None:
         self.account = account
         self.api = (api or DRIVE_API).rstrip("/")
+        self.page = page or DRIVE_PAGE
         self.timeout = timeout
         self._token: str | None = None
 

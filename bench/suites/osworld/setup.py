@@ -44,6 +44,7 @@ from bench.suites.osworld.chrome import CHROME_STEPS
 from bench.suites.osworld.chrome_tabs import TAB_STEPS
 from bench.suites.osworld.episode import Episode
 from bench.suites.osworld.errors import SetupFailed, StepFailed
+from bench.suites.osworld.google_login import LOGIN_STEPS
 from bench.suites.osworld.googledrive import GOOGLEDRIVE_STEPS
 from bench.suites.osworld.needs import cache_name
 
@@ -218,6 +219,7 @@ STEPS: dict[str, Step] = {
     **CHROME_STEPS,
     **TAB_STEPS,
     **GOOGLEDRIVE_STEPS,
+    **LOGIN_STEPS,
 }
 
 
