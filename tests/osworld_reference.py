@@ -159,11 +159,17 @@ def assert_agrees(name: str, reference: Any, ours: Any, cases: list[Case], folde
     within `tolerance`: where troupe computes on numpy what the reference's libraries round otherwise);
     returns the outcomes OSWorld's function gave."""
     seen: set[Any] = set()
-    differences = disagreements(reference, ours, cases, folder, suffix, tolerance, seen)
-    with capsys.disabled():
-        print(f"\nparity {name}: {len(cases) - len(differences)}/{len(cases)} cases agree with OSWorld's function")
-    assert not differences
+    report_parity(capsys, name, len(cases), disagreements(reference, ours, cases, folder, suffix, tolerance, seen))
     return seen
+
+
+def report_parity(capsys: Any, name: str, total: int, differences: list[Any], against: str = "OSWorld's function",
+                  counted: str = "cases") -> None:
+    """Prints how many of `total` cases troupe's `name` and OSWorld's agree on, past pytest's capture, and fails
+    on the `differences`."""
+    with capsys.disabled():
+        print(f"\nparity {name}: {total - len(differences)}/{total} {counted} agree with {against}")
+    assert not differences
 
 
 async def task_scores(task_id: str, reference: types.ModuleType, result: bytes, folder: Path,

@@ -107,6 +107,26 @@ def odt(parts: list[tuple[str, str | None]], *, link: bool = False, spaced: bool
     return out.getvalue()
 
 
+GREETING = ["Hello caller,", "thanks for calling."]
+"""check_highlighted_words' document: the gold copy is GREETING in plain text."""
+
+
+def highlighted_variants() -> dict[str, bytes | None]:
+    """check_highlighted_words' edge cases, by name: GREETING plain, its first line highlighted in each way a
+    span can say it (yellow in either case, another colour, transparent), with a link or spaces added,
+    other text, a file that is no .odt, and no file."""
+    lines = GREETING
+    return {
+        "clean": odt([(line, None) for line in lines]),
+        "yellow": odt([(lines[0], "#ffff00"), (lines[1], None)]),
+        "upper-yellow": odt([(lines[0], "#FFFF00"), (lines[1], None)]),
+        "green": odt([(lines[0], "#00ff00"), (lines[1], None)]),
+        "transparent": odt([(lines[0], "transparent"), (lines[1], None)]),
+        "link": odt([(line, None) for line in lines], link=True),
+        "spaces": odt([(line, None) for line in lines], spaced=True),
+        "other-text": odt([("Hello", None)]), "not-odt": b"junk", "missing": None}
+
+
 def xcu(font: str | None) -> bytes:
     """A registrymodifications.xcu setting Writer's default font (none when None) besides another item."""
     item = ("" if font is None else

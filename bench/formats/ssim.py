@@ -24,13 +24,15 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image
 
+from protocols import TroupeError
+
 __all__ = ["WINDOW", "SsimUndefined", "grey_ssim_at_smaller_size", "ssim", "ssim_channels"]
 
 WINDOW = 7
 K1, K2, DATA_RANGE = 0.01, 0.03, 255.0
 
 
-class SsimUndefined(ValueError):
+class SsimUndefined(TroupeError, ValueError):
     """Two images scikit-image's structural_similarity raises on; the message says why."""
 
 
@@ -83,6 +85,7 @@ def ssim_channels(first: np.ndarray, second: np.ndarray, window: int = WINDOW) -
 
 
 def grey_ssim_at_smaller_size(first: Image.Image, second: Image.Image) -> float:
+    """The grey structural similarity of two pictures, both resized to the smaller one's size."""
     mine, gold = first.convert("L"), second.convert("L")
     size = min(mine.size, gold.size)
     mine, gold = mine.resize(size, Image.Resampling.LANCZOS), gold.resize(size, Image.Resampling.LANCZOS)

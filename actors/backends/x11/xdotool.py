@@ -1,9 +1,9 @@
-"""Input primitives (actors.backends.input_plan) as one xdotool command line, sent through XTEST.
+"""Input primitives (actors.backends.input_plan) as xdotool command lines, and X's names of the keys.
 
-One process per action keeps every primitive of an action (modifiers held
-across a click, a drag's press-move-release) in a single XTEST sequence,
-and xdotool's `type` types any Unicode text the keyboard map holds (the desktop
-binds what it lacks first: actors.backends.x11.keymap).
+The desktops send input in-process (actors.backends.x11.xtest), looking
+keys up by the keysym names `keysym` gives; `commands` is the same input as
+xdotool would carry it, one process per action, which bench.perf.desktop
+measures against.
 """
 
 from __future__ import annotations

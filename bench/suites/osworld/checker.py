@@ -22,11 +22,16 @@ Its rules, in its order:
 
 Setup steps the server refused, which OSWorld logs and goes past, are named in the reason, and so are
 the settings writes waited for before the postconfig (settling.py).
+
+The metrics run in a worker thread: some take seconds (an SSIM of two screenshots, an audio alignment, a
+task's own test suite), and on the event loop they would stall every other episode's actors.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import anyio
 
 from protocols import Evaluate, Fail, Verdict
 from runtime.errors import Refused
@@ -43,7 +48,7 @@ def functions(spec: dict[str, Any]) -> list[str]:
 
 class OSWorldChecker:
     async def check(self, request: Evaluate) -> Verdict:
-        verdict = self._verdict(request)
+        verdict = await anyio.to_thread.run_sync(self._verdict, request)
         notes = [f"before evaluating, {settled}" for settled in [request.vm_state.get("settled")] if settled]
         failed = request.vm_state.get("setup_errors") or []
         if failed:

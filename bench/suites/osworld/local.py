@@ -4,7 +4,7 @@ Reset stops the previous episode's server (its Xvfb display, applications and
 home folder go with it) and takes a fresh one of `python -m
 actors.backends.waa.server --osworld --allow-commands`: a fresh display, a
 fresh home standing for OSWorld's /home/user, its own DevTools port and
-VLC web-interface port (image.py writes the latter into the home's vlcrc),
+VLC web-interface port (vm_image.py writes the latter into the home's vlcrc),
 on 127.0.0.1 with a token of its own, holding a pipe to the server's stdin
 so that the server stops when this process dies, however it dies
 (--stop-with-stdin). Where OSWorld reverts a VM snapshot and

@@ -6,31 +6,27 @@ them. A file is its bytes (None when the getter got none); where OSWorld's
 function opens a path, these read the bytes as Python's text mode reads a
 file (UTF-8, universal newlines), so an empty file is still a file.
 
-General functions (OSWorld's metrics/general.py): `exact_match`,
+The simplest of OSWorld's general.py stand here (`exact_match`,
 `match_in_list`, `is_in_list`, `literal_match`, `check_include_exclude`,
-`file_contains`, `check_line_number` (and `diff_text_file` in text_files.py); the applications'
-own in chrome.py (`is_expected_bookmarks`, `check_font_size`,
-`check_history_deleted`, ...), chrome_tabs.py (`is_expected_tabs`,
-`is_expected_active_tab`), chrome_pages.py (`is_expected_search_query`,
-`is_added_to_steam_cart`), chrome_cookies.py, chrome_extensions.py, desktop_shortcuts.py, html_files.py (`compare_htmls`), vlc.py, vlc_status.py (`is_vlc_playing`),
-media.py (`compare_audios`, `compare_videos`), gimp.py, impress.py, slides.py
-(`compare_pptx_files`), slide_design.py (orientation, background, transition,
-slide-number colour), the picture checks in image_similarity.py
-(`compare_images`, the structure checks), image_edits.py (the GIMP edits) and
-slide_images.py (`check_image_stretch_and_center`), tables.py (`compare_table`), csv_files.py
-(`compare_csv`), thunderbird.py
-(`check_thunderbird_prefs`, `check_thunderbird_filter`) and writer.py
-(Writer's documents: `compare_docx_files`, the checks shared with WAA's
-suite, writer_formatting.py's); general.py's rule checks in expectations.py
-(`check_list`, `check_csv`, `check_json`), sqlite_query.py (`run_sqlite3`)
-and accessibility.py (`check_accessibility_tree`); pdfs.py (`compare_pdfs`,
-`check_pdf_pages`, `compare_pdf_images`), archives.py (`compare_zip_files`,
-`compare_archive`), text_files.py (`compare_text_file`, ...), basic_os.py
-(`is_in_vm_clickboard`, `check_moved_jpgs`), place_names.py, epub.py (`compare_epub`)
-and mp3_tags.py (`check_mp3_meta`); VS Code's in vscode.py (`check_json_settings`, `compare_config`, ...)
-and python_tests.py (`check_python_file_by_test_suite`), GNOME's in gnome.py (`check_gnome_favorite_apps`,
-`is_utc_0`), thunderbird_folders.py and image_text.py
-(`compare_image_text`, when easyocr is installed: `PYTHON_PACKAGES`).
+`file_contains`, `check_line_number`); the others, a module per family:
+
+- files of any application: text_files.py (`compare_text_file`,
+  `diff_text_file`, ...), csv_files.py, json_object.py, expectations.py
+  (`check_list`, `check_csv`, `check_json`), sqlite_query.py,
+  accessibility.py (`check_accessibility_tree`), place_names.py, pdfs.py,
+  archives.py, epub.py, mp3_tags.py, html_files.py;
+- the desktop: basic_os.py (`is_in_vm_clickboard`, `check_moved_jpgs`),
+  gnome.py, desktop_shortcuts.py, thunderbird.py, thunderbird_folders.py,
+  vscode.py and python_tests.py (`check_python_file_by_test_suite`);
+- Chrome: chrome.py, chrome_tabs.py, chrome_pages.py, chrome_cookies.py,
+  chrome_extensions.py;
+- VLC: vlc.py, vlc_status.py, media.py (`compare_audios`, `compare_videos`);
+- GIMP: gimp.py, image_similarity.py (`compare_images`, the structure
+  checks), image_edits.py (the edits), image_text.py (`compare_image_text`,
+  when easyocr is installed: `PYTHON_PACKAGES`);
+- LibreOffice: tables.py (`compare_table`), writer.py (Writer's documents,
+  writer_formatting.py's checks among them), impress.py, slides.py
+  (`compare_pptx_files`), slide_design.py, slide_images.py.
 
 `infeasible` is decided by the checker from the agent's last action.
 """
@@ -57,16 +53,16 @@ from bench.suites.osworld.expectations import EXPECTATION_METRICS
 from bench.suites.osworld.gimp import GIMP_METRICS
 from bench.suites.osworld.gnome import GNOME_METRICS
 from bench.suites.osworld.html_files import HTML_METRICS
-from bench.suites.osworld.image_text import IMAGE_TEXT_METRICS
 from bench.suites.osworld.image_edits import EDIT_METRICS
 from bench.suites.osworld.image_similarity import SIMILARITY_METRICS
+from bench.suites.osworld.image_text import IMAGE_TEXT_METRICS
 from bench.suites.osworld.impress import IMPRESS_METRICS
 from bench.suites.osworld.json_object import JSON_METRICS
 from bench.suites.osworld.media import MEDIA_METRICS
 from bench.suites.osworld.mp3_tags import MP3_METRICS
 from bench.suites.osworld.pdfs import PDF_METRICS
-from bench.suites.osworld.python_tests import PYTHON_TEST_METRICS
 from bench.suites.osworld.place_names import PLACE_METRICS
+from bench.suites.osworld.python_tests import PYTHON_TEST_METRICS
 from bench.suites.osworld.slide_design import SLIDE_DESIGN_METRICS
 from bench.suites.osworld.slide_images import SLIDE_IMAGE_METRICS
 from bench.suites.osworld.slides import SLIDES_METRICS

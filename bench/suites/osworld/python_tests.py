@@ -15,15 +15,20 @@ under its own); a child Python (`sys.executable -I`: no user site, no
 PYTHON* variables, no current folder on its path) runs there with an
 environment holding only PATH and a HOME inside that folder, imports the
 test file from the folder, calls the test and writes the score to a file;
-it is killed after TEST_TIMEOUT seconds (a test that hangs scores 0, where
-OSWorld's harness would wait for ever). The child runs as troupe's own
-user, with what that user may reach: the task's test file is the task's
-data (the user's cache folder), and the agent's files are what the test
-exercises, as in OSWorld.
+it may write files of FILE_BYTES at most, and it is killed with its whole
+session (whatever it started too) when the score is in, or after
+TEST_TIMEOUT seconds (a test that hangs scores 0, where OSWorld's harness
+would wait for ever). The child runs as troupe's own user, with what that
+user may reach: the task's test file is the task's data (the user's cache
+folder), and the agent's files are what the test exercises; they run in
+one process, so the agent's code can sway the score, as in OSWorld.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -35,9 +40,12 @@ from bench.suites.osworld.errors import MetricFailed
 
 TEST_TIMEOUT = 60.0
 """Seconds a task's test may run before it is killed and scores 0."""
+FILE_BYTES = 64 * 2**20
+"""The largest file the test may write."""
 _RUNNER = """
-import importlib.util, sys
-folder, test_file, function_name, score_file = sys.argv[1:5]
+import importlib.util, resource, sys
+folder, test_file, function_name, score_file, file_bytes = sys.argv[1:6]
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(file_bytes), int(file_bytes)))
 sys.path.insert(0, folder)
 def score():
     spec = importlib.util.spec_from_file_location("task_test_suite", test_file)
@@ -81,14 +89,25 @@ def run_test_suite(files: dict[str, bytes], test_name: str, function_name: str,
         if test_name not in files:
             return 0.0
         score_file = Path(scratch) / "score"
-        try:
-            subprocess.run([sys.executable, "-I", "-c", _RUNNER, str(folder), str(folder / test_name),
-                            function_name, str(score_file)], cwd=folder, timeout=timeout,
-                           env={"PATH": "/usr/bin:/bin", "HOME": str(Path(scratch) / "home")},
-                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-        except subprocess.TimeoutExpired:
-            return 0.0
-        return float(score_file.read_text()) if score_file.is_file() else 0.0
+        with subprocess.Popen([sys.executable, "-I", "-c", _RUNNER, str(folder), str(folder / test_name),
+                               function_name, str(score_file), str(FILE_BYTES)], cwd=folder, start_new_session=True,
+                              env={"PATH": "/usr/bin:/bin", "HOME": str(Path(scratch) / "home")},
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL) as child:
+            try:
+                child.wait(timeout)
+            except subprocess.TimeoutExpired:
+                pass
+            finally:
+                _end_session(child)
+        return float(score_file.read_text()) if score_file.is_file() and child.returncode == 0 else 0.0
+
+
+def _end_session(child: subprocess.Popen) -> None:
+    """Kill the child's session (it, and whatever it started), so that no test outlives its score."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
 
 
 def check_python_file_by_test_suite(result: Any, expected: Any, *, test_function_name: str = "test",

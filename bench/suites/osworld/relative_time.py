@@ -168,7 +168,7 @@ def fill(rules: dict[str, Any], now: datetime) -> dict[str, Any]:
                            f"{exc}; it raises here)") from None
 
 
-def _zone(name: Any) -> Any:
+def zone_named(name: Any) -> Any:
     """The zone pytz gives for `name` (any case), UTC for one it does not know, as OSWorld's getter reads it."""
     if name is not None and not isinstance(name, str):
         raise GetterFailed(f"rule_relativeTime: timezone {name!r} is not a zone's name (OSWorld's getter raises here)")
@@ -200,11 +200,11 @@ async def _host_zone() -> str:
 async def now_for(episode: Episode, rules: dict[str, Any]) -> datetime:
     """Now as OSWorld's getter takes it for these rules."""
     if rules.get("timezone"):
-        return datetime.now(_zone(rules["timezone"]))
+        return datetime.now(zone_named(rules["timezone"]))
     found = await _vm_now(episode)
     if found is not None:
         return found
-    return datetime.now(_zone(rules["timezone"] if "timezone" in rules else await _host_zone()))
+    return datetime.now(zone_named(rules["timezone"] if "timezone" in rules else await _host_zone()))
 
 
 async def rule_relative_time(episode: Episode, spec: dict[str, Any]) -> dict[str, Any]:

@@ -4,7 +4,7 @@ the `is_vlc_playing` metric.
 OSWorld's image runs VLC with its web interface on (Lua HTTP, port 8080,
 password "password"); the getter fetches `/requests/status.xml` there with
 that password (`WAAClient.vlc` is where: port 8080 on a VM's host; a local
-desktop's own port, which its vlcrc names, image.py). Any answer but 200 is
+desktop's own port, which its vlcrc names, vm_image.py). Any answer but 200 is
 None; a VLC that does not answer at all is an evaluation error, as OSWorld's
 getter raises.
 

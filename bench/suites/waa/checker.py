@@ -28,11 +28,16 @@ the fix says, and the reason states it. A setup or postconfig step that
 failed is logged by WAA's client, which carries on: it is named in the
 verdict's reason and evaluation goes on. No exception from a metric escapes:
 one this module did not expect is an evaluation error naming it.
+
+The metrics run in a worker thread: some take seconds (image, audio and video comparisons), and on the
+event loop they would stall every other episode's actors.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable
+
+import anyio
 
 from protocols import Evaluate, Fail, Verdict
 from runtime.errors import Refused
@@ -62,7 +67,7 @@ class WAAChecker:
             raise ValueError(f"unknown WAA fixes {unknown} (known: {sorted(FIXES)})")
 
     async def check(self, request: Evaluate) -> Verdict:
-        verdict = self._verdict(request)
+        verdict = await anyio.to_thread.run_sync(self._verdict, request)
         failed_steps = request.vm_state.get("setup_errors") or []
         if not failed_steps:
             return verdict

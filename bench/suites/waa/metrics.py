@@ -20,6 +20,9 @@ included):
 - `is_extension_installed`: command output does (`contain`) or does not
   (`not_contain`) include the expected text.
 
+The keybindings reading and the extension judgement are OSWorld's too
+(bench/formats/vscode_state.py, which both suites import).
+
 Where WAA's function raises (a text file that is not UTF-8, a settings file
 that is not plain JSON, no command output), so that WAA records no score,
 the metric raises `ReferenceCrash` naming the optional fix (errors.FIXES).

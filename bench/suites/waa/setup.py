@@ -32,13 +32,11 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Awaitable, Callable
 
 import anyio
-import httpx
 
 from actors.backends.waa.client import CommandRefused, WAAClient
+from bench.formats.task_downloads import DownloadFailed, fetch
 from bench.suites.waa.browser import BROWSER_STEPS
 from bench.suites.waa.errors import SetupFailed, StepFailed
-
-DOWNLOAD_TRIES = 3
 
 
 class DownloadCache:
@@ -53,19 +51,13 @@ class DownloadCache:
         cached = Path(self._folder.name) / uuid.uuid5(uuid.NAMESPACE_URL, url).hex
         if cached.exists():
             return await anyio.Path(cached).read_bytes()
-        problem = ""
-        async with httpx.AsyncClient(timeout=120.0, follow_redirects=True) as web:
-            for _ in range(DOWNLOAD_TRIES):
-                try:
-                    response = await web.get(url)
-                    response.raise_for_status()
-                except httpx.HTTPError as exc:
-                    problem = f"{type(exc).__name__}: {exc}"
-                    continue
-                await anyio.Path(cached).write_bytes(response.content)
-                self.fetched.append(url)
-                return response.content
-        raise SetupFailed(f"download {url} failed {DOWNLOAD_TRIES} times; last: {problem}")
+        try:
+            data = await fetch(url, timeout=120.0)
+        except DownloadFailed as exc:
+            raise SetupFailed(f"download {url} failed {exc}") from None
+        await anyio.Path(cached).write_bytes(data)
+        self.fetched.append(url)
+        return data
 
 
 Step = Callable[[WAAClient, dict[str, Any], DownloadCache], Awaitable[None]]

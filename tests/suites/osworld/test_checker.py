@@ -7,8 +7,11 @@ from __future__ import annotations
 import pytest
 
 from bench.suites.osworld.checker import OSWorldChecker
+from bench.suites.osworld.metrics import METRICS
 from protocols import Click, Done, Evaluate, Fail, Point, StepRecord, Task
 from runtime.errors import Refused
+
+from tests.loop_watch import LoopWatch
 
 pytestmark = pytest.mark.anyio
 
@@ -96,3 +99,11 @@ async def test_refused_setup_steps_are_named_in_the_reason():
                           Fail(reason="cannot"))
     assert found.success and "config[0] (launch) failed: HTTP 500" in found.reason
 
+
+
+async def test_metrics_run_off_the_event_loop_so_other_episodes_go_on(monkeypatch):
+    watch = LoopWatch()
+    monkeypatch.setitem(METRICS, "exact_match", watch.metric)
+    spec = {"func": "exact_match", "result": {"type": "vm_command_line"}, "expected": RULE}
+    found = await watch.score(lambda: verdict(spec, {"result": ["yes"], "expected": [{"expected": "yes"}]}))
+    assert found.score == 1.0

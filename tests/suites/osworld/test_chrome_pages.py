@@ -12,7 +12,9 @@ while this desktop's browser is Chromium, so OSWorld's getters get the address t
 retries (and pdf_from_url's 3 s before printing) are skipped on both sides. A label that is not on
 the page costs Playwright's 30 s wait on each side, so no case asks for one. OSWorld's readings are
 taken once per module; troupe's on both event loops (the browser itself started by troupe's page_info,
-which finds none and launches Chrome as OSWorld's getters do). Prints the agreement per getter."""
+which finds none and launches Chrome as OSWorld's getters do). Prints the agreement per getter. Last,
+one live-web task (a flight search) evaluated whole by troupe on a page served here standing in for its
+site: 1 there, 0 on another page."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ import json
 import shutil
 import sqlite3
 import urllib.parse
+from datetime import datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -33,18 +36,23 @@ import requests
 from playwright.sync_api import Browser, sync_playwright
 from pypdf import PdfReader
 
+from protocols import Evaluate
+
 from actors.backends.waa.client import TOKEN_HEADER, WAAClient
 from actors.backends.waa.devtools import with_browser
+from bench.formats.task_folder import read_task
 from bench.suites.osworld import chrome_pages
+from bench.suites.osworld.checker import OSWorldChecker
 from bench.suites.osworld.chrome import active_url_from_accessTree, profile_path
 from bench.suites.osworld.episode import Episode
 from bench.suites.osworld.errors import GetterFailed
 from bench.suites.osworld.getters import resolve
 from bench.suites.osworld.local import LocalServer
 from bench.suites.osworld.metrics import METRICS
+from bench.suites.osworld.node import OSWorldTaskSteps
 from bench.suites.osworld.setup import run_steps
 
-from tests.osworld_reference import REFERENCE, chrome_getters, misc_getters, python_controller
+from tests.osworld_reference import EXAMPLES, REFERENCE, chrome_getters, misc_getters, python_controller
 from tests.web_pages import serving
 
 pytestmark = [pytest.mark.anyio,
@@ -139,6 +147,7 @@ class Desktop:
                                    server_port=urllib.parse.urlsplit(server.url).port, current_use_proxy=False,
                                    cache_dir=str(cache), vm_platform="Linux", controller=self.controller)
         self.address = ""
+        self.pages: dict[str, str] = {}
         self.theirs: dict[str, Any] = {}
 
     def client(self) -> WAAClient:
@@ -202,10 +211,12 @@ async def _start_browser(desk: Desktop) -> None:
 
 @pytest.fixture(scope="module")
 def desktop(tmp_path_factory):
-    with serving(PAGES) as web:
+    pages = dict(PAGES)
+    with serving(pages) as web:
         server = LocalServer.start()
         try:
             desk = Desktop(server, web, tmp_path_factory.mktemp("osworld-cache"))
+            desk.pages = pages  # served as they are when asked for: a test may add one
             anyio.run(_start_browser, desk)
             _osworlds_readings(desk)
             anyio.run(parse_page_in_front, desk)
@@ -343,3 +354,45 @@ async def test_the_profile_and_desktop_getters_read_what_osworlds_read(desktop, 
                   "1/1, rule_relativeTime (the VM's now) 1/1")
     finally:
         await client.aclose()
+
+
+FLIGHT_TASK = "chrome/fc6d8143-9452-4171-9459-7f515143419a"
+"""A live-web task (a flight search's results page, read by active_tab_html_parse against rule_relativeTime's
+tomorrow) whose site a page served here stands in for."""
+
+
+def _flight_page(day: datetime) -> str:
+    return (f'<title>Flights</title><div class="mach-flight-context-info__wrapper--date"> {day:%a, %b %d, %Y} '
+            '</div><div class="mach-flight-context-info__wrapper__info--separator">JFK'
+            '<div class="aura-separator"></div>ORD</div>')
+
+
+def _open_in_front(url: str, browser: Browser) -> None:
+    page = browser.contexts[0].new_page()
+    page.goto(url)
+    page.bring_to_front()
+
+
+async def test_a_live_web_task_scores_1_on_its_page_and_0_elsewhere_through_troupes_evaluation(desktop):
+    task = read_task(EXAMPLES / f"{FLIGHT_TASK}.json", "chrome")
+    spec = dict(task.evaluation_spec, result=dict(task.evaluation_spec["result"], goto_prefix="http://"))
+    tomorrow = datetime.now().astimezone() + timedelta(days=1)  # this machine is the desktop's VM
+    desktop.pages["/flight.html"] = _flight_page(tomorrow)
+    await parse_page_in_front(desktop)
+    client = desktop.client()
+
+    async def score() -> float:
+        state = await OSWorldTaskSteps().inspect(client, spec)
+        verdict = await OSWorldChecker().check(Evaluate(task=task, episode_id="e", steps=(), vm_state=state))
+        return verdict.score
+
+    try:
+        assert await score() == 0.0  # the page in front is not the task's
+        await with_browser(client, functools.partial(_open_in_front, f"{desktop.web}/flight.html"))
+        with anyio.fail_after(30):
+            while await _address(Episode(client, None)) != f"{desktop.web}/flight.html":
+                await anyio.sleep(0.2)
+        assert await score() == 1.0
+    finally:
+        await client.aclose()
+        await parse_page_in_front(desktop)

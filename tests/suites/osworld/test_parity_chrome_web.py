@@ -12,14 +12,19 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+import requests
 
-from bench.suites.osworld import metrics
+from actors.backends.waa.commands import PREFIX
+from bench.suites.osworld import metrics, relative_time
 from bench.suites.osworld.chrome_extensions import extension_names
 from bench.suites.osworld.chrome_urls import macys_fields
 from bench.suites.osworld.errors import GetterFailed
-from bench.suites.osworld.relative_time import KNOWN, _zone, fill
+from bench.suites.osworld.relative_time import KNOWN, VM_NOW, fill, zone_named
 
 from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, chrome, chrome_getters, misc_getters
+from tests.osworld_servers import getter_outcome, osworld_vm
+from tests.waa_servers import StandIn
+from tests.web_pages import serving
 
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"OSWorld's reference code is not at {REFERENCE}")
 
@@ -237,15 +242,15 @@ def test_rule_relative_time_reads_a_named_zone_as_osworlds_getter_does(capsys):
     agree = 0
     for rules in cases:
         theirs = misc.get_rule_relativeTime(None, {"rules": json.loads(json.dumps(rules))})
-        ours = fill(rules, _Frozen.instant.astimezone(_zone(rules["timezone"])))
+        ours = fill(rules, _Frozen.instant.astimezone(zone_named(rules["timezone"])))
         assert theirs == ours, rules["timezone"]
         agree += 1
     with capsys.disabled():
         print(f"parity rule_relativeTime zones: {agree}/{len(cases)} zones agree with OSWorld's getter")
-    assert fill(cases[0], _Frozen.instant.astimezone(_zone("Pacific/Kiritimati")))["expected"]["time"] != \
-        fill(cases[0], _Frozen.instant.astimezone(_zone("America/New_York")))["expected"]["time"]
+    assert fill(cases[0], _Frozen.instant.astimezone(zone_named("Pacific/Kiritimati")))["expected"]["time"] != \
+        fill(cases[0], _Frozen.instant.astimezone(zone_named("America/New_York")))["expected"]["time"]
     with pytest.raises(GetterFailed, match="not a zone's name"):
-        _zone(5)
+        zone_named(5)
 
 
 MACYS = "https://www.macys.com/shop/mens-clothing/"
@@ -297,3 +302,37 @@ def test_find_installed_extension_name_reads_preferences_as_osworlds_getter_does
         assert getters.get_find_installed_extension_name(env, {}) == extension_names(content), content
     with capsys.disabled():
         print(f"parity find_installed_extension_name: {len(PREFERENCES)}/{len(PREFERENCES)} Preferences agree")
+
+
+VM_CASES = [("refuses", {}, {"timezone": "Pacific/Kiritimati"}), ("refuses", {}, {"timezone": "Etc/GMT+12"}),
+            ("prints nothing", {}, None),
+            ("refuses", {"timezone": ""}, {"timezone": "Pacific/Kiritimati"}),
+            ("prints its now", {}, {"timezone": "Pacific/Kiritimati"})]
+"""How the VM answers the getter's program, extra rules, and what the geolocation service says (None: 404).
+At any hour one of the two zones named is on another day than UTC, so a zone not taken shows."""
+VM_NOW_AT = "2026-08-02T23:30:00-04:00"
+
+
+@pytest.mark.anyio
+async def test_rule_relative_time_takes_now_where_osworlds_getter_takes_it(monkeypatch, capsys):
+    """The VM's now when it says it, else the host's zone as a geolocation service (a page served here
+    standing in for ipapi.co) names it, else UTC; OSWorld's getter beside troupe's on the same answers."""
+    command = json.dumps(["python", "-c", PREFIX + VM_NOW])
+    rules = {"relativeTime": {"from": "tomorrow"}, "expected": {"time": TEMPLATE}}
+    for vm, extra, located in VM_CASES:
+        pages = {"/json/": json.dumps(located)} if located else {}
+        with serving(pages) as web, StandIn(osworld_vm(
+                {command: VM_NOW_AT} if vm == "prints its now" else {},
+                refusing={"/execute": (500, b"no")} if vm == "refuses" else None)) as server:
+            monkeypatch.setattr(relative_time, "GEOLOCATION", f"{web}/json/")
+            ours = await getter_outcome(server.url, {"type": "rule_relativeTime", "rules": {**rules, **extra}})
+            misc = misc_getters()
+            misc.requests = SimpleNamespace(get=lambda url, timeout, web=web: requests.get(f"{web}/json/",
+                                                                                         timeout=timeout))
+            answer = {"output": VM_NOW_AT} if vm == "prints its now" else {"output": ""}
+            env = SimpleNamespace(controller=SimpleNamespace(
+                execute_python_command=lambda program: None if vm == "refuses" else answer))
+            theirs = misc.get_rule_relativeTime(env, {"rules": json.loads(json.dumps({**rules, **extra}))})
+        assert ours == theirs, (vm, extra, located)
+    with capsys.disabled():
+        print(f"\nparity rule_relativeTime's now: {len(VM_CASES)}/{len(VM_CASES)} VM and geolocation answers agree")

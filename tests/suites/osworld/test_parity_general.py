@@ -35,7 +35,8 @@ from bench.suites.osworld.file_content import content_from_vm_file
 from bench.suites.osworld.place_names import compare_conference_city_in_order, fuzzy_place_math
 from bench.suites.osworld.text_files import compare_python_pure_text, compare_result_files, compare_text_file
 
-from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, basic_os, file_getters, general, table, vscode
+from tests.osworld_reference import (FILE, REFERENCE, Case, assert_agrees, basic_os, file_getters, general,
+                                     report_parity, table, vscode)
 from tests.task_files import document, xlsx
 
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"OSWorld's reference code is not at {REFERENCE}")
@@ -194,9 +195,7 @@ async def test_content_from_vm_file_reads_as_osworlds_getter(tmp_path, capsys):
         mine = await _troupe_outcome(env, asked)
         if theirs != mine:
             differ.append((asked, theirs, mine))
-    with capsys.disabled():
-        print(f"\nparity content_from_vm_file: {len(calls) - len(differ)}/{len(calls)} cases agree with OSWorld's getter")
-    assert not differ
+    report_parity(capsys, "content_from_vm_file", len(calls), differ, against="OSWorld's getter")
 
 
 def _reference_outcome(reference, env: OneFile, spec: dict) -> object:

@@ -18,7 +18,7 @@ from PIL import Image, ImageDraw, ImageEnhance
 from bench.formats.ssim import grey_ssim_at_smaller_size, ssim_channels
 from bench.suites.osworld import metrics
 
-from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, gimp_images, vlc_media
+from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, gimp_images, report_parity, vlc_media
 from tests.task_files import encoded, picture
 
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"OSWorld's reference code is not at {REFERENCE}")
@@ -442,7 +442,4 @@ def test_troupes_compare_image_list_agrees_with_osworlds(tmp_path, capsys):
         ours = image_list_outcome(metrics.METRICS["compare_image_list"], mine, gold, tmp_path, index, "ours")
         if theirs != ours:
             differences.append((index, theirs, ours))
-    with capsys.disabled():
-        print(f"\nparity compare_image_list: {len(cases) - len(differences)}/{len(cases)} cases agree with "
-              "OSWorld's function")
-    assert not differences
+    report_parity(capsys, "compare_image_list", len(cases), differences)

@@ -26,7 +26,7 @@ from bench.suites.osworld.metrics import METRICS
 
 from tests.media_files import tone, video
 from tests.osworld_reference import (FILE, REFERENCE, Case, assert_agrees, impress_getters, info_getters,
-                                     python_controller, vlc_media)
+                                     python_controller, report_parity, vlc_media)
 from tests.osworld_servers import getter_outcome, osworld_vm
 from tests.waa_servers import StandIn
 
@@ -243,10 +243,7 @@ async def test_audio_in_slide_agrees_with_osworlds(tmp_path, capsys):
             mine = await ours(server, deck_bytes, vm, config)
             if mine != theirs(deck_bytes, vm, config, folder):
                 differences.append((name, theirs(deck_bytes, vm, config, folder), mine))
-    with capsys.disabled():
-        print(f"\nparity audio_in_slide: {len(SLIDE_CASES) - len(differences)}/{len(SLIDE_CASES)} cases agree with "
-              "OSWorld's getter")
-    assert not differences
+    report_parity(capsys, "audio_in_slide", len(SLIDE_CASES), differences, against="OSWorld's getter")
 
 
 # --- vm_screen_size, vm_window_size ----------------------------------------------------------------------------
@@ -298,7 +295,5 @@ async def test_the_size_getters_agree_with_osworlds_controller(capsys):
             reference_value = their_size(server.url, name, config)
         if mine != reference_value:
             differences.append((name, config, screen, reference_value, mine))
-    with capsys.disabled():
-        print(f"\nparity vm_screen_size, vm_window_size: {len(SIZE_GETTER_CASES) - len(differences)}/"
-              f"{len(SIZE_GETTER_CASES)} cases agree with OSWorld's getters")
-    assert not differences
+    report_parity(capsys, "vm_screen_size, vm_window_size", len(SIZE_GETTER_CASES), differences,
+                  against="OSWorld's getters")

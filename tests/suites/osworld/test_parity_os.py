@@ -32,7 +32,7 @@ from bench.suites.osworld.gnome import check_gnome_favorite_apps, is_utc_0
 from bench.suites.osworld.thunderbird_folders import check_thunderbird_folder
 
 from tests.osworld_reference import (EXAMPLES, FILE, REFERENCE, Case, Named, assert_agrees, basic_os, chrome,
-                                     chrome_getters, docs, thunderbird)
+                                     chrome_getters, docs, report_parity, thunderbird)
 from tests.osworld_servers import osworld_vm
 from tests.waa_servers import StandIn
 
@@ -166,10 +166,8 @@ async def test_shortcuts_on_desktop_reads_what_osworlds_getter_reads(capsys):
         theirs = _theirs(entries, files, platform)
         if ours != theirs:
             differences.append((entries, platform, theirs, ours))
-    with capsys.disabled():
-        print(f"\nparity shortcuts_on_desktop: {len(DESKTOPS) - len(differences)}/{len(DESKTOPS)} desktops agree "
-              "with OSWorld's getter")
-    assert not differences
+    report_parity(capsys, "shortcuts_on_desktop", len(DESKTOPS), differences, against="OSWorld's getter",
+                  counted="desktops")
 
 
 MAIL = ("From - Mon Jan 08 10:00:00 2024\nX-Mozilla-Status: 0001\nX-Mozilla-Keys: \nMIME-Version: 1.0\n"

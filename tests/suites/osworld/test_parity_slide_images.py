@@ -21,7 +21,8 @@ from pptx.util import Emu, Inches
 from bench.suites.osworld.errors import MetricFailed
 from bench.suites.osworld.metrics import METRICS
 
-from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, impress_getters, info_getters, slides_pptx
+from tests.osworld_reference import (FILE, REFERENCE, Case, assert_agrees, impress_getters, info_getters, report_parity,
+                                     slides_pptx)
 from tests.osworld_servers import getter_outcome, osworld_vm
 from tests.task_files import encoded, picture
 from tests.waa_servers import StandIn
@@ -142,10 +143,6 @@ async def ours(server: StandIn, spec: dict) -> object:
     return await getter_outcome(server.url, spec)
 
 
-def report(name: str, total: int, differences: list) -> None:
-    print(f"\nparity {name}: {total - len(differences)}/{total} cases agree with OSWorld's getter")
-
-
 @pytest.mark.anyio
 async def test_troupes_background_image_in_slide_agrees_with_osworlds(tmp_path, capsys):
     differences, behaviour = [], osworld_vm()
@@ -159,9 +156,7 @@ async def test_troupes_background_image_in_slide_agrees_with_osworlds(tmp_path, 
             reference = theirs_background(data, vm, index, folder)
             if mine != reference:
                 differences.append((name, reference, mine))
-    with capsys.disabled():
-        report("background_image_in_slide", len(BACKGROUND_CASES), differences)
-    assert not differences
+    report_parity(capsys, "background_image_in_slide", len(BACKGROUND_CASES), differences, against="OSWorld's getter")
 
 
 WALLPAPERS = [(200, PHOTO), (404, b"Wallpaper file not found"), (200, b""), (500, b"boom")]
@@ -184,6 +179,4 @@ async def test_troupes_vm_wallpaper_agrees_with_osworlds_and_an_unread_one_leave
             if not mine:
                 with pytest.raises(MetricFailed, match="Pillow cannot read"):
                     METRICS["compare_images"](mine, PHOTO)
-    with capsys.disabled():
-        report("vm_wallpaper", len(WALLPAPERS), differences)
-    assert not differences
+    report_parity(capsys, "vm_wallpaper", len(WALLPAPERS), differences, against="OSWorld's getter")

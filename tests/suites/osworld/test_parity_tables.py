@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from openpyxl import Workbook
-from openpyxl.chart import BarChart, LineChart, PieChart
+from openpyxl.chart import LineChart, PieChart
 from openpyxl.formatting.rule import CellIsRule, FormulaRule, Rule
 from openpyxl.styles import Font, PatternFill
 from openpyxl.styles.differential import DifferentialStyle
@@ -22,7 +22,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from bench.suites.osworld.cached_file import CachedFile
 from bench.suites.osworld.tables import compare_table
 
-from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, outcome, table
+from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, outcome, report_parity, table
 from tests.sheet_objects import chart, pivot, workbook
 
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"OSWorld's reference code is not at {REFERENCE}")
@@ -442,13 +442,13 @@ class Printed:
         for name, data in cache.items():
             (folder / name).write_bytes(data)
         theirs, ours = [], []
-        for side, workbook, _ in self.sides:
-            if workbook is None:
+        for side, book, _ in self.sides:
+            if book is None:
                 continue
             name = f"case{index}-{side}.xlsx"
-            (folder / name).write_bytes(workbook)
+            (folder / name).write_bytes(book)
             theirs.append(str(folder / name))
-            ours.append(CachedFile(workbook, name, cache))
+            ours.append(CachedFile(book, name, cache))
         return theirs, ours
 
 
@@ -491,7 +491,4 @@ def test_sheet_print_agrees_with_osworlds_own_on_the_csvs_beside_the_workbooks(t
         outcomes = outcome(reference, theirs, case.options), outcome(compare_table, ours, case.options)
         if outcomes[0] != outcomes[1]:
             differences.append((case, *outcomes))
-    with capsys.disabled():
-        print(f"\nparity compare_table sheet_print: {len(PRINTED) - len(differences)}/{len(PRINTED)} cases agree "
-              "with OSWorld's function")
-    assert not differences
+    report_parity(capsys, "compare_table sheet_print", len(PRINTED), differences)

@@ -13,6 +13,7 @@ import functools
 import json
 import os
 import sys
+import time
 import types
 from pathlib import Path
 from types import SimpleNamespace
@@ -30,7 +31,7 @@ from bench.suites.osworld.python_tests import check_python_file_by_test_suite, r
 from bench.suites.osworld.vscode import (check_json_keybindings, check_json_settings, compare_config,
                                          is_extension_installed)
 
-from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, load, outcome, vscode
+from tests.osworld_reference import FILE, REFERENCE, Case, assert_agrees, load, outcome, report_parity, vscode
 from tests.osworld_servers import osworld_vm
 from tests.waa_servers import StandIn
 
@@ -209,10 +210,7 @@ def test_check_python_file_by_test_suite_agrees_with_osworlds_own(agent, tmp_pat
                        [CachedFile(files["food.py"], "food.py", beside), CachedFile(test, "test_suite.py", {})], options)
         if theirs != ours:
             differences.append((what, theirs, ours))
-    with capsys.disabled():
-        print(f"\nparity check_python_file_by_test_suite: {len(TEST_SUITE) - len(differences)}/{len(TEST_SUITE)} "
-              "cases agree with OSWorld's function")
-    assert not differences
+    report_parity(capsys, "check_python_file_by_test_suite", len(TEST_SUITE), differences)
 
 
 def test_no_test_file_scores_0_and_the_test_runs_confined_in_a_child(monkeypatch):
@@ -226,6 +224,18 @@ def test_no_test_file_scores_0_and_the_test_runs_confined_in_a_child(monkeypatch
 def test_a_test_that_hangs_is_killed_at_the_timeout_and_scores_0():
     hangs = b"import time\ndef test():\n    time.sleep(60)\n    return True\n"
     assert run_test_suite({"test_suite.py": hangs}, "test_suite.py", "test", timeout=1.0) == 0.0
+
+
+def test_what_a_test_starts_ends_with_it(tmp_path):
+    started = tmp_path / "started"
+    spawns = (f"import subprocess\ndef test():\n    child = subprocess.Popen(['sleep', '60'])\n"
+              f"    open({str(started)!r}, 'w').write(str(child.pid))\n    return True\n").encode()
+    assert run_test_suite({"test_suite.py": spawns}, "test_suite.py", "test") == 1.0
+    stat = Path(f"/proc/{int(started.read_text())}/stat")
+    deadline = time.monotonic() + 5
+    while stat.exists() and stat.read_text().split()[2] != "Z" and time.monotonic() < deadline:
+        time.sleep(0.05)  # SIGKILL is delivered at once, and the process then ends
+    assert not stat.exists() or stat.read_text().split()[2] == "Z"
 
 
 def test_a_file_name_that_is_not_plain_is_refused_and_names_the_name():

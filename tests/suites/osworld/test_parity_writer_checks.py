@@ -16,8 +16,9 @@ from docx.shared import Pt, RGBColor
 
 from bench.suites.osworld.metrics import METRICS
 from tests.osworld_reference import FILE, REFERENCE, Case, Named, assert_agrees, docs
-from tests.writer_files import (REFERENCES, TEXT, TRAIN_RECORDS, breaks, coloured, document, first_aligned, footer,
-                                mapped_style_odt, odt, pictures, png, replaced, runs, spacing, table, tabbed, xcu)
+from tests.writer_files import (GREETING, REFERENCES, TEXT, TRAIN_RECORDS, breaks, coloured, document, first_aligned,
+                                footer, highlighted_variants, mapped_style_odt, odt, pictures, png, replaced, runs,
+                                spacing, table, tabbed, xcu)
 
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"OSWorld's reference code is not at {REFERENCE}")
 
@@ -172,17 +173,8 @@ def tab_stops() -> list[Case]:
 
 
 def highlighted_words() -> list[Case]:
-    lines = ["Hello caller,", "thanks for calling."]
-    gold = odt([(line, None) for line in lines])
-    return pairs(gold, {
-        "clean": odt([(line, None) for line in lines]),
-        "yellow": odt([(lines[0], "#ffff00"), (lines[1], None)]),
-        "upper-yellow": odt([(lines[0], "#FFFF00"), (lines[1], None)]),
-        "green": odt([(lines[0], "#00ff00"), (lines[1], None)]),
-        "transparent": odt([(lines[0], "transparent"), (lines[1], None)]),
-        "link": odt([(line, None) for line in lines], link=True),
-        "spaces": odt([(line, None) for line in lines], spaced=True),
-        "other-text": odt([("Hello", None)]), "docx": document(lines), "not-odt": b"junk", "missing": None}) + [
+    gold = odt([(line, None) for line in GREETING])
+    return pairs(gold, {**highlighted_variants(), "docx": document(GREETING)}) + [
         Case(FILE, mapped_style_odt("Hello"), FILE, odt([("Hello", None)]))]
 
 

@@ -11,8 +11,8 @@ from docx.shared import Pt
 
 from tests import writer_files
 from tests.suites.waa.corpus import Case, File
-from tests.writer_files import (TEXT, Build, odt as _odt, runs as _runs, spacing as _spacing, table as _table,
-                                tabbed as _tabbed, xcu as _xcu)
+from tests.writer_files import (GREETING, TEXT, Build, highlighted_variants, odt as _odt, runs as _runs,
+                                spacing as _spacing, table as _table, tabbed as _tabbed, xcu as _xcu)
 
 
 def document(paragraphs: list[str] = TEXT, build: Build | None = None) -> bytes:
@@ -177,17 +177,9 @@ def _tabstops() -> list[Case]:
 
 
 def _highlighted_words() -> list[Case]:
-    lines = ["Hello caller,", "thanks for calling."]
-    gold = _odt([(line, None) for line in lines])
-    return [_pair("check_highlighted_words", name, mine, gold, suffix=".odt") for name, mine in {
-        "clean": _odt([(line, None) for line in lines]),
-        "yellow": _odt([(lines[0], "#ffff00"), (lines[1], None)]),
-        "upper-yellow": _odt([(lines[0], "#FFFF00"), (lines[1], None)]),
-        "green": _odt([(lines[0], "#00ff00"), (lines[1], None)]),
-        "transparent": _odt([(lines[0], "transparent"), (lines[1], None)]),
-        "link": _odt([(line, None) for line in lines], link=True),
-        "spaces": _odt([(line, None) for line in lines], spaced=True),
-        "other-text": _odt([("Hello", None)]), "not-odt": b"junk", "missing": None}.items()] + [
+    gold = _odt([(line, None) for line in GREETING])
+    return [_pair("check_highlighted_words", name, mine, gold, suffix=".odt")
+            for name, mine in highlighted_variants().items()] + [
         _pair("check_highlighted_words", "gold-missing", gold, None, suffix=".odt")]
 
 

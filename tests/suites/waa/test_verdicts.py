@@ -49,6 +49,7 @@ from bench.suites.waa.node import WAATaskSteps
 from protocols import Click, Evaluate, Point, StepRecord, Task
 from runtime.errors import Refused
 
+from tests.loop_watch import LoopWatch
 from tests.waa_servers import ROOT, Behaviour, StandIn, start_linux_server, stop
 
 WAA = ROOT.parent / "shared" / "waa" / "evaluation_examples_windows"
@@ -527,3 +528,12 @@ async def test_launch_sends_a_one_string_command_split_at_spaces_as_waas_client_
         await client.aclose()
     assert behaviour.requests == ['POST /setup/launch ["notepad.exe", "C:\\\\notes.txt"]',
                                   'POST /setup/launch "start notepad"']
+
+
+@pytest.mark.anyio
+async def test_metrics_run_off_the_event_loop_so_other_episodes_go_on(monkeypatch):
+    watch = LoopWatch()
+    monkeypatch.setitem(METRICS, "exact_match", watch.metric)
+    spec = {"func": "exact_match", "result": {"type": "vm_command_line"}, "expected": {"type": "rule", "rules": {}}}
+    state = {"result": ["yes"], "expected": [{"expected": "yes"}], "errors": []}
+    assert (await watch.score(lambda: WAAChecker().check(evaluate(spec, state)))).score == 1.0

@@ -1,5 +1,6 @@
 """The Linux desktop behind the WAA-protocol server: an actors.backends.x11 Session (Xvfb,
-window manager, home folder), its screen, its windows, and input through xdotool.
+window manager, home folder), its screen, its windows, and input through XTEST (actors.backends.x11.xtest,
+on a connection of its own, under an input lock); windows are activated and closed with xdotool.
 
 Requests are served on worker threads, but applications are started on the
 main thread (`MainThread`): a session's processes die with the thread that
@@ -9,7 +10,6 @@ forked them (PR_SET_PDEATHSIG), and a request's thread ends with the request.
 from __future__ import annotations
 
 import concurrent.futures
-import itertools
 import queue
 import shutil
 import subprocess
@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any, Callable
 from xml.sax.saxutils import quoteattr
 
-from Xlib import display as xdisplay, error as xerror
+from Xlib import error as xerror
 
 from actors.backends.input_plan import Op
 from actors.backends.screenshots import Screen
-from actors.backends.x11 import xdotool
 from actors.backends.x11.session import Proc, Session, require
 from actors.backends.x11.windows import WindowList
+from actors.backends.x11.xtest import XTestInput, batches
 
 EXECUTE_TIMEOUT = 120.0
 """WAA's own limit on one /execute command."""
@@ -63,6 +63,7 @@ class LinuxDesktop:
         self._screen_lock = threading.Lock()
         self._input_lock = threading.Lock()
         self._xdotool = require("xdotool", "xdotool")
+        self.input = XTestInput(session.display)
 
     @property
     def home(self) -> Path:
@@ -102,38 +103,14 @@ class LinuxDesktop:
     # --- input and commands -----------------------------------------------------------
 
     def run_ops(self, ops: list[Op]) -> None:
-        """Carry out `ops`, holding the input lock for each run of xdotool commands but not
-        for the sleeps between them: a program's pause holds up no other client's input."""
-        commands = xdotool.commands(self._without_idle_moves(ops))
-        for is_sleep, group in itertools.groupby(commands, key=lambda command: isinstance(command, float)):
-            if is_sleep:
-                time.sleep(sum(group))
+        """Carry out `ops`, holding the input lock for each run of primitives but not for the
+        sleeps between them: a program's pause holds up no other client's input."""
+        for batch in batches(ops):
+            if isinstance(batch, float):
+                time.sleep(batch)
                 continue
             with self._input_lock:
-                for command in group:
-                    done = subprocess.run([self._xdotool, *command], env=self.session.env, capture_output=True,
-                                          timeout=30)
-                    if done.returncode != 0:
-                        raise RuntimeError(f"xdotool {' '.join(command)}: "
-                                           f"{done.stderr.decode(errors='replace').strip()}")
-
-    def _without_idle_moves(self, ops: list[Op]) -> list[Op]:
-        """Drop moves to where the pointer already is: `xdotool mousemove --sync` waits
-        for a motion event that never comes, for many seconds, when there is none to make."""
-        conn = xdisplay.Display(self.session.display)
-        try:
-            pointer = conn.screen().root.query_pointer()
-            where = (pointer.root_x, pointer.root_y)
-        finally:
-            conn.close()
-        kept = []
-        for op in ops:
-            if op[0] == "move":
-                if tuple(op[1:]) == where:
-                    continue
-                where = tuple(op[1:])
-            kept.append(op)
-        return kept
+                self.input.send(batch)
 
     def execute(self, command: list[str] | str, shell: bool) -> subprocess.CompletedProcess:
         return subprocess.run(command, shell=shell, env=self.session.env, cwd=self.home, capture_output=True,
@@ -198,3 +175,4 @@ class LinuxDesktop:
     def close(self) -> None:
         self.close_all()
         self.screen.close()
+        self.input.close()

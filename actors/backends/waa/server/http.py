@@ -63,7 +63,7 @@ MAX_PROGRAM = 64 * 1024
 """The largest pyautogui program, in UTF-8 bytes (WAA's are a few hundred): its syntax tree takes up
 to ~400 times that (bench/perf/waa_memory.py)."""
 MAX_OPS = 10_000
-"""The most input primitives one program may ask for: each is an xdotool run under the input lock."""
+"""The most input primitives one program may ask for: all are sent under the input lock."""
 READ_TIMEOUT = 10.0
 """Seconds a connection may take to send each part of its request before it is dropped."""
 MAX_CONNECTIONS = 32

@@ -7,7 +7,7 @@ prefix; the desktop has no fail-safe corner, so it changes nothing), or a
 call of an allow-listed pyautogui function with literal arguments. Anything else — a name, an
 attribute, an expression, another module — refuses the whole program with
 the offending statement named. The calls become the input primitives of
-actors.backends.input_plan, which the desktop carries out with xdotool.
+actors.backends.input_plan, which the desktop carries out through XTEST.
 """
 
 from __future__ import annotations
