@@ -604,13 +604,12 @@ async def _relay(events, on_event: Callable[[Any], Any], done: anyio.Event) -> N
 
 async def _start_viewer(tg, bus: EventBus, plan: RunPlan, say: Callable[[str], None]) -> ViewerServer:
     from bench.viewer.server import ViewerServer
-    from bench.viewer.state import status_of
 
     config = plan.config
     host, port = config.viewer_address()
     token = config.viewer_token or os.environ.get("TROUPE_VIEWER_TOKEN")
     # a resumed run's finished episodes, named as the viewer's cards are
-    earlier = {episode_label(line.result.task_id, line.result.repeat): status_of(line.result)
+    earlier = {episode_label(line.result.task_id, line.result.repeat): line.result
                for line in plan.counted().lines if (line.result.task_id, line.result.repeat) in plan.done}
     viewer = ViewerServer(bus, token=token, run_dir=plan.out, summarizing=config.summarizer != "none",
                           earlier=earlier, total=len(plan.episodes),

@@ -153,15 +153,17 @@ REPLY_CHARS = 2000
 
 
 def _calls(folder: Path) -> list[dict]:
-    """The episode's model calls as the report lists them: no prompts, each picture by its file; a
-    calls.jsonl that cannot be read is one row saying so."""
+    """The episode's model calls as the report lists them: no prompts, each picture by its file, the
+    calls about the episode as a whole (the error classifier's, recorded as step 0) named so, not as a
+    step; a calls.jsonl that cannot be read is one row saying so."""
     try:
         calls = read_calls(folder)
     except ResultsError as exc:
         return [{"role": "unreadable", "reply": str(exc)}]
-    return [{"step": c.step, "role": c.role, "reply": c.reply[:REPLY_CHARS], "error": c.error, "rejected": c.rejected,
-             "gave_up": c.gave_up, "tokens": c.input_tokens + c.output_tokens, "latency": c.latency,
-             "retries": len(c.retries), "pictures": _pictures(c.messages)} for c in calls]
+    return [{"step": str(c.step) if c.step else "the episode", "role": c.role, "reply": c.reply[:REPLY_CHARS],
+             "error": c.error, "rejected": c.rejected, "restarted": c.restarted, "gave_up": c.gave_up,
+             "tokens": c.input_tokens + c.output_tokens, "latency": c.latency, "retries": len(c.retries),
+             "pictures": _pictures(c.messages)} for c in calls]
 
 
 def _pictures(value) -> list[str]:
@@ -322,15 +324,15 @@ function showCalls(episode) {{
   document.getElementById("transcript").href = `${{episode.folder}}/{calls_file}`;
   document.querySelector("#calls tbody").replaceChildren(...calls.map(c => {{
     const row = document.createElement("tr"), pictures = document.createElement("span");
-    const wrong = [c.error, c.rejected && `sent back: ${{c.rejected}}`, c.retries && `${{c.retries}} retries`,
-                   c.gave_up && "gave up"].filter(Boolean).join("; ");
+    const wrong = [c.error, c.rejected && `sent back: ${{c.rejected}}`, c.restarted && `restarted: ${{c.restarted}}`,
+                   c.retries && `${{c.retries}} retries`, c.gave_up && "gave up"].filter(Boolean).join("; ");
     pictures.append(...(c.pictures || []).map(name => {{
       const link = document.createElement("a");
       link.href = `${{episode.folder}}/${{name}}`;
       link.textContent = name + " ";
       return link;
     }}));
-    for (const v of [String(c.step ?? ""), c.role || "", c.reply || "", wrong, String(c.tokens ?? ""),
+    for (const v of [c.step || "", c.role || "", c.reply || "", wrong, String(c.tokens ?? ""),
                      (c.latency || 0).toFixed(2), pictures]) cell(row, v);
     if (c.gave_up) row.className = "gave-up";
     return row;

@@ -51,7 +51,8 @@ class ModelCall(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaul
     "step-003.png"`). `retries` says why each attempt before the one that
     answered failed. No header is kept, so no key. A call whose reply was
     of no use says so: `rejected` why the reply was sent back, `gave_up` on
-    the last call of a request that got no usable answer at all."""
+    the last call of a request that got no usable answer at all; `restarted` a call that
+    sent the conversation again because the provider had lost it."""
 
     role: str = ""
     step: int = 0
@@ -67,6 +68,9 @@ class ModelCall(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaul
     rejected: str = ""
     """Why its reply could not be used (the text sent back to the model: not JSON, not an action, an
     element the screen lacks); "" when the reply was used."""
+    restarted: str = ""
+    """Why the conversation was sent anew without the provider's stored state (the provider said
+    it no longer had it): the request is rebuilt from the episode's own record; "" otherwise."""
     gave_up: bool = False
     """The request it served got no usable answer: after this call, the agent's decision ended the
     episode as an agent error, the step got no change summary, or the episode no classification."""

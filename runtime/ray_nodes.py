@@ -43,7 +43,7 @@ from anyio.abc import TaskStatus
 from runtime.errors import NodeCrashed, NodeDied
 from runtime.loop import cancel_scope_at
 from runtime.node import load_app, serve_node
-from runtime.process_tree import descendants, end_processes, processes_with_environ
+from runtime.process_tree import Process, descendants, end_processes, found, processes_with_environ, start_time
 from runtime.remote import NodeConnection, connect_node
 
 __all__ = [
@@ -124,10 +124,10 @@ async def ray_session(address: str | None = None, *, vms: int = 1) -> AsyncItera
     finally:
         if not connected_before:
             with anyio.CancelScope(shield=True):
-                heads = _head_processes(ray) if started_here else []
+                heads = found(_head_processes(ray)) if started_here else []
                 started = _processes_of(heads)
                 await anyio.to_thread.run_sync(ray.shutdown)
-                started = sorted({*started, *_processes_of(heads)})  # and any agent its raylet started late
+                started |= _processes_of(heads)  # and any agent its raylet started late
                 await anyio.to_thread.run_sync(end_processes, started, RAY_EXIT_GRACE)
 
 
@@ -141,13 +141,23 @@ def _head_processes(ray: ModuleType) -> list[int]:
     return [info.process.pid for infos in (node.all_processes if node else {}).values() for info in infos]
 
 
-def _processes_of(heads: list[int]) -> list[int]:
+def _processes_of(heads: list[Process]) -> set[Process]:
     """Every process of the Ray whose head processes are `heads`: those, all below them, and every
     process a raylet of theirs started (its environment names the raylet), wherever it was reparented
     to when its parent died. A worker killed under a run leaves the raylet's agents running after
     `ray.shutdown`, which does not know them."""
-    return sorted({*heads, *(pid for head in heads for pid in descendants(head)),
-                   *processes_with_environ(b"RAY_RAYLET_PID", {str(head).encode() for head in heads})})
+    below = [pid for head in heads if head.running() for pid in descendants(head.pid)]
+    return {*heads, *found(below), *(process for head in heads for process in _started_by(head))}
+
+
+def _started_by(raylet: Process) -> list[Process]:
+    """The processes whose environment names `raylet`'s pid and that started in its life: after it
+    exits, its pid may be another raylet's (another run's Ray), whose processes start after that one."""
+    successor = start_time(raylet.pid)
+    if successor == raylet.started:
+        successor = None  # still the raylet's
+    return [process for process in found(processes_with_environ(b"RAY_RAYLET_PID", {str(raylet.pid).encode()}))
+            if raylet.started <= process.started and (successor is None or process.started < successor)]
 
 
 async def _connected(address: str | None, vms: int = 1) -> bool:

@@ -117,7 +117,7 @@ class NodeConnection:
         """Close the connection (bounded, shielded) and fail every pending ask."""
         with anyio.CancelScope(shield=True):
             self._lose(ConnectionClosed(1000, "closed by this side"))
-            with anyio.move_on_after(self._ws.close_timeout):
+            with cancel_scope_at(anyio.current_time() + self._ws.close_timeout):  # a stall does not count
                 await self._ws.close(1000, "closed by the supervisor")
             await self._ws.abort(1000, "closed by the supervisor")
 
@@ -314,7 +314,8 @@ async def run_local_node(
     Reports the connection (with the process id) once connected; raises
     NodeDied, with the node's last stderr lines, when the process exits or
     the connection drops. When cancelled, the process gets SIGTERM, then
-    SIGKILL after `shutdown_timeout`; it is always reaped.
+    SIGKILL after `shutdown_timeout` (a stall of this process not counted:
+    `runtime.stalls`); it is always reaped.
     """
     token = token or secrets.token_urlsafe(32)
     command = [sys.executable, "-m", "runtime.node", "--listen", "127.0.0.1:0", "--app", app, "--backend", backend]
@@ -336,7 +337,7 @@ async def run_local_node(
                 finally:
                     with anyio.CancelScope(shield=True):
                         await _stop(process, shutdown_timeout)
-                        with anyio.move_on_after(1.0):
+                        with cancel_scope_at(anyio.current_time() + 1.0):  # a stall of this process does not count
                             await stderr.eof.wait()  # the last words of a dying node
                     tg.cancel_scope.cancel()
         finally:
@@ -422,7 +423,7 @@ async def _run(
                 # Fail pending asks now rather than when the socket notices,
                 # but give the reader a moment to record how the node closed it.
                 connection._lose(ConnectionClosed(ABNORMAL_CLOSURE, f"node process exited with code {returncode}"))
-                with anyio.move_on_after(0.5):
+                with cancel_scope_at(anyio.current_time() + 0.5):  # a stall of this process does not count
                     await read_done.wait()
                 race.cancel_scope.cancel()
 
@@ -431,7 +432,7 @@ async def _run(
         if process.returncode is None:
             # The connection ended first; give the node a moment to exit on its
             # own so its exit code and last stderr lines are in the report.
-            with anyio.move_on_after(shutdown_timeout):
+            with cancel_scope_at(anyio.current_time() + shutdown_timeout):  # a stall does not count
                 await process.wait()
     finally:
         await connection.aclose()
@@ -461,13 +462,15 @@ async def _discard(stream: ByteReceiveStream) -> None:
 
 
 async def _stop(process: Process, timeout: float) -> None:
-    """SIGTERM, then SIGKILL after `timeout`; always reap (no zombies)."""
+    """SIGTERM, then SIGKILL after `timeout`; always reap (no zombies). A stall of this process
+    (`runtime.stalls`) does not count against `timeout`: a node exiting cleanly while this process
+    was stopped is not killed for the time it was not watched."""
     if process.returncode is None:
         try:
             process.terminate()
         except ProcessLookupError:
             pass
-        with anyio.move_on_after(timeout):
+        with cancel_scope_at(anyio.current_time() + timeout):
             await process.wait()
             return
         try:

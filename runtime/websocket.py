@@ -41,6 +41,7 @@ from websockets.uri import parse_uri
 
 from runtime.admission import Admission, accept_forever
 from runtime.errors import ConnectionClosed, HandshakeError, describe
+from runtime.loop import cancel_scope_at
 from runtime.tokens import header_bytes, header_text, token_matches
 
 __all__ = [
@@ -100,7 +101,8 @@ class WebSocket:
     """
 
     close_timeout: float = 5.0
-    """How long `close` waits for the peer to finish the closing handshake."""
+    """How long `close` waits for the peer to finish the closing handshake (time this process was
+    stalled not counted: `runtime.stalls`)."""
 
     write_timeout: float = 60.0
     """How long one write may block (peer not reading) before the connection is declared dead."""
@@ -155,7 +157,7 @@ class WebSocket:
         await self._send_close(code, reason)
         if self._receiving:
             # Another task is reading: it will see the peer's answer and finish.
-            with anyio.move_on_after(self.close_timeout):
+            with cancel_scope_at(anyio.current_time() + self.close_timeout):  # a stall of this process does not count
                 await self._finished.wait()
             if not self._finished.is_set():
                 await self._abort()
@@ -196,7 +198,7 @@ class WebSocket:
 
     async def _finish(self) -> None:
         """Drive the closing handshake to its end (bounded), then release the socket."""
-        with anyio.move_on_after(self.close_timeout):
+        with cancel_scope_at(anyio.current_time() + self.close_timeout):  # a stall of this process does not count
             await self._flush()
             while self._protocol.state is not State.CLOSED and not self._eof and self._lost is None:
                 await self._read_some()
@@ -215,10 +217,11 @@ class WebSocket:
         """Send a close frame if possible, then release the socket without waiting.
 
         For shutdown paths: shielded and bounded, so a cancelled owner still
-        tells the peer why, but never hangs on a peer that does not answer.
+        tells the peer why, but never hangs on a peer that does not answer (1 s,
+        a stall of this process not counted).
         """
         with anyio.CancelScope(shield=True):
-            with anyio.move_on_after(1.0):
+            with cancel_scope_at(anyio.current_time() + 1.0):  # a stall of this process does not count
                 try:
                     await self._send_close(code, reason)
                 except ValueError:

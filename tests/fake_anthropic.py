@@ -2,8 +2,8 @@
 
 It checks what the real API checks of a computer-use request (the version and beta headers,
 `max_tokens`, alternating roles, each `tool_use` answered by a `tool_result` in the next user
-turn, a display size on the tool), refusing a malformed one with a 400 in Anthropic's error
-shape; it answers with content blocks, a stop reason and usage. `operator` is a model that
+turn, a display size on the tool), refusing a malformed one with a 400 and one over `max_bytes`
+with a 413 `request_too_large` in Anthropic's error shape; it answers with content blocks, a stop reason and usage. `operator` is a model that
 solves simulated form tasks through the tool (`tests.computer_use_model`).
 """
 
@@ -19,18 +19,22 @@ from tests.computer_use_model import plan, skipped
 from tests.fake_llm import FakeLLM, Reply
 
 _ERRORS = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-           404: "not_found_error", 429: "rate_limit_error", 529: "overloaded_error"}
+           404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error", 529: "overloaded_error"}
 
 
 class FakeAnthropic(FakeLLM):
     """`responder` maps a request body to the reply's content blocks (or a `Reply`)."""
 
     route = "/v1/messages"
+    max_bytes = 32_000_000
+    """The request size the API accepts (32 MB for the Messages API); a test sets a smaller one."""
 
     def authorized(self, handler: BaseHTTPRequestHandler) -> bool:
         return handler.headers.get("x-api-key") == self.api_key
 
-    def invalid(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> str | None:
+    def invalid(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> str | Reply | None:
+        if int(handler.headers.get("Content-Length") or 0) > self.max_bytes:
+            return Reply(status=413, raw=self.error("Request exceeds the maximum allowed number of bytes.", 413))
         if handler.headers.get("anthropic-version") != "2023-06-01":
             return "anthropic-version: header is required"
         tools = [tool.get("type") for tool in body.get("tools") or []]

@@ -95,7 +95,7 @@ class FakeLLM:
             elif self.models is not None and body.get("model") not in self.models:
                 reply = Reply(status=404, raw=self.error(f"The model `{body.get('model')}` does not exist.", 404))
             elif (problem := self.invalid(handler, body)) is not None:
-                reply = Reply(status=400, raw=self.error(problem, 400))
+                reply = problem if isinstance(problem, Reply) else Reply(status=400, raw=self.error(problem, 400))
             else:
                 answer = self._respond(body)
                 reply = answer if isinstance(answer, Reply) else Reply(content=answer)
@@ -111,8 +111,9 @@ class FakeLLM:
     def authorized(self, handler: BaseHTTPRequestHandler) -> bool:
         return handler.headers.get("Authorization") == f"Bearer {self.api_key}"
 
-    def invalid(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> str | None:
-        """What the real API would refuse (400) about a request it accepted the key and model of."""
+    def invalid(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> str | Reply | None:
+        """What the real API would refuse (400, or the refusal itself) about a request it accepted the
+        key and model of."""
         return None
 
     def send(self, handler: BaseHTTPRequestHandler, reply: Reply, body: dict[str, Any]) -> None:

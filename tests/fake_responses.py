@@ -1,10 +1,12 @@
 """A local server speaking OpenAI's Responses API with its computer tool, as documented.
 
 It keeps every response it gave, as the real service does, so a request may continue one
-(`previous_response_id`); it refuses (400, in OpenAI's error shape) what the real API refuses
-of a computer-use conversation: an unknown previous response, a computer call left without its
-`computer_call_output`, a pending safety check not acknowledged, a `computer_use_preview` tool
-without its display and environment or a preview model without `truncation: auto`.
+(`previous_response_id`), until a test makes it forget one (`expired`, as a response past its
+retention is); it refuses (400, in OpenAI's error shape) what the real API refuses of a
+computer-use conversation: an unknown previous response (with the documented `param` and
+`code`), a computer call left without its `computer_call_output`, a pending safety check not
+acknowledged, a `computer_use_preview` tool without its display and environment or a preview
+model without `truncation: auto`.
 `Operator` is a model that solves simulated form tasks through the tool
 (`tests.computer_use_model`): with the built-in `computer` tool it batches a field's click and
 typing into one call, with the preview tool it asks for one action at a time.
@@ -39,6 +41,8 @@ class FakeResponses(FakeLLM):
     def __init__(self, responder, **settings) -> None:
         super().__init__(responder, **settings)
         self.stored: dict[str, dict[str, Any]] = {}
+        self.expired: set[str] = set()
+        """Responses the server no longer has, though it made them."""
         self._ids = itertools.count(1)
         respond = self._respond
         self._respond = lambda body: respond({**body, "conversation": self.conversation(body)})
@@ -51,7 +55,7 @@ class FakeResponses(FakeLLM):
             previous = stored["previous"]
         return [*chain, *_items(body.get("input"))]
 
-    def invalid(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> str | None:
+    def invalid(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> str | Reply | None:
         for tool in body.get("tools") or []:
             if tool.get("type") == "computer_use_preview" and not (
                     tool.get("display_width") and tool.get("display_height")
@@ -62,8 +66,8 @@ class FakeResponses(FakeLLM):
         previous = body.get("previous_response_id")
         if previous is None:
             return None
-        if previous not in self.stored:
-            return f"Previous response with id '{previous}' not found."
+        if previous not in self.stored or previous in self.expired:
+            return lost(previous)
         outputs = {item["call_id"]: item for item in _items(body.get("input")) if item.get("type") ==
                    "computer_call_output"}
         for call in self.stored[previous]["output"]:
@@ -89,6 +93,13 @@ class FakeResponses(FakeLLM):
         return {"id": response, "object": "response", "status": "completed", "model": body.get("model", ""),
                 "output": output, "usage": {"input_tokens": reply.usage[0], "output_tokens": reply.usage[1],
                                             "total_tokens": sum(reply.usage)}}
+
+
+def lost(response: str, status: int = 400) -> Reply:
+    """OpenAI's answer to a request continuing `response` when it does not have it (any more)."""
+    error = {"message": f"Previous response with id '{response}' not found.", "type": "invalid_request_error",
+             "param": "previous_response_id", "code": "previous_response_not_found"}
+    return Reply(status=status, raw=json.dumps({"error": error}).encode())
 
 
 def _items(given: Any) -> list[Any]:

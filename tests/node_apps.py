@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import anyio
 
 from actors.backends.sim.vm import SimVM
@@ -93,6 +96,26 @@ class Named(Actor):
 
 def build():
     return [Echo(), Slow(), Keeper()]
+
+
+class SlowToStop(Actor):
+    """Stops cleanly, but slowly: `TROUPE_TEST_STOP_SECONDS` after it is told to stop it writes the
+    file `TROUPE_TEST_STOPPED` names, which a node killed before then never does."""
+
+    def __init__(self) -> None:
+        super().__init__("slow-to-stop")
+        self.shutdown_timeout = 60.0
+
+    async def handle(self, message):
+        return message
+
+    async def on_stop(self) -> None:
+        await anyio.sleep(float(os.environ["TROUPE_TEST_STOP_SECONDS"]))
+        Path(os.environ["TROUPE_TEST_STOPPED"]).write_text("stopped cleanly")
+
+
+def build_slow_to_stop():
+    return [SlowToStop()]
 
 
 def build_seated(seats: int):

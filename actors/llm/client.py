@@ -5,8 +5,9 @@ retried with jittered exponential backoff, or as long as the server asks
 (`actors.llm.rate_limits`: Retry-After, retry-after-ms, rate-limit resets, x-should-retry);
 a 4xx is raised at once with the server's own message. What the agent did
 not cause, a service that stays unreachable or failing, a refused key (401,
-403) or an unknown model (404), is a `ModelServiceError` (`LLMUnavailable`,
-`LLMAccessError`, `LLMBadResponse`): the episode ends as a model-service
+403), an unknown model (404) or a request too large for the service (413: the
+harness built it) is a `ModelServiceError` (`LLMUnavailable`, `LLMAccessError`,
+`LLMRequestTooLarge`, `LLMBadResponse`): the episode ends as a model-service
 error, not an agent failure. Every call reports its tokens, cost and latency as a `Usage`.
 
 Each call opens its own httpx client and closes it before returning: no
@@ -54,16 +55,24 @@ class LLMError(TroupeError):
 
 
 class LLMRequestError(LLMError):
-    """The server refused the request (a 4xx): retrying would not help."""
+    """The server refused the request (a 4xx): retrying would not help. `code` and `param` are
+    the error object's (OpenAI's names the request parameter it refused), "" when it gave none."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, *, code: str = "", param: str = "") -> None:
         super().__init__(message)
         self.status = status
+        self.code = code
+        self.param = param
 
 
 class LLMAccessError(LLMRequestError, ModelServiceError):
     """The key was refused (401, 403) or the model does not exist (404): the run's
     configuration is wrong, whatever the agent asks."""
+
+
+class LLMRequestTooLarge(LLMRequestError, ModelServiceError):
+    """The service refused the request's size (413). The harness built that request, its size set
+    by settings such as the screen size the model is shown, so no decision of the agent caused it."""
 
 
 class LLMUnavailable(LLMError, ModelServiceError):
@@ -190,14 +199,17 @@ class LLMClient:
             raise _Transient(f"HTTP {status}", wait_asked(response.headers))
         if retry is False and (status == 429 or status >= 500):
             raise LLMUnavailable(f"{url} answered HTTP {status} and asks not to be retried (x-should-retry: "
-                                 f"false): {_server_message(response)}")
+                                 f"false): {_ServerError.of(response).message}")
         if status >= 400:
-            hint = _ACCESS_HINTS.get(status, "")
+            refused = _ServerError.of(response)
+            hint = _ACCESS_HINTS.get(status, "") if refused.param in ("", "model") else ""
             if status in (401, 403) and not self.config.api_key:
                 hint = " (no API key is set)"
             error = LLMAccessError if hint else LLMRequestError
-            raise error(status, f"{url} refused the request with HTTP {status}{hint}: "
-                                f"{_server_message(response)}")
+            if status == 413:
+                error, hint = LLMRequestTooLarge, _TOO_LARGE_HINT
+            raise error(status, f"{url} refused the request with HTTP {status}{hint}: {refused.message}",
+                        code=refused.code, param=refused.param)
         try:
             return response.json()
         except ValueError:
@@ -242,18 +254,32 @@ def _noting(error: LLMError, messages: list[dict[str, Any]], started: float, ret
 
 _ACCESS_HINTS = {401: " (check the API key)", 403: " (check the API key)",
                  404: " (check the model name and base URL)"}
-"""The refusals that mean the configuration is wrong rather than the request (`LLMAccessError`)."""
+"""The refusals that mean the configuration is wrong rather than the request (`LLMAccessError`),
+unless the error names a request parameter other than the model (a 404 for an unknown
+`previous_response_id` is about that response, not the configuration)."""
 
 
-def _server_message(response: httpx.Response) -> str:
-    """The `error.message` of an OpenAI-style error body, else the start of the body."""
-    try:
-        error = response.json().get("error")
+_TOO_LARGE_HINT = (" (the request is too large for the service: --llm-screen WxH shows the model a smaller "
+                   "screenshot)")
+"""What makes a request large: its screenshots, whose size `--llm-screen` sets."""
+
+
+@dataclass(frozen=True)
+class _ServerError:
+    message: str
+    code: str = ""
+    param: str = ""
+
+    @classmethod
+    def of(cls, response: httpx.Response) -> _ServerError:
+        """The `error` object of an OpenAI-style error body, else the start of the body as its message."""
+        try:
+            error = response.json().get("error")
+        except (ValueError, AttributeError):
+            error = None
         if isinstance(error, dict) and error.get("message"):
-            return str(error["message"])
-    except (ValueError, AttributeError):
-        pass
-    return response.text[:200] or response.reason_phrase
+            return cls(str(error["message"]), str(error.get("code") or ""), str(error.get("param") or ""))
+        return cls(response.text[:200] or response.reason_phrase)
 
 
 def add_usage(a: Usage, b: Usage) -> Usage:

@@ -9,16 +9,14 @@ killed so the host stays bounded.
 
 from __future__ import annotations
 
-import os
 import resource
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from actors.run_folder import RESULTS
 from bench.chaos import processes
+from runtime.process_tree import end_processes, found
 
 __all__ = ["SupervisorProcess"]
 
@@ -70,18 +68,10 @@ class SupervisorProcess:
 
     def kill(self) -> int:
         """SIGKILL the supervisor; return how many of its processes outlived it (those are killed too)."""
-        below = processes.tree(self.pid)
+        below = found(processes.tree(self.pid))
         self._process.kill()
         self._process.wait()
-        stop = time.monotonic() + _ORPHAN_GRACE
-        while (left := [pid for pid in below if processes.alive(pid)]) and time.monotonic() < stop:
-            time.sleep(0.1)
-        for pid in left:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        return len(left)
+        return len(end_processes(below, grace=_ORPHAN_GRACE))
 
     def results_written(self) -> int:
         """Lines in the run folder's results.jsonl so far (the run's progress)."""

@@ -109,15 +109,17 @@ class Tally:
                 self.statuses[message["task_id"]] = message["status"]
 
     def end(self, message: dict) -> list[Text]:
-        """The lines of the run's end (`run_ended`): the summary, and the command that browses its
-        folder again when the server names it; none when this end was said already (a viewer that
-        rejoins an ended run before its server has gone is told the end again)."""
+        """The lines of the run's end (`run_ended`): the summary, pass@k and pass^k of a run with
+        repeats, and the command that browses its folder again when the server names it; none when
+        this end was said already (a viewer that rejoins an ended run before its server has gone is
+        told the end again)."""
         said = (self.summary().plain, message.get("total"), message.get("finished"), message.get("folder"))
         if said == self._said_end:
             return []
         self._said_end = said
         folder = message.get("folder")
-        return [self.summary()] + ([Text(f"browse it: python -m bench.viewer {folder}", "dim")] if folder else [])
+        passes = [Text(line) for run in message.get("passes") or [] for line in run]
+        return [self.summary(), *passes] + ([Text(f"browse it: python -m bench.viewer {folder}", "dim")] if folder else [])
 
     def summary(self, head: str = "run ended") -> Text:
         counts: dict[str, int] = {}

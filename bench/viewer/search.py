@@ -7,8 +7,8 @@ errors). The match is the query as typed, ignoring case; a hit names the
 run, the task, the field and the words around the match.
 
 The short fields are read once per run and read again when its
-results.jsonl changes; transcripts can be large, so they are read at each
-search and never kept (and decoded only when their raw text has the query).
+results.jsonl changes; each transcript once and again when it changes
+(`bench.viewer.transcripts`).
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ import threading
 from pathlib import Path
 from typing import Any, Iterator
 
-from actors.run_folder import CALLS, ResultsError, episode_label, read_calls, read_task, result_dir
+from actors.run_folder import ResultsError, episode_label, read_task, result_dir
 from bench.frame import read_run
 from bench.viewer.catalog import Catalog, run_version
 from bench.viewer.state import status_of
+from bench.viewer.transcripts import Transcripts
 
 __all__ = ["Search", "TRANSCRIPT"]
 
@@ -36,6 +37,7 @@ class Search:
         self.catalog = catalog
         self._episodes: dict[str, tuple[Any, list[dict[str, Any]]]] = {}
         self._lock = threading.Lock()
+        self.transcripts = Transcripts()
 
     def find(self, query: str, limit: int = LIMIT) -> dict[str, Any]:
         """{"hits": [...], "more": hits left out, "unreadable": {run: error}} for `query`."""
@@ -44,18 +46,35 @@ class Search:
         unreadable: dict[str, str] = {}
         more = 0
         if needle:
+            searched: list[Path] = []
             for run_id, folder in self.catalog.runs().items():
                 try:
                     episodes = self._read(run_id, folder)
                 except ResultsError as exc:
                     unreadable[run_id] = str(exc)
                     continue
-                for hit in _hits(episodes, needle):
+                searched += [episode["folder"] for episode in episodes]
+                for hit in self._hits(episodes, needle):
                     if len(hits) < limit:
                         hits.append({"run": run_id, **hit})
                     else:
                         more += 1
+            self.transcripts.keep_only(searched)
         return {"query": query, "hits": hits, "more": more, "unreadable": unreadable}
+
+    def _hits(self, episodes: list[dict[str, Any]], needle: str) -> Iterator[dict[str, Any]]:
+        """One hit per field of an episode that contains `needle`; a field that says what an earlier
+        one said (an analysis repeating the reason) is no second hit."""
+        for episode in episodes:
+            fields = [(field, text, text.lower()) for field, text in episode["fields"].items()]
+            fields.append((TRANSCRIPT, *self.transcripts.of(episode["folder"])))
+            said: set[str] = set()
+            for field, text, lowered in fields:
+                at = lowered.find(needle)
+                if at >= 0 and text not in said:
+                    said.add(text)
+                    yield {"task_id": episode["task_id"], "status": episode["status"], "field": field,
+                           "snippet": _snippet(text, at, len(needle))}
 
     def _read(self, run_id: str, folder: Path) -> list[dict[str, Any]]:
         version = run_version(folder)
@@ -80,48 +99,6 @@ def _episode(run: Path, line) -> dict[str, Any]:
     return {"task_id": episode_label(result.task_id, result.repeat), "status": status_of(result), "folder": folder,
             "fields": {"task id": result.task_id, "instruction": instruction, "reason": result.reason,
                        "category": ", ".join(categories), "analysis": line.summary}}
-
-
-def _hits(episodes: list[dict[str, Any]], needle: str) -> Iterator[dict[str, Any]]:
-    """One hit per field of an episode that contains `needle`; a field that says what an earlier
-    one said (an analysis repeating the reason) is no second hit."""
-    for episode in episodes:
-        fields = [*episode["fields"].items(), (TRANSCRIPT, _transcript(episode["folder"], needle))]
-        said: set[str] = set()
-        for field, text in fields:
-            at = text.lower().find(needle)
-            if at >= 0 and text not in said:
-                said.add(text)
-                yield {"task_id": episode["task_id"], "status": episode["status"], "field": field,
-                       "snippet": _snippet(text, at, len(needle))}
-
-
-def _transcript(folder: Path, needle: str) -> str:
-    """The text of an episode's model calls (what was asked, answered, and why a call failed),
-    or "" when the file's raw text cannot hold `needle` (JSON escapes only quotes, backslashes
-    and control characters, so a needle without them is in the raw text if it is in a string)."""
-    try:
-        raw = (folder / CALLS).read_bytes().decode("utf-8", "replace").lower()
-    except OSError:  # no transcript: an episode without an LLM role
-        return ""
-    if needle not in raw and not any(c in needle for c in '"\\') and needle.isprintable():
-        return ""
-    try:
-        calls = read_calls(folder)
-    except ResultsError:
-        return ""
-    return "\n".join(part for call in calls
-                     for part in (*(_text(message) for message in call.messages), call.reply, call.error) if part)
-
-
-def _text(message: Any) -> str:
-    """The text of one chat message, whether its content is a string or a list of parts."""
-    content = message.get("content") if isinstance(message, dict) else message
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return ""
 
 
 def _snippet(text: str, at: int, length: int) -> str:

@@ -26,7 +26,7 @@ from typing import Awaitable, Callable, Mapping
 import anyio
 from anyio.abc import TaskStatus
 
-from protocols import EventsDropped, to_json
+from protocols import EpisodeResult, EventsDropped, to_json
 from runtime.events import EventBus, Subscription
 from runtime.errors import ConnectionClosed
 from runtime.websocket import POLICY_VIOLATION, WebSocket, serve, token_refusal
@@ -90,7 +90,7 @@ async def refuse_input(ws: WebSocket, scope: anyio.CancelScope) -> None:
 
 class ViewerServer:
     def __init__(self, bus: EventBus, *, token: str | None = None, run_dir: Path | None = None,
-                 queue: int = 256, summarizing: bool = True, earlier: Mapping[str, str] | None = None,
+                 queue: int = 256, summarizing: bool = True, earlier: Mapping[str, EpisodeResult] | None = None,
                  total: int | None = None, last_screen_shows_work: bool = True) -> None:
         self.bus = bus
         self.token = token

@@ -14,7 +14,9 @@ so memory answers for those); finished cards beyond
 `keep_finished` are forgotten, oldest first, so a long run's viewer stays small.
 
 A resumed run's episodes that finished before it started have no events; the
-snapshot names them (`earlier`: task id -> status) so a viewer can count them.
+state is given their results (results.jsonl's), the snapshot names them (`earlier`:
+task id -> status) so a viewer can count them, and pass@k and pass^k count them
+with this run's, as the run's summary at its end does.
 With the run's size (`total`), the episodes finished in this run (`finished`,
 counted apart from the cards, which are forgotten) and the seconds since it
 started (`elapsed`), a viewer tells "N of M, about T left".
@@ -122,11 +124,11 @@ def status_of(result: EpisodeResult) -> str:
 
 class ViewerState:
     def __init__(self, keep_finished: int = 200, *, summarizing: bool = True,
-                 earlier: Mapping[str, str] | None = None, total: int | None = None,
+                 earlier: Mapping[str, EpisodeResult] | None = None, total: int | None = None,
                  last_screen_shows_work: bool = True, clock: Callable[[], float] = time.monotonic) -> None:
         self.summarizing = summarizing  # whether change summaries will come (not with --summarizer none)
-        self.earlier = dict(earlier or {})
-        """The status of each task the run folder held a result for when this run started."""
+        self.earlier = {key: status_of(result) for key, result in (earlier or {}).items()}
+        """The status of each episode (`Card.key`) the run folder held a result for when this run started."""
         self.total = total
         """How many episodes the run has, the earlier ones included (None: not told)."""
         self.last_screen_shows_work = last_screen_shows_work
@@ -134,9 +136,9 @@ class ViewerState:
         self.by_episode: dict[str, str] = {}
         self.finished: set[str] = set()
         """The episodes (`Card.key`) that finished in this run."""
-        self.results: dict[str, EpisodeResult] = {}
-        """The verdict of each episode (`Card.key`) that finished in this run, kept after its card is
-        forgotten: pass@k and pass^k are counted over them."""
+        self.results: dict[str, EpisodeResult] = dict(earlier or {})
+        """The verdict of each episode (`Card.key`) the run folder held when this run started or that
+        finished in this run, kept after its card is forgotten: pass@k and pass^k are counted over them."""
         self.keep_finished = keep_finished
         self.clock = clock
         self.began = clock()
@@ -150,7 +152,7 @@ class ViewerState:
                 "passes": self.passes()}
 
     def passes(self) -> list[list[str]]:
-        """pass@k and pass^k of the episodes finished in this run, in words (`bench.summary.pass_lines`:
+        """pass@k and pass^k of the run's finished episodes, the earlier ones included, in words (`bench.summary.pass_lines`:
         none without repeats), in a list of one run as a view of finished runs gives them."""
         return [pass_lines(summarize(self.results.values()))]
 

@@ -318,6 +318,7 @@ function callView(c, call) {
   if (call.error) box.append(el("div", "call-error", "no answer: " + call.error));
   else box.append(el("div", "who", "reply:"), el("pre", "reply", call.reply));
   if (call.rejected) box.append(el("div", "call-error", "sent back: " + call.rejected));
+  if (call.restarted) box.append(el("div", "who", "restarted: " + call.restarted));
   if (call.gave_up) box.append(el("div", "call-error", "gave up: the request got no usable answer"));
   return box;
 }

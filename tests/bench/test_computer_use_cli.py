@@ -13,7 +13,7 @@ from bench.config import COMPUTER_USE_AGENTS
 from bench.llm import COMPUTER_USE
 from actors.run_folder import episode_dir, read_calls, read_results, read_steps
 from tests.fake_anthropic import FakeAnthropic, operator
-from tests.fake_responses import FakeResponses, Operator
+from tests.fake_responses import FakeResponses, Operator, lost
 from protocols import Done
 from tests.paths import ROOT
 
@@ -119,5 +119,50 @@ def test_an_unknown_tool_action_ends_the_episode_as_an_agent_error_naming_it(tmp
     assert summary["agent_errors"] == 2 and summary["model_service_errors"] == 0
 
 
+@pytest.mark.parametrize("refused_again", [False, True])
+def test_a_response_openai_lost_mid_episode_is_sent_again_once_else_a_model_service_error(tmp_path, refused_again):
+    operator, out = Operator(), tmp_path / "run"
+    resent = lambda body: "previous_response_id" not in body and "Step 1: " in str(body["input"])
+    respond = lambda body: lost("resp_0003") if refused_again and resent(body) else operator(body)
+    with FakeResponses(respond, api_key=KEY) as server:
+        server.expired.add("resp_0003")  # the preflight's, step 1's screenshot call, step 1's action: lost
+        run = agent_run(server, out, "openai-cu", "trio", "--suite", "sim", "--episodes", "1", "--max-steps", "15",
+                        model="computer-use-preview")
+    assert run.returncode == 0, run.stderr
+    (line,) = read_results(out)
+    calls = read_calls(episode_dir(out, line.result.task_id, line.result.attempt))
+    message = "HTTP 400: Previous response with id 'resp_0003' not found."
+    refused = next(index for index, call in enumerate(calls) if call.error)
+    assert calls[refused].step == 2 and calls[refused].error.endswith(message)
+    if refused_again:
+        assert line.result.error_kind.value == "model_service" and line.result.reason.endswith(message)
+        assert "refused it sent again without it" in line.result.reason
+        assert calls[refused + 1].gave_up and len(calls) == refused + 2
+    else:
+        assert line.result.success, line.result.reason
+        assert calls[refused + 1].restarted.startswith("the provider no longer has the conversation")
+        assert not any(call.error or call.restarted for call in calls[refused + 2:])
+
+
 def test_every_computer_use_agent_the_run_config_names_is_built():
     assert sorted(COMPUTER_USE) == sorted(COMPUTER_USE_AGENTS) and set(COMPUTER_USE) <= set(AGENT_NAMES)
+
+
+def test_a_request_too_large_is_a_model_service_error_a_resume_runs_again(tmp_path):
+    out = tmp_path / "run"
+    with FakeAnthropic(operator, api_key=KEY) as server:
+        server.max_bytes = 1000  # the preflight fits, a request with a screenshot does not
+        refused = cu_run(server, out, "anthropic-cu", "asyncio")
+        server.max_bytes = FakeAnthropic.max_bytes
+        resumed = cu_run(server, out, "anthropic-cu", "trio")
+    assert refused.returncode == 0 and resumed.returncode == 0, refused.stderr + resumed.stderr
+    lines = read_results(out)
+    assert [line.result.attempt for line in lines] == [1, 1, 2, 2]
+    for line in lines[:2]:  # the agent decided nothing: the harness's request was too large
+        assert line.result.error_kind.value == "model_service", line.result.reason
+        assert line.result.reason.endswith(
+            "HTTP 413 (the request is too large for the service: --llm-screen WxH shows the model a smaller "
+            "screenshot): Request exceeds the maximum allowed number of bytes."), line.result.reason
+    assert "re-running 2 episode(s) that ended on a model-service or environment error (--retry-errors)" in \
+        " ".join(resumed.stdout.split())
+    assert all(line.result.success for line in lines[2:]), [line.result.reason for line in lines[2:]]

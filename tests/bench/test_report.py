@@ -175,6 +175,8 @@ def test_the_report_lists_the_chosen_episodes_model_calls_and_what_went_wrong(tm
         rows = page.locator("#calls tbody tr")
         assert rows.count() == len(calls) == 6  # agent step 1, two tries at its summary, two at step 2, classifier
         texts = [rows.nth(i).inner_text() for i in range(rows.count())]
+        steps = page.eval_on_selector_all("#calls tbody tr", "rows => rows.map(r => r.children[0].textContent)")
+        assert sorted(steps) == ["1", "1", "1", "2", "2", "the episode"]  # the classifier's call is about no step
         assert sum("sent back: the reply contains no JSON object" in t for t in texts) == 4
         assert page.locator("#calls tr.gave-up").count() == 2  # the decision of step 2 and the summary of step 1
         for href in page.eval_on_selector_all("#calls a", "links => links.map(a => a.getAttribute('href'))"):

@@ -25,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from runtime.process_tree import end_processes, processes_with_environ
+from runtime.process_tree import end_processes, found, processes_with_environ
 
 GRACE = 2.0
 """Seconds the session's processes get to exit after SIGTERM."""
@@ -47,13 +47,10 @@ def watcher(home: Path) -> list[str]:
 
 
 def reap(home: Path, folders: list[Path]) -> None:
-    pids = [pid for pid in processes_with_environ(b"HOME", {os.fsencode(home)}) if pid != os.getpid()]
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-    end_processes(pids, grace=GRACE)
+    processes = found(pid for pid in processes_with_environ(b"HOME", {os.fsencode(home)}) if pid != os.getpid())
+    for process in processes:
+        process.signal(signal.SIGTERM)
+    end_processes(processes, grace=GRACE)
     for folder in (home, *folders):
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from protocols import TroupeError
-from runtime.process_tree import end_processes, processes_with_environ
+from runtime.process_tree import end_processes, found, processes_with_environ
 
 from actors.backends.x11 import reaper
 
@@ -210,13 +210,10 @@ class Session:
         ones' tree (found by this session's HOME in their environment: xdg-open starts LibreOffice and
         exits, leaving it to init), then delete the home folder."""
         spawned = {proc.popen.pid for proc in self.procs}
-        strays = [pid for pid in processes_with_environ(b"HOME", {os.fsencode(self.home)})
-                  if pid not in spawned and pid != os.getpid()]
-        for pid in strays:
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
+        strays = found(pid for pid in processes_with_environ(b"HOME", {os.fsencode(self.home)})
+                       if pid not in spawned and pid != os.getpid())
+        for stray in strays:
+            stray.signal(signal.SIGTERM)
         for proc in reversed(self.procs):
             if proc.popen.poll() is None:
                 proc.popen.terminate()

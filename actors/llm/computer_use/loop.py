@@ -6,7 +6,10 @@ action): the current screenshot goes back at once, as many times as `max_looks` 
 action troupe cannot carry out (one it has no counterpart for, a malformed one, an unknown
 action name) goes back as the tool's error, and `max_bad_replies` of those in a row end the
 episode with an agent error naming the last; a failing model service passes through as a
-`ModelServiceError` carrying the calls made, as the chat agent's does. When the model stops
+`ModelServiceError` carrying the calls made, as the chat agent's does. A provider that keeps
+the conversation itself may answer that it no longer has it (expired, deleted): the dialect's
+`restart` rebuilds it from the episode's record and it is sent again once; refused again, the
+decision ends as a model-service error (`ConversationLost`), since the agent caused neither. When the model stops
 calling the tool, its last message ends the episode: `ANSWER: ...` answers the task,
 `FAIL: ...` gives up, anything else says it is done.
 """
@@ -29,7 +32,8 @@ from actors.llm.screen import ModelScreen, Scale
 from actors.llm.transcript import without_images
 
 __all__ = [
-    "FINISHING", "HELD_SCROLL", "ComputerUsePolicy", "Turn", "final_action", "model_action", "outcome", "read_action",
+    "FINISHING", "HELD_SCROLL", "ComputerUsePolicy", "ConversationLost", "Turn", "final_action", "model_action",
+    "outcome", "read_action",
 ]
 
 FINISHING = """\
@@ -47,6 +51,11 @@ class Turn:
     action: Action | None
     reasoning: str
     then: tuple[Action, ...] = ()
+
+
+class ConversationLost(ModelServiceError):
+    """The provider no longer had the conversation a decision continued, and refused it sent again
+    from the episode's own record too: the service failed, not the agent."""
 
 
 class ComputerUsePolicy:
@@ -80,7 +89,7 @@ class ComputerUsePolicy:
         conversation = self.opening(request, seen, scale)
         usage, calls, bad, looks = Usage(), [], 0, 0
         while True:
-            payload, call, used = await self._call(conversation, seen, request.step, calls)
+            payload, call, used = await self._call(conversation, seen, request, scale, calls)
             usage = add_usage(usage, used)
             calls.append(call)
             try:
@@ -123,20 +132,54 @@ class ComputerUsePolicy:
         """The size the provider wants this screen shown at; None: as it is."""
         return None
 
-    async def _call(self, conversation: Any, seen: Observation, step: int,
+    async def _call(self, conversation: Any, seen: Observation, request: Decide, scale: Scale | None,
                     calls: list[ModelCall]) -> tuple[Any, ModelCall, Usage]:
-        transcript = self.transcript(conversation)
+        """One call of the decision. When the provider answers that it no longer has the conversation
+        the request continues (`restart`), the conversation is sent again, once, as the episode's
+        own record tells it, and that call says so (`restarted`); the failed call is kept in `calls`."""
         try:
-            exchange = await self.client.exchange(self.endpoint(), self.body(conversation, seen),
-                                                  headers=self.headers(), transcript=transcript)
+            return await self._send(conversation, seen, request.step)
         except LLMError as exc:
-            failed = [] if exc.call is None else [msgspec.structs.replace(exc.call, role=self.role, step=step)]
-            if isinstance(exc, ModelServiceError):
-                exc.calls = _given_up([*calls, *failed])
-                raise
-            raise NoAnswer(f"LLM call failed: {exc}", _given_up([*calls, *failed])) from exc
+            fresh = None if isinstance(exc, ModelServiceError) else self.restart(conversation, exc, request, seen,
+                                                                                   scale)
+            if fresh is None:
+                raise self._failure(exc, calls, request.step)
+            lost = exc
+        calls.extend(self._failed_call(lost, request.step))
+        try:
+            payload, call, used = await self._send(fresh, seen, request.step)
+        except LLMError as exc:
+            raise self._failure(exc, calls, request.step, lost=lost)
+        restarted = f"the provider no longer has the conversation ({lost}); it was sent again without it"
+        return payload, msgspec.structs.replace(call, restarted=restarted), used
+
+    async def _send(self, conversation: Any, seen: Observation, step: int) -> tuple[Any, ModelCall, Usage]:
+        transcript = self.transcript(conversation)
+        exchange = await self.client.exchange(self.endpoint(), self.body(conversation, seen),
+                                              headers=self.headers(), transcript=transcript)
         used = self._usage(exchange)
         return exchange.payload, self._record(exchange, transcript, step, used), used
+
+    def _failed_call(self, error: LLMError, step: int) -> list[ModelCall]:
+        return [] if error.call is None else [msgspec.structs.replace(error.call, role=self.role, step=step)]
+
+    def _failure(self, error: LLMError, calls: list[ModelCall], step: int, *,
+                 lost: LLMError | None = None) -> Exception:
+        """What a failed call ends the decision with, carrying the calls made: a model-service error
+        as it is; a refused request, the agent's `NoAnswer`, unless it was the conversation sent
+        again after the provider `lost` it, which the agent did not cause either."""
+        made = _given_up([*calls, *self._failed_call(error, step)])
+        if isinstance(error, ModelServiceError):
+            error.calls = made
+            return error
+        if lost is None:
+            failure: Exception = NoAnswer(f"LLM call failed: {error}", made)
+        else:
+            failure = ConversationLost(f"the provider no longer has the conversation ({lost}), and refused it "
+                                       f"sent again without it: {error}")
+            failure.calls = made
+        failure.__cause__ = error
+        return failure
 
     def _usage(self, exchange: Exchange) -> Usage:
         input_tokens, output_tokens = self.usage(exchange.payload)
@@ -190,6 +233,12 @@ class ComputerUsePolicy:
 
     def looked(self, conversation: Any, payload: Any, seen: Observation) -> Any:
         raise NotImplementedError
+
+    def restart(self, conversation: Any, error: LLMError, request: Decide, seen: Observation,
+                scale: Scale | None) -> Any | None:
+        """The conversation to send again when `error` says the provider lost the state `conversation`
+        continues; None: `error` is not that (a dialect that sends the whole conversation never is)."""
+        return None
 
     def refused(self, conversation: Any, payload: Any, error: str, seen: Observation) -> Any:
         raise NotImplementedError

@@ -10,7 +10,10 @@ the policy's memory of an episode: the built-in tool may ask for several actions
 and troupe takes one per step, so the rest are handed out on the next steps (without a model
 call) and the screenshot goes back when the batch is done or an action of it failed. A policy
 that has no memory of the episode (a restarted Agent) starts a new response that tells the
-earlier steps as text, as the chat agent does.
+earlier steps as text, as the chat agent does. So does a policy whose previous response the API
+no longer has (it expired or was deleted: 400 or 404, `previous_response_not_found`, naming
+`previous_response_id`), as OpenAI's documentation advises: the request goes again, once, with
+the episode's own record in full and no `previous_response_id` (`ComputerUsePolicy.restart`).
 
 Safety checks the API raises on a call (`pending_safety_checks`) are acknowledged in the next
 output, as an unattended benchmark must, and written into the step's reasoning, so a run's
@@ -29,7 +32,7 @@ from protocols import (
     Wait,
 )
 
-from actors.llm.client import LLMBadResponse, LLMClient
+from actors.llm.client import LLMBadResponse, LLMClient, LLMError, LLMRequestError
 from actors.llm.computer_use.keys import key_action, key_names
 from actors.llm.computer_use.loop import (
     FINISHING, HELD_SCROLL, ComputerUsePolicy, Turn, final_action, model_action, outcome, read_action,
@@ -41,6 +44,8 @@ from actors.llm.screen import Scale, screen_size
 __all__ = ["OpenAIComputerUse", "SYSTEM_PROMPT", "action_of", "tool_action"]
 
 PREVIEW = "computer-use-preview"
+LOST = "previous_response_not_found"
+"""The error code of a request continuing a response the API no longer has."""
 SCROLL_STEP = 100
 """Pixels of the API's scroll distances per wheel click (troupe scrolls by clicks)."""
 MEMORY = 64
@@ -169,6 +174,15 @@ class OpenAIComputerUse(ComputerUsePolicy):
 
     def refused(self, conversation: Any, payload: Any, error: str, seen: Observation) -> Any:
         return self._answer(payload, seen, [{"role": "user", "content": f"{error}. Choose another action."}])
+
+    def restart(self, conversation: Any, error: LLMError, request: Decide, seen: Observation,
+                scale: Scale | None) -> Any | None:
+        lost = (isinstance(error, LLMRequestError) and error.status in (400, 404)
+                and (error.code == LOST or error.param == "previous_response_id"))
+        if not lost or "previous_response_id" not in conversation:
+            return None
+        self._threads.pop(request.episode_id, None)
+        return self.opening(request, seen, scale)
 
     def _answer(self, payload: Any, seen: Observation, told: list[Any]) -> Any:
         """The next request of the conversation: the answer to the reply's computer call, if it

@@ -72,8 +72,8 @@ class Gap:
 
 
 def gap(task: Task, cache: Path | None, installed: Installed | None = None, web: bool = False,
-        on_vm: bool = False) -> Gap:
-    return Gap(outside(task, cache, installed, web, on_vm), tuple(troupe_lacks(task)),
+        on_vm: bool = False, google: bool = False) -> Gap:
+    return Gap(outside(task, cache, installed, web, on_vm, google), tuple(troupe_lacks(task)),
                tuple(packages_lacking(task).items()))
 
 
@@ -90,15 +90,15 @@ class DomainCoverage:
 
 
 def coverage(tasks: list[Task], cache: Path | None, installed: Installed | None = None,
-             web: bool = False, on_vm: bool = False) -> dict[str, DomainCoverage]:
+             web: bool = False, on_vm: bool = False, google: bool = False) -> dict[str, DomainCoverage]:
     """Per domain, in the task list's order: runnable feasible tasks, runnable infeasible ones, the rest's gaps
     (`installed`: which programs this machine has, where tasks run on its desktop; `web`: whether the
-    desktop reaches the live web; `on_vm`: they run on an OSWorld VM)."""
+    desktop reaches the live web; `on_vm`: they run on an OSWorld VM; `google`: a Google account is given)."""
     domains: dict[str, DomainCoverage] = {}
     for task in tasks:
         figures = domains.setdefault(task.domain, DomainCoverage())
         figures.tasks += 1
-        found = gap(task, cache, installed, web, on_vm)
+        found = gap(task, cache, installed, web, on_vm, google)
         if found:
             figures.lacking[task.task_id] = found
         elif is_infeasible(task):
@@ -109,9 +109,9 @@ def coverage(tasks: list[Task], cache: Path | None, installed: Installed | None 
 
 
 def report(tasks: list[Task], cache: Path | None, title: str, installed: Installed | None = None,
-           web: bool = False, on_vm: bool = False) -> str:
+           web: bool = False, on_vm: bool = False, google: bool = False) -> str:
     """Plain text: a line per domain, each task that cannot run with what it lacks, the totals."""
-    domains = coverage(tasks, cache, installed, web, on_vm)
+    domains = coverage(tasks, cache, installed, web, on_vm, google)
     lines = [title, f"{'domain':<20} {'tasks':>5} {'runnable':>8} {'infeasible':>10}"]
     total = DomainCoverage()
     needed: Counter = Counter()

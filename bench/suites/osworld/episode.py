@@ -14,8 +14,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+import anyio
+
 from actors.backends.waa.client import WAAClient
+from bench.formats.task_downloads import DownloadFailed, fetch
 from bench.suites.osworld.errors import SetupFailed
+from bench.suites.osworld.google_drive import GoogleDrive
 
 HOME = "/home/user"
 """The VM user's home as OSWorld's tasks name it."""
@@ -35,6 +39,8 @@ class Episode:
     (`stdout`: "grep.out"), and the files getters fetched and did not hand to a metric."""
     home: str | None = None
     """The VM user's home as the VM names it, once asked (`named_as_tasks_name_it`)."""
+    drive: GoogleDrive | None = None
+    """The Google account's Drive (--osworld-google), None without one."""
 
     def cached(self, name: str) -> bytes | None:
         """A file of the task's cache folder: one a step saved this episode, else the user's."""
@@ -43,6 +49,21 @@ class Episode:
         if self.cache is not None and (self.cache / name).is_file():
             return (self.cache / name).read_bytes()
         return None
+
+    async def cached_or_fetched(self, url: str, name: str) -> bytes:
+        """The cache folder's `name`, else `url`'s bytes, then kept there as OSWorld's harness keeps them."""
+        cached = self.cached(name)
+        if cached is not None:
+            return cached
+        try:
+            data = await fetch(url, timeout=300.0)
+        except DownloadFailed as exc:
+            where = f"in {self.cache}" if self.cache is not None else "(no --osworld-cache given)"
+            raise SetupFailed(f"{name} is not {where} and {url} could not be fetched {exc}") from None
+        if self.cache is not None:
+            await anyio.Path(self.cache).mkdir(parents=True, exist_ok=True)
+            await anyio.Path(self.cache / name).write_bytes(data)
+        return data
 
     async def named_as_tasks_name_it(self, text: str) -> str:
         """What a command printed, with the VM user's home named as the tasks name it: on troupe's

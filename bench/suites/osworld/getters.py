@@ -63,6 +63,7 @@ from bench.suites.osworld.desktop_shortcuts import SHORTCUT_GETTERS
 from bench.suites.osworld.episode import Episode
 from bench.suites.osworld.errors import GetterFailed
 from bench.suites.osworld.file_content import CONTENT_GETTERS
+from bench.suites.osworld.googledrive import GOOGLEDRIVE_GETTERS
 from bench.suites.osworld.relative_time import RELATIVE_TIME_GETTERS
 from bench.suites.osworld.sizes import SIZE_GETTERS
 from bench.suites.osworld.slide_audio import SLIDE_AUDIO_GETTERS
@@ -237,6 +238,7 @@ GETTERS: dict[str, Getter] = {
     **RELATIVE_TIME_GETTERS,
     **CONTENT_GETTERS,
     **VSCODE_GETTERS,
+    **GOOGLEDRIVE_GETTERS,
 }
 
 

@@ -12,7 +12,8 @@
   History file are data, not pages), a getter that loads one, or an
   instruction that names one or asks to install software (which comes from
   the internet);
-- a Google account (the `googledrive` and `login` steps, `googledrive_file`);
+- a Google account (the `googledrive` and `login` steps, `googledrive_file`)
+  until the user names one (--osworld-google);
 - with no VM, a GNOME session or systemd state (`gsettings`, `timedatectl`,
   `pactl`) and VS Code (not packaged by Debian); an OSWorld VM has both;
 - with no VM, an application this machine has not installed: the task's
@@ -148,8 +149,8 @@ class Outside:
         return bool(self.cache_files or self.web or self.google or self.gnome or self.vscode or self.apps)
 
     def _wants(self) -> list[tuple[str, bool]]:
-        return [("the live web", self.web), ("a Google account", self.google), ("a GNOME session", self.gnome),
-                ("VS Code", self.vscode)]
+        return [("the live web", self.web), ("a Google account (--osworld-google)", self.google),
+                ("a GNOME session", self.gnome), ("VS Code", self.vscode)]
 
     def kinds(self) -> list[str]:
         """What it needs, without particulars (the cache as one need)."""
@@ -167,12 +168,13 @@ class Outside:
 
 
 def outside(task: Task, cache: Path | None, installed: Callable[[str], bool] | None = None,
-            web: bool = False, on_vm: bool = False) -> Outside:
+            web: bool = False, on_vm: bool = False, google: bool = False) -> Outside:
     """What `task` lacks here, given the user's cache folder (None: no cache), where the task runs on
     this machine's desktop which programs are `installed` (None: applications are not asked about),
     whether the desktop reaches the live `web` (the user says so: --osworld-web), and whether it runs
-    `on_vm`, an OSWorld VM, which has its own GNOME session and VS Code."""
+    `on_vm`, an OSWorld VM, which has its own GNOME session and VS Code, and whether the user gave a
+    `google` account (--osworld-google)."""
     folder = None if cache is None else cache / task.task_id.split("/", 1)[1]
     absent = tuple(name for name in cache_files(task) if folder is None or not (folder / name).is_file())
-    return Outside(cache_files=absent, web=not web and needs_web(task), google=needs_google(task),
+    return Outside(cache_files=absent, web=not web and needs_web(task), google=not google and needs_google(task),
                    gnome=not on_vm and needs_gnome(task), vscode=not on_vm and needs_vscode(task), apps=() if installed is None else needs_apps(task, installed))

@@ -12,8 +12,9 @@ the files the episode left in the task's cache folder (`cache`, cached_file.py).
 
 `python -m runtime.node --app bench.suites.osworld.node:build` reads the
 server's address from $TROUPE_OSWORLD_URL ("local": a fresh local desktop
-per episode, local.py), the cache folder from $TROUPE_OSWORLD_CACHE and the
-VM user's password from $TROUPE_OSWORLD_PASSWORD.
+per episode, local.py), the cache folder from $TROUPE_OSWORLD_CACHE, the
+VM user's password from $TROUPE_OSWORLD_PASSWORD and OSWorld's settings folder
+with the Google account (google_account.py) from $TROUPE_OSWORLD_GOOGLE.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from actors.backends.waa.backend import WAABackend
 from actors.backends.waa.client import CommandRefused, WAAClient
 from bench.suites.osworld.episode import DEFAULT_PASSWORD, Episode
 from bench.suites.osworld.errors import GetterFailed, NoFile, SetupFailed
+from bench.suites.osworld.google_account import GoogleAccount
+from bench.suites.osworld.google_drive import GoogleDrive
 from bench.suites.osworld.getters import resolve
 from bench.suites.osworld.vm_image import furnish
 from bench.suites.osworld.local import LocalDesktops
@@ -45,9 +48,10 @@ class OSWorldTaskSteps:
     holds there (vm_image.py) before the task's setup."""
 
     def __init__(self, cache: Path | None = None, password: str = DEFAULT_PASSWORD, *,
-                 fresh_homes: bool = False) -> None:
+                 fresh_homes: bool = False, drive: GoogleDrive | None = None) -> None:
         self.cache = cache
         self.password = password
+        self.drive = drive
         self.fresh_homes = fresh_homes
         self.episode: Episode | None = None
         self._setup_errors: list[str] = []
@@ -61,13 +65,13 @@ class OSWorldTaskSteps:
 
     async def prepare(self, client: WAAClient, task: Task) -> None:
         folder = None if self.cache is None else self.cache / task.task_id.split("/", 1)[1]
-        self.episode = Episode(client, folder, self.password, await self._screen(client))
+        self.episode = Episode(client, folder, self.password, await self._screen(client), drive=self.drive)
         if self.fresh_homes:
             await furnish(self.episode)
         self._setup_errors = await run_steps(self.episode, task.raw_config.get("config", []), phase="config")
 
     async def inspect(self, client: WAAClient, spec: dict[str, Any]) -> dict[str, Any]:
-        episode = self.episode or Episode(client, None, self.password)
+        episode = self.episode or Episode(client, None, self.password, drive=self.drive)
         state: dict[str, Any] = {"result": [], "expected": [], "absent": [], "errors": [],
                                  "setup_errors": list(self._setup_errors)}
         state["settled"] = await settle(episode)
@@ -101,9 +105,11 @@ LOCAL = "local"
 
 
 def osworld_backend(url: str, *, cache: Path | None = None, password: str = DEFAULT_PASSWORD,
-                    **options: Any) -> WAABackend:
-    """A backend for the OSWorld server at `url` (or `LOCAL`) that runs OSWorld's task steps."""
-    steps = OSWorldTaskSteps(cache, password, fresh_homes=url == LOCAL)
+                    google: Path | None = None, **options: Any) -> WAABackend:
+    """A backend for the OSWorld server at `url` (or `LOCAL`) that runs OSWorld's task steps, with the
+    Google account of OSWorld's settings folder `google` when given."""
+    drive = None if google is None else GoogleDrive(GoogleAccount.load(google))
+    steps = OSWorldTaskSteps(cache, password, fresh_homes=url == LOCAL, drive=drive)
     if url == LOCAL:
         return LocalDesktops(steps=steps, probe_path=PROBE, **options)
     return WAABackend(url, steps=steps, probe_path=PROBE, **options)
@@ -118,5 +124,7 @@ def build() -> list:
     except KeyError:
         raise RuntimeError("set TROUPE_OSWORLD_URL to the OSWorld server (http://HOST:5000)") from None
     cache = os.environ.get("TROUPE_OSWORLD_CACHE")
+    google = os.environ.get("TROUPE_OSWORLD_GOOGLE")
     return actors_for(osworld_backend(url, cache=Path(cache) if cache else None,
-                                      password=os.environ.get("TROUPE_OSWORLD_PASSWORD") or DEFAULT_PASSWORD))
+                                      password=os.environ.get("TROUPE_OSWORLD_PASSWORD") or DEFAULT_PASSWORD,
+                                      google=Path(google) if google else None))

@@ -40,11 +40,12 @@ import anyio
 import httpx
 
 from actors.backends.waa.client import WAAClient
-from bench.formats.task_downloads import DownloadFailed, fetch
 from bench.suites.osworld.chrome import CHROME_STEPS
 from bench.suites.osworld.chrome_tabs import TAB_STEPS
 from bench.suites.osworld.episode import Episode
 from bench.suites.osworld.errors import SetupFailed, StepFailed
+from bench.suites.osworld.google_login import LOGIN_STEPS
+from bench.suites.osworld.googledrive import GOOGLEDRIVE_STEPS
 from bench.suites.osworld.needs import cache_name
 
 logger = logging.getLogger(__name__)
@@ -83,27 +84,12 @@ def _logged(response: httpx.Response, what: str) -> None:
         raise StepFailed(f"{what}: HTTP {response.status_code}: {response.text[:300]}")
 
 
-async def _fetch(episode: Episode, url: str, name: str) -> bytes:
-    cached = episode.cached(name)
-    if cached is not None:
-        return cached
-    try:
-        data = await fetch(url, timeout=300.0)
-    except DownloadFailed as exc:
-        where = f"in {episode.cache}" if episode.cache is not None else "(no --osworld-cache given)"
-        raise SetupFailed(f"{name} is not {where} and {url} could not be fetched {exc}") from None
-    if episode.cache is not None:
-        await anyio.Path(episode.cache).mkdir(parents=True, exist_ok=True)
-        await anyio.Path(episode.cache / name).write_bytes(data)
-    return data
-
-
 async def _download(episode: Episode, p: dict[str, Any]) -> None:
     for file in p["files"]:
         url, path = file["url"], file["path"]
         if not url or not path:
             raise SetupFailed(f"download: an empty url ({url!r}) or path ({path!r})")
-        await episode.upload(path, await _fetch(episode, url, cache_name(url, path)))
+        await episode.upload(path, await episode.cached_or_fetched(url, cache_name(url, path)))
 
 
 async def _open(episode: Episode, p: dict[str, Any]) -> None:
@@ -232,6 +218,8 @@ STEPS: dict[str, Step] = {
     "change_wallpaper": _change_wallpaper,
     **CHROME_STEPS,
     **TAB_STEPS,
+    **GOOGLEDRIVE_STEPS,
+    **LOGIN_STEPS,
 }
 
 

@@ -4,7 +4,9 @@
 ships no OSWorld data); tasks are keyed `<domain>/<id>`. `--osworld-cache DIR`
 is the cache folder OSWorld's harness fills (`<DIR>/<task id>/...`), so a
 user reuses theirs. `--osworld-web` says the desktop (this machine's or the
-VM) reaches the live web, so tasks that need it count as runnable. VMs are OSWorld's own in-VM servers (`--osworld-url`), or
+VM) reaches the live web, so tasks that need it count as runnable. `--osworld-google DIR` names
+OSWorld's `evaluation_examples/settings` folder, whose Google account the Drive tasks use
+(google_account.py); the settings are read on each node, only their folder's name travels. VMs are OSWorld's own in-VM servers (`--osworld-url`), or
 with none given a fresh desktop of troupe's Linux server per episode (local.py).
 """
 
@@ -28,6 +30,7 @@ from bench.suites.osworld.catalog import Catalog
 from bench.suites.osworld.checker import OSWorldChecker
 from bench.suites.osworld.coverage import report
 from bench.suites.osworld.episode import DEFAULT_PASSWORD
+from bench.suites.osworld.google_account import GoogleAccount, GoogleSettingsError
 from bench.suites.osworld.node import LOCAL, actors_for, osworld_backend
 
 
@@ -38,6 +41,9 @@ class OSWorldOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
                                  "task files downloads and cloud_file getters read")] | None = None
     web: Annotated[bool, option("osworld: the desktop (this machine's, or the VM) reaches the live web, so tasks "
                                 "that load web pages count as runnable")] = False
+    google: Annotated[str, option("osworld: OSWorld's evaluation_examples/settings folder, whose Google account "
+                                  "(googledrive/settings.yml and its credentials, google/settings.json) the "
+                                  "Google Drive tasks use", resumable=True)] | None = None
     domain: Annotated[list[str], option("osworld: run only these domains", resumable=True)] = []
     task: Annotated[list[str], option("osworld: run only these tasks (DOMAIN/ID)", resumable=True)] = []
     url: Annotated[str, option("osworld: the OSWorld VM's server, or 'local' for a fresh desktop of troupe's Linux "
@@ -58,7 +64,7 @@ class OSWorldSuite(Suite):
 
     def __init__(self, catalog: Catalog, *, cache: Path | None = None, web: bool = False, url: str = LOCAL,
                  password: str = DEFAULT_PASSWORD, domains: list[str] | None = None,
-                 task_ids: list[str] | None = None) -> None:
+                 task_ids: list[str] | None = None, google: Path | None = None) -> None:
         self.catalog = catalog
         self.cache = cache
         self.web = web
@@ -68,6 +74,7 @@ class OSWorldSuite(Suite):
         self.password = password
         self.domains = domains or []
         self.task_ids = task_ids or []
+        self.google = google
 
     @classmethod
     def from_config(cls, config: RunConfig) -> OSWorldSuite:
@@ -81,6 +88,11 @@ class OSWorldSuite(Suite):
         if options.cache is not None and not Path(options.cache).is_dir():
             raise ConfigError(f"osworld cache folder {options.cache}: no such folder (expected the cache folder "
                              "OSWorld's harness fills, one folder per task id)")
+        if options.google is not None:
+            try:
+                GoogleAccount.load(Path(options.google))
+            except GoogleSettingsError as exc:
+                raise ConfigError(f"--osworld-google: {exc}") from None
         try:
             catalog = Catalog.load(Path(options.tasks))
         except FileNotFoundError as exc:
@@ -93,7 +105,8 @@ class OSWorldSuite(Suite):
         return cls(catalog, cache=Path(options.cache) if options.cache else None, web=options.web,
                    url=options.url or os.environ.get("TROUPE_OSWORLD_URL") or LOCAL,
                    password=options.password or os.environ.get("TROUPE_OSWORLD_PASSWORD") or DEFAULT_PASSWORD,
-                   domains=options.domain, task_ids=options.task)
+                   domains=options.domain, task_ids=options.task,
+                   google=Path(options.google) if options.google else None)
 
     def list_tasks(self, domain: str | None = None) -> list[Task]:
         return [t for t in self.catalog.tasks if domain is None or t.domain == domain]
@@ -113,7 +126,7 @@ class OSWorldSuite(Suite):
         return OSWorldChecker()
 
     def vm_actors(self):
-        return functools.partial(_build, self.url, self.cache, self.password)
+        return functools.partial(_build, self.url, self.cache, self.password, self.google)
 
     def listing(self) -> str:
         tasks = self.selection() if self.domains else self.catalog.tasks
@@ -121,12 +134,14 @@ class OSWorldSuite(Suite):
         local = self.url == LOCAL  # with no VM the applications are this machine's, so the listing asks for them
         apps = "this machine's applications (no VM)" if local else f"the applications of the VM at {self.url}"
         web = "the live web (--osworld-web)" if self.web else "no live web (--osworld-web)"
+        google = f"the Google account of {self.google}" if self.google else "no Google account (--osworld-google)"
         lines = [report(tasks, self.cache, f"OSWorld tasks in {self.catalog.root}: {len(tasks)} in "
-                                           f"{len({t.domain for t in tasks})} domains; {where}; {apps}; {web}",
-                        (lambda program: shutil.which(program) is not None) if local else None, self.web, not local)]
+                                           f"{len({t.domain for t in tasks})} domains; {where}; {apps}; {web}; {google}",
+                        (lambda program: shutil.which(program) is not None) if local else None, self.web, not local,
+                        self.google is not None)]
         lines += [f"unreadable: {problem}" for problem in self.catalog.problems.values()]
         return "\n".join(lines)
 
 
-def _build(url: str, cache: Path | None, password: str) -> list:
-    return actors_for(osworld_backend(url, cache=cache, password=password))
+def _build(url: str, cache: Path | None, password: str, google: Path | None) -> list:
+    return actors_for(osworld_backend(url, cache=cache, password=password, google=google))

@@ -11,13 +11,14 @@ import pytest
 from actors.agent import Agent
 from actors.llm.agent import LLMPolicy
 from actors.llm.client import (
-    LLMBadResponse, LLMClient, LLMRequestError, LLMUnavailable, image_part, text_part,
+    LLMAccessError, LLMBadResponse, LLMClient, LLMRequestError, LLMUnavailable, image_part, text_part,
 )
 from actors.llm.config import LLMConfig, Price
 from protocols import Decide, Observation, Task
 from runtime.actor import spawn
 from runtime.capacity import Capacity
 from tests.fake_llm import FakeLLM, Reply
+from tests.fake_responses import lost
 from tests.llm_crew import prompt_text
 
 pytestmark = pytest.mark.anyio
@@ -92,6 +93,16 @@ async def test_400_is_not_retried_and_says_what_the_server_said():
             await client(server).complete(HELLO)
     assert caught.value.status == 400
     assert len(server.requests) == 1
+
+
+async def test_a_404_naming_a_request_parameter_refuses_the_request_not_the_configuration():
+    with FakeLLM([lost("resp_1", 404), Reply(status=404)]) as server:
+        with pytest.raises(LLMRequestError, match=r"HTTP 404: Previous response with id 'resp_1' not found") as caught:
+            await client(server).complete(HELLO)
+        with pytest.raises(LLMAccessError, match=r"HTTP 404 \(check the model name and base URL\)"):
+            await client(server).complete(HELLO)
+    assert not isinstance(caught.value, LLMAccessError)
+    assert (caught.value.code, caught.value.param) == ("previous_response_not_found", "previous_response_id")
 
 
 async def test_a_wrong_key_is_a_401_naming_the_key_as_the_problem_and_the_key_is_never_logged(caplog):

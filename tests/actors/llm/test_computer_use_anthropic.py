@@ -4,6 +4,7 @@ actions mapped onto troupe's and back, the screen scaled as the API asks, bad an
 import base64
 import io
 import json
+import random
 import re
 
 import msgspec
@@ -11,7 +12,7 @@ import pytest
 from PIL import Image
 
 from actors.errors import ModelServiceError
-from actors.llm.client import LLMAccessError, LLMBadResponse, LLMUnavailable
+from actors.llm.client import LLMAccessError, LLMBadResponse, LLMRequestTooLarge, LLMUnavailable
 from actors.llm.computer_use.anthropic import AnthropicComputerUse, action_of, tool_input
 from actors.errors import NoAnswer
 from actors.llm.replies import ReplyError
@@ -136,6 +137,29 @@ async def test_overloaded_answers_are_retried_and_recorded_then_a_service_that_s
             await AnthropicComputerUse(llm_client(server, api_key="sk-wrong")).decide(decide(screen(1280, 800)))
 
 
+def noise(width: int, height: int) -> Observation:
+    """A screen that compresses badly, so its size in a request follows the size it is shown at."""
+    out = io.BytesIO()
+    Image.frombytes("RGB", (width, height), random.Random(7).randbytes(width * height * 3)).save(out, format="PNG")
+    return Observation(screenshot=out.getvalue(), viewport=Viewport(width, height))
+
+
+@pytest.mark.anyio
+async def test_a_request_too_large_is_a_model_service_error_naming_the_setting_that_makes_it_smaller(anyio_backend):
+    with FakeAnthropic(operator, api_key=KEY) as server:
+        server.max_bytes = 100_000
+        with pytest.raises(LLMRequestTooLarge) as caught:
+            await policy(server).decide(decide(noise(640, 400)))
+        decision = await policy(server, screen=ModelScreen(64, 40)).decide(decide(noise(640, 400)))
+    assert isinstance(caught.value, ModelServiceError) and not isinstance(caught.value, NoAnswer)
+    assert str(caught.value) == (
+        f"{server.url}/messages refused the request with HTTP 413 (the request is too large for the service: "
+        "--llm-screen WxH shows the model a smaller screenshot): Request exceeds the maximum allowed number of bytes.")
+    (call,) = caught.value.calls
+    assert call.gave_up and call.error == str(caught.value)
+    assert isinstance(decision.action, Click)  # the smaller screen fits
+
+
 @pytest.mark.anyio
 async def test_a_triple_click_is_troupes_own_and_is_told_back_as_one(anyio_backend):
     triple = [{"type": "tool_use", "id": "toolu_1", "name": "computer",
@@ -192,3 +216,14 @@ async def test_the_conversation_is_rebuilt_from_the_request_so_a_fresh_policy_as
     use, result = asked["messages"][1]["content"][-1], asked["messages"][2]["content"][0]
     assert use["input"] == {"action": "left_click", "coordinate": [240, 100]} and use["id"] == result["tool_use_id"]
     assert [part["type"] for part in result["content"]] == ["text", "image"]  # "Done." and the screen now
+
+
+@pytest.mark.anyio
+async def test_a_long_episode_sends_one_screenshot_and_its_last_steps_so_requests_do_not_grow(anyio_backend):
+    earlier = tuple(StepRecord(episode_id="e", step=n, action=Click(point=Point(10, 10))) for n in range(1, 41))
+    with FakeAnthropic(lambda body: "DONE", api_key=KEY) as server:
+        await policy(server).decide(msgspec.structs.replace(decide(screen(1280, 800), step=41), history=earlier))
+    (asked,) = server.requests
+    assert json.dumps(asked).count('"type": "image"') == 1  # the screen now; earlier ones are told as text
+    assert len(asked["messages"]) == 1 + 2 * 5  # the task, then the last 5 steps (--llm-history)
+    assert "The first 35 steps are not shown." in asked["messages"][0]["content"][0]["text"]

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from actors.llm.client import LLMAccessError
+from actors.llm.computer_use.loop import ConversationLost
 from actors.llm.computer_use.openai import OpenAIComputerUse, action_of, tool_action
 from actors.errors import NoAnswer
 from actors.llm.replies import ReplyError
@@ -16,7 +17,7 @@ from protocols import (
 from bench.suites.sim.suite import sim_tasks
 from tests.actors.llm.test_computer_use_anthropic import screen
 from tests.fake_llm import Reply
-from tests.fake_responses import FakeResponses, Operator
+from tests.fake_responses import FakeResponses, Operator, lost
 from tests.llm_crew import llm_client
 
 KEY = "sk-test-0123456789"
@@ -112,6 +113,43 @@ async def test_a_policy_that_does_not_know_the_episode_starts_a_response_telling
     story = server.requests[1]["input"][0]["content"][0]["text"]
     assert 'Step 1: {"type": "click", "button": "left", "x": 240, "y": 100} -> Done.' in story
     assert fresh.action == TypeText(text="555-0100")
+
+
+@pytest.mark.anyio
+async def test_a_response_the_api_no_longer_has_is_told_again_from_the_episode_once(anyio_backend):
+    with FakeResponses(Operator(), api_key=KEY) as server:
+        agent = policy(server)
+        first = await agent.decide(decide(1))
+        second = await agent.decide(decide(2, record(1, first.action)))
+        server.expired.add("resp_0001")
+        steps = record(1, first.action), record(2, second.action)
+        third = await agent.decide(decide(3, *steps))
+        fourth = await agent.decide(decide(4, *steps, record(3, third.action)))
+    assert third.action == Click(point=Point(240, 196)) and fourth.action == TypeText(text="Lyon")
+    refused, resent = third.calls
+    assert refused.error.endswith("HTTP 400: Previous response with id 'resp_0001' not found.") and not refused.gave_up
+    assert resent.restarted.startswith("the provider no longer has the conversation (") and not resent.error
+    assert server.requests[1]["previous_response_id"] == "resp_0001"
+    assert "previous_response_id" not in server.requests[2]  # the task and steps 1-2 told, with the screen
+    story = server.requests[2]["input"][0]["content"][0]["text"]
+    assert 'Step 2: {"type": "type", "text": "555-0100"} -> Done.' in story
+    assert not fourth.calls  # the new response's batch goes on, its thread remembered
+
+
+@pytest.mark.anyio
+async def test_a_lost_response_refused_again_is_a_model_service_error_naming_the_provider(anyio_backend):
+    operator = Operator()
+    refusing = lambda body: lost("resp_0001") if "Step 1: " in str(body["input"]) else operator(body)
+    with FakeResponses(refusing, api_key=KEY) as server:
+        agent = policy(server)
+        first = await agent.decide(decide(1))
+        server.expired.add("resp_0001")
+        with pytest.raises(ConversationLost, match=r"no longer has the conversation .*, and refused it sent again "
+                                                   r"without it: .*HTTP 400: Previous response with id 'resp_0001' "
+                                                   r"not found\.$") as caught:
+            await agent.decide(decide(2, record(1, first.action, error="nothing there")))
+    assert [(bool(call.error), call.gave_up) for call in caught.value.calls] == [(True, False), (True, True)]
+    assert len(server.requests) == 3
 
 
 @pytest.mark.anyio

@@ -172,6 +172,21 @@ def test_search_names_a_run_it_cannot_read_and_still_searches_the_others(root):
     assert Search(Catalog(root)).find('"role"')["hits"] == []  # the transcript's JSON is not its text
 
 
+def test_search_reads_a_transcript_again_only_when_its_size_or_time_changed(root, tmp_path):
+    shutil.copytree(root / "clumsy", tmp_path / "clumsy")
+    transcript = episode_dir(tmp_path / "clumsy", "sim-0-0001", 1) / "calls.jsonl"
+    search = Search(Catalog(tmp_path))
+    found = search.find("quorble")["hits"]
+    assert [(hit["task_id"], hit["field"]) for hit in found] == [("sim-0-0001", "transcript")]
+    stat = transcript.stat()
+    transcript.write_text(transcript.read_text().replace("Quorble", "Frobnic"))  # the same size
+    os.utime(transcript, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert search.find("frobnic")["hits"] == [] and search.find("quorble")["hits"] == found  # not read again
+    os.utime(transcript, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))
+    assert search.find("quorble")["hits"] == [] and len(search.find("frobnic")["hits"]) == 1
+    assert Search(Catalog(tmp_path)).find("frobnic") == search.find("frobnic")  # as a search from scratch finds
+
+
 def test_a_folder_with_no_run_under_it_is_refused_by_name(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     with pytest.raises(SystemExit) as exit:

@@ -1,6 +1,7 @@
 """The viewer's model-call panel shows a computer-use agent's transcript as the APIs shape it: the
 screenshot inside Anthropic's tool result and inside OpenAI's computer-call output, as the picture
-the model was sent, in real headless Chromium over the real `python -m bench.viewer`."""
+the model was sent, in real headless Chromium over the real `python -m bench.viewer`; and a call
+sent again after OpenAI lost the response it continued says so."""
 
 import pytest
 
@@ -14,6 +15,8 @@ from tests.chromium import chromium_page
 def test_the_screenshot_a_tool_result_carried_is_shown_in_the_calls_panel(tmp_path, agent):
     fake, model = AGENTS[agent]
     with fake() as server:
+        if agent.endswith("batching"):
+            server.expired.add("resp_0002")  # step 1's batch: step 3 continues it and is refused, then sent again
         run = cu_run(server, tmp_path / "run", agent.removesuffix("-batching"), "asyncio", "--episodes", "1",
                      model=model)
     assert run.returncode == 0, run.stderr
@@ -34,3 +37,5 @@ def test_the_screenshot_a_tool_result_carried_is_shown_in_the_calls_panel(tmp_pa
         page.wait_for_function("() => [...document.querySelectorAll('#episode .tool-result img.image-ref')]"
                                ".every(i => i.complete && i.naturalWidth > 0)")
         assert shown.get_attribute("alt") == ("step-002.png" if agent.endswith("batching") else "step-001.png")
+        restarted = page.locator("#episode .panel-calls .call >> text=restarted: the provider no longer has")
+        assert restarted.count() == (1 if agent.endswith("batching") else 0)

@@ -270,8 +270,14 @@ def test_the_calls_panel_shows_the_picture_shown_the_replies_sent_back_and_the_d
         page.click("#episode .panel-episode-calls > summary")  # the classifier's, about the whole episode
         assert page.text_content("#episode .panel-episode-calls > summary") == "model calls about the episode (1)"
         assert page.locator("#episode .panel-episode-calls .call-head").text_content().startswith("classifier · ")
+        page.set_viewport_size({"width": 1200, "height": 1800})  # the episode's calls and the step's in one view
         page.locator(picture).scroll_into_view_if_needed()
-        page.locator("#episode .panel-calls").screenshot(path=str(artifacts(tmp_path) / "viewer-llm-calls.png"))
+        top = page.locator("#episode .verdict").bounding_box()
+        bottom = page.locator("#episode .panel-calls").bounding_box()
+        page.screenshot(path=str(artifacts(tmp_path) / "viewer-llm-calls.png"), clip={
+            "x": bottom["x"] - 8, "y": top["y"] - 8, "width": bottom["width"] + 16,
+            "height": bottom["y"] + bottom["height"] - top["y"] + 16})
+        page.set_viewport_size({"width": 1200, "height": 900})
         page.keyboard.press("Escape")
         page.locator(".card[data-task='sim-0-0001']").click()  # its agent failed before any step
         page.wait_for_selector("#episode .panel-calls .call")

@@ -105,7 +105,8 @@ async def test_a_late_viewer_gets_the_current_state_first_then_live_updates():
 async def test_the_end_of_the_run_is_told_to_every_viewer_and_its_stream_closes_normally():
     bus = EventBus()
     async with anyio.create_task_group() as tg:
-        server, port = await start_viewer(tg, bus, total=2, earlier={"forms/t0": "succeeded"})
+        earlier = {"forms/t0": EpisodeResult(episode_id="forms/t0#1", task_id="forms/t0", success=True)}
+        server, port = await start_viewer(tg, bus, total=2, earlier=earlier)
         ws = await connect(f"ws://127.0.0.1:{port}/events")
         assert (await receive_json(ws))["earlier"] == {"forms/t0": "succeeded"}
         bus.publish(started())

@@ -33,7 +33,8 @@ def test_without_the_deciding_screen_the_latest_is_shown():
 
 def test_a_snapshot_says_how_far_the_run_is_and_how_long_each_card_has_run():
     now = [100.0]
-    state = ViewerState(total=4, earlier={"t0": "succeeded"}, clock=lambda: now[0])
+    state = ViewerState(total=4, earlier={"t0": EpisodeResult(episode_id="t0#1", task_id="t0", success=True)},
+                        clock=lambda: now[0])
     task = Task(task_id="t1", instruction="Click 'Submit'.")
     now[0] = 110.0
     state.apply(EpisodeStarted(episode_id="t1#1", task_id="t1", attempt=1, at=5.0, task=task))
@@ -55,3 +56,16 @@ def test_a_live_run_with_repeats_says_its_pass_at_k_and_pass_hat_k_as_episodes_f
     assert update["passes"] == state.snapshot()["passes"] == [[
         "1 tasks x 2 repeats; pass@k (at least one of k repeats solves a task): k=1 50%, k=2 100%",
         "pass^k (all k repeats solve it): k=1 50%, k=2 0%"]]
+
+
+def test_a_resumed_runs_pass_at_k_counts_the_results_its_folder_held_with_this_runs():
+    earlier = {"t1": EpisodeResult(episode_id="t1#1", task_id="t1", success=True),
+               "t2": EpisodeResult(episode_id="t2#1", task_id="t2", success=False)}
+    state = ViewerState(earlier=earlier)
+    assert state.snapshot()["earlier"] == {"t1": "succeeded", "t2": "failed"}
+    for task_id in ("t1", "t2"):
+        update = state.apply(EpisodeFinished(result=EpisodeResult(
+            episode_id=f"{task_id}~2#1", task_id=task_id, repeat=2, success=False)))
+    assert update["passes"] == state.ended()["passes"] == [[
+        "2 tasks x 2 repeats; pass@k (at least one of k repeats solves a task): k=1 25%, k=2 50%",
+        "pass^k (all k repeats solve it): k=1 25%, k=2 0%"]]

@@ -7,6 +7,7 @@ import anyio
 import pytest
 
 import bench
+from bench.summary import pass_lines, summarize
 from bench.viewer.__main__ import NoRunThere, ViewerRefused, follow, main, stream_url
 from protocols import EpisodeFinished, EpisodeResult, ErrorKind
 from runtime.events import EventBus
@@ -125,7 +126,9 @@ async def test_the_terminal_viewer_counts_the_episodes_a_resumed_run_finished_be
     lines = []
     async with anyio.create_task_group() as outer:
         async with anyio.create_task_group() as run:
-            _, port = await start_viewer(run, bus, earlier={"forms/t0": "succeeded", "forms/t9": "failed"})
+            earlier = {task_id: EpisodeResult(episode_id=f"{task_id}#1", task_id=task_id, success=success)
+                       for task_id, success in (("forms/t0", True), ("forms/t9", False))}
+            _, port = await start_viewer(run, bus, earlier=earlier)
             outer.start_soon(follow, f"ws://127.0.0.1:{port}/events", None, lines.append)
             await wait_for(lines, 1)
             for event in (started(), finished("forms/t1", success=True)):
@@ -144,7 +147,8 @@ def unused_port() -> int:
 
 
 async def test_a_resumed_runs_viewer_names_what_the_folder_already_held(tmp_path):
-    """The real run, resumed with a viewer: the terminal counts the earlier episodes with this run's."""
+    """The real run, resumed with a second repeat and a viewer: the terminal counts the earlier
+    episodes with this run's, in its tally and in pass@k."""
     out = tmp_path / "run"
     await bench.run("sim", options={"episodes": 3, "scale": 0}, summarizer="none", out=str(out))
     port = unused_port()
@@ -168,11 +172,14 @@ async def test_a_resumed_runs_viewer_names_what_the_folder_already_held(tmp_path
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(watch)
-        run = await bench.run("sim", options={"episodes": 5, "scale": 0}, summarizer="none", out=str(out),
-                              viewer=f"127.0.0.1:{port}", on_event=hold_the_run_until_watched)
-    assert len(run.results) == 5
+        run = await bench.run("sim", options={"episodes": 3, "scale": 0, "repeats": 2}, summarizer="none",
+                              out=str(out), viewer=f"127.0.0.1:{port}", on_event=hold_the_run_until_watched)
+    assert len(run.results) == 6
     assert lines[0].startswith("connected: ") and lines[0].endswith(", 3 finished before this run resumed")
-    assert lines[-2:] == ["run ended: 5 episodes finished, 5 succeeded", f"browse it: python -m bench.viewer {out}"]
+    assert lines[-4].startswith("run ended: 6 episodes finished")
+    passes = pass_lines(summarize(line.result for line in run.results))  # both starts' repeats, as the run's summary counts them
+    assert passes[0].startswith("3 tasks x 2 repeats; ")
+    assert lines[-3:] == [*passes, f"browse it: python -m bench.viewer {out}"]
 
 
 async def test_without_follow_an_address_where_nothing_answers_is_said_not_retried():
