@@ -15,14 +15,16 @@ postconfig: 3299584d's startup page, the unpacked and installed extension
 getters, a82b78bb's bookmarks), troupe reads what Chrome holds, over DevTools
 in a background tab it closes again (chrome://prefs-internals: each pref's
 value and whether the user set it; chrome://bookmarks' own
-`chrome.bookmarks.getTree`), then reads the file the getter reads (found as
-OSWorld's getters find it) until it agrees on what that getter reads: the
+`chrome.bookmarks.getTree`), and compares the file the getter reads (found
+as OSWorld's getters find it), as it was before that read and then read
+again until it agrees, on what that getter reads: the
 prefs under the getter's paths (a pref the user set has that value in the
 file, a default one is absent from it; one an extension or policy controls
 is not compared), or every bookmark's id, folder, place, title and URL. In
 agreement at once, it costs one DevTools read; at most CHROME_SETTLE_SECONDS
-(OSWorld's own 20 s). A Chrome that does not answer DevTools is not running:
-it wrote its files as it exited.
+(OSWorld's own 20 s). When no Chrome answers DevTools nothing is waited
+for: one that exited wrote its files as it did (one an agent started
+without DevTools cannot be read, and is evaluated as it is).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from actors.backends.waa.devtools import DevToolsUnavailable, with_browser
 from actors.backends.waa.browser_commands import stop_of
 from bench.suites.osworld.chrome import profile_path
 from bench.suites.osworld.episode import Episode
+from bench.suites.osworld.errors import GetterFailed
 
 logger = logging.getLogger(__name__)
 
@@ -188,24 +191,26 @@ async def settle_chrome(episode: Episode, spec: dict[str, Any]) -> str:
         return ""
     started = anyio.current_time()
     try:
+        paths = {name: await profile_path(episode, name) for name in reads}
+    except GetterFailed:
+        return ""  # the getter cannot find the file either, and says so
+    contents = {name: await episode.vm_file(path) for name, path in paths.items()}  # as the agent left them
+    try:
         held = await with_browser(episode.client, lambda browser: held_in_memory(browser, set(reads)))
     except DevToolsUnavailable:
         return ""
     except PlaywrightError as exc:
         logger.info("could not read what Chrome holds: %s", exc)
         return f"could not read what Chrome holds over DevTools ({str(exc).splitlines()[0]}); evaluated at once"
-    paths = {name: await profile_path(episode, name) for name in reads}
     waited: set[str] = set()
     pending: dict[str, list[str]] = {}
-    with anyio.move_on_after(CHROME_SETTLE_SECONDS):
-        while True:
-            pending = {name: unwritten for name in sorted(reads)
-                       if (unwritten := _unwritten(name, held[name], await episode.vm_file(paths[name]), reads[name]))}
-            if not pending:
-                break
+    with anyio.move_on_after(CHROME_SETTLE_SECONDS - (anyio.current_time() - started)):
+        while pending := {name: unwritten for name in sorted(reads)
+                          if (unwritten := _unwritten(name, held[name], contents[name], reads[name]))}:
             waited |= {f"{name} ({', '.join(unwritten)})" if name == PREFERENCES else name
                        for name, unwritten in pending.items()}
             await anyio.sleep(CHROME_SETTLE_INTERVAL)
+            contents = {name: await episode.vm_file(path) for name, path in paths.items()}
     if not waited:
         return ""
     seconds = anyio.current_time() - started

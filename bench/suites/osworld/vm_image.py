@@ -15,11 +15,14 @@ seconds after launching it, which such a dialog would take) and saves a
 postconfig of most LibreOffice tasks is that Ctrl+S, which otherwise leaves
 the agent's unsaved work in a "Confirm File Format" dialog); and a text file
 opens in a text editor (GNOME's; here mousepad stands in), where Debian's
-LibreOffice Writer, once installed, claims text/plain. `furnish` puts them
+LibreOffice Writer, once installed, claims text/plain; and Chrome has a
+profile, whose Preferences a task's setup edits in place (3299584d's `jq`
+sets the funbrain.com startup page there; others write `{}` when there is
+none, as here). `furnish` puts them
 in a fresh home before a task's setup: the vlcrc with every option at its
 default (bench.formats.vlcrc.UNCHANGED) but those (`vlc_settings`),
 LibreOffice's user settings with the tip and the format warning turned off,
-and the text editor as text/plain's application.
+the text editor as text/plain's application, and an empty Chrome Preferences.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ VLCRC = "/home/user/.config/vlc/vlcrc"
 HOME_FILES = {
     "/home/user/.config/libreoffice/4/user/registrymodifications.xcu": LIBREOFFICE_SETTINGS,
     "/home/user/.config/mimeapps.list": MIME_DEFAULTS,
+    "/home/user/.config/google-chrome/Default/Preferences": "{}",
 }
 
 

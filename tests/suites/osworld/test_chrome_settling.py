@@ -2,7 +2,7 @@
 whose getters read Preferences or Bookmarks with Chrome running (and not those whose postconfig closes it
 first), prefs as chrome://prefs-internals shows them against the file, bookmarks as
 chrome.bookmarks.getTree gives them against the Bookmarks file, and nothing waited for when no browser
-answers DevTools. That a real Chromium is waited for is proven in test_local_chrome.py."""
+answers DevTools (or the VM cannot say where the profile is). That a real Chromium is waited for is proven in test_local_chrome.py."""
 
 from __future__ import annotations
 
@@ -12,10 +12,13 @@ import socket
 import pytest
 
 from actors.backends.waa.client import WAAClient
+from actors.backends.waa.commands import command
 from bench.suites.osworld.catalog import Catalog
+from bench.suites.osworld.chrome import PROFILE_PROGRAMS
 from bench.suites.osworld.chrome_settling import bookmarks_unwritten, profile_reads, settle_chrome, unwritten_prefs
 from bench.suites.osworld.episode import Episode
 
+from tests.osworld_servers import StandIn, osworld_vm
 from tests.paths import ROOT
 
 OSWORLD = ROOT.parent / "shared" / "osworld" / "evaluation_examples"
@@ -92,11 +95,19 @@ def closed_port() -> int:
         return probe.getsockname()[1]
 
 
+LINUX_PROFILE = {json.dumps(command(program)): output for program, output in [
+    ("import platform; print(platform.system())", "Linux\n"),
+    (PROFILE_PROGRAMS["Linux"].format(name="Bookmarks"), "/home/user/.config/google-chrome/Default/Bookmarks\n")]}
+"""What an OSWorld VM answers when the getters ask where Chrome's Bookmarks are."""
+
+
 @pytest.mark.anyio
-async def test_nothing_is_waited_for_when_no_browser_answers_devtools():
-    client = WAAClient("http://127.0.0.1:1", devtools=f"http://127.0.0.1:{closed_port()}")
-    try:
-        spec = {"func": "is_expected_bookmarks", "result": {"type": "bookmarks"}}
-        assert await settle_chrome(Episode(client, None), spec) == ""
-    finally:
-        await client.aclose()
+@pytest.mark.parametrize("outputs", [LINUX_PROFILE, {}], ids=["profile found", "profile not found"])
+async def test_nothing_is_waited_for_when_no_browser_answers_devtools(outputs):
+    with StandIn(osworld_vm(outputs)) as server:
+        client = WAAClient(server.url, devtools=f"http://127.0.0.1:{closed_port()}")
+        try:
+            spec = {"func": "is_expected_bookmarks", "result": {"type": "bookmarks"}}
+            assert await settle_chrome(Episode(client, None), spec) == ""
+        finally:
+            await client.aclose()
