@@ -39,9 +39,8 @@ class Redraws:
         if not self.conn.pending_events() and not select.select([self.conn.fileno()], [], [], timeout)[0]:
             return False
         drawn = False
-        while self.conn.pending_events():
-            self.conn.next_event()
-            drawn = True
+        while self.conn.pending_events():  # keymap changes (MappingNotify) reach every client too
+            drawn |= self.conn.next_event().type == self.conn.extension_event.DamageNotify
         return drawn
 
     def forget(self) -> None:
@@ -54,4 +53,17 @@ class Redraws:
         while (wait := min(last + quiet, began + bound) - time.monotonic()) > 0:
             if self._drawn(wait):
                 last = time.monotonic()
+        return time.monotonic() - began
+
+    def caught_up(self, quiet: float, bound: float) -> float:
+        """Wait for a drawing, then for `quiet` seconds without one, at most `bound` in all; how long that took.
+
+        An application that has not drawn since the last `forget` has not yet read the input sent
+        since, however long the screen has been still: on a loaded machine it may not have run at all.
+        """
+        began = time.monotonic()
+        while (left := began + bound - time.monotonic()) > 0:
+            if self._drawn(left):
+                self.settle(quiet, began + bound - time.monotonic())
+                break
         return time.monotonic() - began

@@ -11,7 +11,13 @@ keycode's first position is pressed alone, at the second with Shift. A
 character or key the map lacks gets a spare keycode of its own first
 (actors.backends.x11.keymap.SpareKeys), so an application never reads a
 keycode rebound under it; a text needing more spare keys than the desktop
-has is typed a part at a time, with a pause before the keys are lent again.
+has is typed a part at a time, and a key is lent again only once the
+application has read the last part: once it has drawn and then stopped
+drawing for READ_QUIET (actors.backends.x11.redraws), at most READ_BOUND.
+An application reads a keycode through the keymap it holds when it reads
+the event, not the one the event was sent under, so a key lent again under
+events still queued would type the next part's characters (an editor
+stalled for a second types "京✓ÿ" for "äöü").
 Text is typed a character at a time TYPE_DELAY apart, newlines as Return and
 tabs as Tab (some applications drop them typed as text); clicks and wheel
 steps repeat CLICK_DELAY and SCROLL_DELAY apart, as xdotool's options did.
@@ -29,14 +35,15 @@ from actors.backends.input_plan import Op
 from actors.backends.x11 import xdotool
 from actors.backends.x11.extensions import connect
 from actors.backends.x11.keymap import SpareKeys, keysym as char_keysym
+from actors.backends.x11.redraws import Redraws
 
 BUTTONS = {"left": 1, "middle": 2, "right": 3}
 WHEEL = {"up": 4, "down": 5, "left": 6, "right": 7}
 TYPE_DELAY = 0.004
 CLICK_DELAY = 0.04
 SCROLL_DELAY = 0.02
-REBIND_PAUSE = 0.1
-"""Before spare keys are lent to the next part of a long text: the application reads the last part's keys."""
+READ_QUIET = 0.1
+READ_BOUND = 2.0
 _TYPED_AS_KEYS = {"\n": XK.XK_Return, "\t": XK.XK_Tab}
 
 
@@ -67,6 +74,7 @@ class XTestInput:
     """Fake input on display `display`, over a connection of its own."""
 
     def __init__(self, display: str) -> None:
+        self.display = display
         self.conn = connect(display, "XTEST")
         self.spare_keys = SpareKeys(self.conn)
         self._keys: dict[int, tuple[int, bool]] = {}
@@ -115,19 +123,28 @@ class XTestInput:
         self._key(sym, True)
         self._key(sym, False)
 
+    def _type_part(self, syms: list[int]) -> None:
+        self._lend(syms)
+        for sym in syms:
+            self._tap(sym)
+            self.conn.sync()
+            time.sleep(TYPE_DELAY)
+
     def _type(self, text: str) -> None:
         syms = [text_keysym(char) for char in text]
-        start = 0
-        for end in self._parts(syms):
-            if start:
-                self.conn.sync()
-                time.sleep(REBIND_PAUSE)
-            self._lend(syms[start:end])
-            for sym in syms[start:end]:
-                self._tap(sym)
-                self.conn.sync()
-                time.sleep(TYPE_DELAY)
-            start = end
+        ends = list(self._parts(syms))
+        if len(ends) == 1:
+            self._type_part(syms)
+            return
+        redraws = Redraws(self.display)  # watched only while a text in parts is typed: nothing piles up
+        try:
+            for start, end in zip([0, *ends], ends):
+                if start:
+                    redraws.caught_up(READ_QUIET, READ_BOUND)
+                redraws.forget()
+                self._type_part(syms[start:end])
+        finally:
+            redraws.close()
 
     def _buttons(self, button: int, times: int, delay: float) -> None:
         for index in range(times):

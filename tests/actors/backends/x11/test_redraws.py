@@ -76,3 +76,28 @@ def test_a_window_that_keeps_drawing_holds_the_settle_until_it_stops_or_the_boun
     finally:
         redraws.close()
 
+
+
+def test_a_keymap_change_is_not_drawing(session):
+    """Every client hears of a keymap change (MappingNotify): the settle does not count it as drawing."""
+    redraws, changer = Redraws(session.display), xdisplay.Display(session.display)
+    try:
+        redraws.forget()
+        first = changer.display.info.min_keycode
+        spare = next(first + i for i, syms in enumerate(changer.get_keyboard_mapping(first, changer.display.info.max_keycode - first + 1)) if not any(syms))
+        changer.change_keyboard_mapping(spare, [(0x1000000 | ord("✓"),) * 2])
+        changer.sync()
+        assert redraws.caught_up(QUIET, bound=0.3) >= 0.3  # nothing drew, so nothing read the input
+    finally:
+        changer.close()
+        redraws.close()
+
+
+def test_caught_up_waits_for_the_first_drawing_then_for_quiet(session):
+    redraws = Redraws(session.display)
+    try:
+        redraws.forget()
+        threading.Timer(0.3, draw_for, (session.display, 0.1)).start()  # a client that runs late
+        assert 0.3 + 0.1 + QUIET - 0.05 <= redraws.caught_up(QUIET, bound=2.0) < 1.9
+    finally:
+        redraws.close()
