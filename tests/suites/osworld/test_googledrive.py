@@ -240,3 +240,14 @@ def test_a_run_writes_none_of_the_secrets(drive, tmp_path, monkeypatch, capfd, c
         assert not [secret for secret in secrets if secret.encode() in data], path
     said = "".join(capfd.readouterr()) + caplog.text
     assert not [secret for secret in secrets if secret in said]
+
+
+async def test_an_unreachable_google_is_one_clear_error(tmp_path):
+    account = GoogleAccount.load(osworld_settings(tmp_path, "http://127.0.0.1:9/token"))
+    client = WAAClient("http://127.0.0.1:9")
+    try:
+        with pytest.raises(GetterFailed, match=r"googledrive_file: Google Drive list .*: ConnectError"):
+            await resolve(Episode(client, None, drive=GoogleDrive(account, api="http://127.0.0.1:9")),
+                          {"type": "googledrive_file", "path": ["a"], "dest": "a"})
+    finally:
+        await client.aclose()
