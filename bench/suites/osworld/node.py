@@ -74,7 +74,7 @@ class OSWorldTaskSteps:
         episode = self.episode or Episode(client, None, self.password, drive=self.drive)
         state: dict[str, Any] = {"result": [], "expected": [], "absent": [], "errors": [],
                                  "setup_errors": list(self._setup_errors)}
-        state["settled"] = await settle(episode)
+        state["settled"] = await settle(episode, spec)
         try:
             state["setup_errors"] += await run_steps(episode, spec.get("postconfig", []), phase="postconfig")
         except SetupFailed as exc:

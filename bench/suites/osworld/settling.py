@@ -16,15 +16,19 @@ The other applications whose settings the getters read need no wait here:
 VLC writes vlcrc when its preferences are saved; GIMP writes gimprc and
 sessionrc, and Thunderbird prefs.js and its folders, when they quit, which
 the tasks' postconfig makes them do (Ctrl+Q, close_window) in both
-harnesses; Chrome commits Preferences and Bookmarks every 10 s and when it
-quits, which most of its tasks' postconfigs make it do (`pkill chrome`)
-before reading them (a task with none is read as Chrome last committed it).
+harnesses. Chrome writes Preferences and Bookmarks seconds after a change and
+when it quits, which most of its tasks' postconfigs make it do (`pkill
+chrome`); for the tasks that read them with Chrome running, troupe waits for
+the files to hold what Chrome holds (chrome_settling.py).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import anyio
 
+from bench.suites.osworld.chrome_settling import settle_chrome
 from bench.suites.osworld.episode import Episode
 
 PENDING_WRITERS = {"configmgrWriter": "LibreOffice's settings (registrymodifications.xcu)"}
@@ -53,7 +57,14 @@ async def pending_writes(episode: Episode) -> set[str]:
     return {line.strip() for line in str(output or "").splitlines()} & set(PENDING_WRITERS)
 
 
-async def settle(episode: Episode) -> str:
+async def settle(episode: Episode, spec: dict[str, Any]) -> str:
+    """Wait until no settings write is pending on the episode's desktop (at most SETTLE_SECONDS) and the
+    Chrome profile files the evaluation `spec` reads hold what Chrome holds; what was waited for and how
+    long, or "" when nothing was pending."""
+    return "; ".join(note for note in [await settle_settings(episode), await settle_chrome(episode, spec)] if note)
+
+
+async def settle_settings(episode: Episode) -> str:
     """Wait until no settings write is pending on the episode's desktop (at most SETTLE_SECONDS); what
     was waited for and how long, or "" when nothing was pending."""
     started = anyio.current_time()

@@ -12,7 +12,7 @@ from datetime import datetime
 import pytest
 
 from actors.backends.waa.client import WAAClient
-from actors.backends.waa.server.browser import CHROME, EDGE, Forward, Launch, Stop, launch_of, stop_of
+from actors.backends.waa.browser_commands import CHROME, EDGE, Forward, Launch, Stop, launch_of, stop_of
 from bench.suites.waa.browser.history import history_database
 from bench.suites.waa.browser.pdfs import compare_pdfs
 from bench.suites.waa.browser.relative_time import fill

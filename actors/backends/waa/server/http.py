@@ -48,7 +48,8 @@ from runtime.http_server import LoopbackHTTPServer, QuietHandler, send_reply
 from runtime.tokens import header_bytes, token_matches
 
 from actors.backends.waa.client import DEVTOOLS_PORT, TOKEN_HEADER
-from actors.backends.waa.server.browser import Chromium, Forward, Launch, launch_of, stop_of, window_title
+from actors.backends.waa.browser_commands import Forward, Launch, launch_of, stop_of
+from actors.backends.waa.server.browser import Chromium, window_title
 from actors.backends.waa.server.desktop import LinuxDesktop
 from actors.backends.waa.server.listing import directory_tree
 from actors.backends.waa.server.pyautogui_script import ScriptRefused, is_pyautogui_command, parse
