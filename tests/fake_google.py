@@ -167,7 +167,7 @@ def fake_google(refresh_token: str, client_id: str, client_secret: str) -> Itera
     drive = Drive(refresh_token, client_id, client_secret)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(drive))
     drive.url = f"http://127.0.0.1:{server.server_address[1]}"
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         yield drive
     finally:

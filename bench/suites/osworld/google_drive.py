@@ -67,10 +67,13 @@ class GoogleDrive:
                     **kwargs: Any) -> httpx.Response:
         async with httpx.AsyncClient(timeout=self.timeout, follow_redirects=True) as web:
             for attempt in range(2):
-                if self._token is None or attempt:
-                    self._token = await self._refresh(web)
-                response = await web.request(method, url, **kwargs,
-                                             headers={**(headers or {}), "Authorization": f"Bearer {self._token}"})
+                try:
+                    if self._token is None or attempt:
+                        self._token = await self._refresh(web)
+                    response = await web.request(method, url, **kwargs, headers={
+                        **(headers or {}), "Authorization": f"Bearer {self._token}"})
+                except httpx.HTTPError as exc:
+                    raise DriveFailed(f"Google Drive {what}: {type(exc).__name__}: {exc}") from None
                 if response.status_code != 401:
                     break
         if response.status_code >= 400:

@@ -9,8 +9,8 @@
   internet);
 - the live web: a step or getter that names a page (an address other than
   127.0.0.1 or localhost; the URLs `update_browse_history` writes into a
-  History file are data, not pages), a getter that loads one, or an
-  instruction that names one or asks to install software (which comes from
+  History file are data, not pages), a step or getter that loads one
+  (`login` opens Google Drive's), or an instruction that names one or asks to install software (which comes from
   the internet);
 - a Google account (the `googledrive` and `login` steps, `googledrive_file`)
   until the user names one (--osworld-google);
@@ -37,6 +37,8 @@ _LOCAL_HOSTS = ("localhost", "127.0.0.1")
 _PAGE_GETTERS = frozenset({"active_tab_html_parse", "info_from_website", "pdf_from_url", "page_info",
                            "gotoRecreationPage_and_get_html_content", "number_of_search_results"})
 """Getters that load a web page themselves."""
+_PAGE_STEPS = frozenset({"login"})
+"""Steps that load a web page their parameters do not name (`login` opens Google Drive's)."""
 _DATA_STEPS = frozenset({"download", "update_browse_history", "execute", "command"})
 """Steps whose URLs are not pages a browser shows: the cache's files, History rows, commands' data."""
 _GOOGLE_STEPS = frozenset({"googledrive", "login"})
@@ -105,7 +107,8 @@ def _names_a_page(value: Any) -> bool:
 
 
 def needs_web(task: Task) -> bool:
-    return (any(step["type"] not in _DATA_STEPS and _names_a_page(step.get("parameters")) for step in steps(task))
+    return (any(step["type"] in _PAGE_STEPS
+                or (step["type"] not in _DATA_STEPS and _names_a_page(step.get("parameters"))) for step in steps(task))
             or any(spec["type"] in _PAGE_GETTERS or (spec["type"] != "cloud_file" and _names_a_page(spec))
                    for spec in getter_specs(task))
             or _names_a_page(task.instruction) or bool(_INSTALL.search(task.instruction)))

@@ -6,6 +6,8 @@ account gives."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from actors.backends.waa.client import WAAClient
@@ -18,6 +20,7 @@ from bench.suites.osworld.google_account import GoogleAccount, GoogleSettingsErr
 from bench.suites.osworld.google_drive import GoogleDrive
 from bench.suites.osworld.needs import cache_name
 from bench.suites.osworld.setup import run_steps
+from bench.supervisor import main
 from tests.fake_google import (
     CLIENT_ID,
     CLIENT_SECRET,
@@ -27,6 +30,8 @@ from tests.fake_google import (
     osworld_settings,
 )
 from tests.osworld_reference import EXAMPLES
+from tests.osworld_servers import osworld_vm
+from tests.waa_servers import StandIn
 
 pytestmark = pytest.mark.anyio
 
@@ -196,3 +201,53 @@ def test_the_drive_address_is_a_setting(tmp_path, monkeypatch):
     monkeypatch.setattr(google_drive, "DRIVE_API", "http://127.0.0.1:1/")
     assert GoogleDrive(account).api == "http://127.0.0.1:1"
 
+
+
+def test_a_run_writes_none_of_the_secrets(drive, tmp_path, monkeypatch, capfd, caplog):
+    """A whole run through the supervisor (a task of the test's own with the googledrive step and getter,
+    against a stand-in for OSWorld's server): the step and getter reach Drive, and no file of the run
+    folder, and nothing printed or logged, holds the client secret, refresh token, password or an
+    access token Drive issued."""
+    monkeypatch.setattr(google_drive, "DRIVE_API", drive.url)
+    settings = osworld_settings(tmp_path / "osworld", f"{drive.url}/token")
+    tasks = tmp_path / "osworld" / "evaluation_examples"
+    (tasks / "examples" / "multi_apps").mkdir(parents=True)
+    (tasks / "test_all.json").write_text(json.dumps({"multi_apps": ["drive-task"]}))
+    url = "http://127.0.0.1:9/files/notes.txt"
+    step = {"type": "googledrive", "parameters": {"operation": ["upload"], "args": [{"url": url, "path": ["notes.txt"]}]}}
+    (tasks / "examples" / "multi_apps" / "drive-task.json").write_text(json.dumps({
+        "id": "drive-task", "instruction": "Keep notes.txt in Drive.", "config": [step], "related_apps": [],
+        "evaluator": {"func": "exact_match", "result": {"type": "googledrive_file", "path": ["notes.txt"],
+                                                         "dest": "notes.txt"},
+                      "expected": {"type": "rule", "rules": {"expected": "notes"}}}}))
+    cache = tmp_path / "cache"
+    (cache / "drive-task").mkdir(parents=True)
+    (cache / "drive-task" / cache_name(url, "notes.txt")).write_bytes(b"notes")
+    out = tmp_path / "run"
+    with StandIn(osworld_vm()) as vm:
+        assert main(["--suite", "osworld", "--osworld-tasks", str(tasks), "--osworld-cache", str(cache),
+                     "--osworld-url", vm.url, "--osworld-google", str(settings), "--max-attempts", "1",
+                     "--max-steps", "1", "--out", str(out)]) == 0
+    assert [drive.path_of(f) for f in drive.files] == [["notes.txt"]]
+    assert "GET /drive/v2/files/f0" in drive.requests  # the getter downloaded it
+    (line,) = (out / "results.jsonl").read_text().splitlines()
+    assert json.loads(line)["result"]["score"] == 0.0  # the bytes are not the rule's string; no error
+    secrets = [*SECRETS, *drive.tokens]
+    written = [path for path in out.rglob("*") if path.is_file()]
+    assert written and drive.tokens
+    for path in written:
+        data = path.read_bytes()
+        assert not [secret for secret in secrets if secret.encode() in data], path
+    said = "".join(capfd.readouterr()) + caplog.text
+    assert not [secret for secret in secrets if secret in said]
+
+
+async def test_an_unreachable_google_is_one_clear_error(tmp_path):
+    account = GoogleAccount.load(osworld_settings(tmp_path, "http://127.0.0.1:9/token"))
+    client = WAAClient("http://127.0.0.1:9")
+    try:
+        with pytest.raises(GetterFailed, match=r"googledrive_file: Google Drive list .*: ConnectError"):
+            await resolve(Episode(client, None, drive=GoogleDrive(account, api="http://127.0.0.1:9")),
+                          {"type": "googledrive_file", "path": ["a"], "dest": "a"})
+    finally:
+        await client.aclose()

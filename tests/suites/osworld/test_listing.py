@@ -229,6 +229,8 @@ def test_with_a_google_account_its_tasks_lack_no_account_and_a_broken_one_is_one
     _, without = listed(capsys, *vm)
     google = {task_id for task_id, lacks in without.items() if "a Google account (--osworld-google)" in lacks}
     assert len(google) == 8
+    _, offline = listed(capsys, *vm[:2], *vm[3:])
+    assert all("the live web" in offline[task_id] for task_id in google)  # login opens Drive's page
     settings = osworld_settings(tmp_path, "http://127.0.0.1:9/token")
     _, lacking = listed(capsys, *vm, "--osworld-google", str(settings))
     rest = {task_id: "; ".join(need for need in lacks.split("; ") if need != "a Google account (--osworld-google)")
