@@ -1,5 +1,8 @@
 """One fresh desktop: an Xvfb display, a session bus with AT-SPI, a window manager, a home.
 
+The window manager is openbox with the settings of actors.backends.x11.openbox (no menu on the bare
+desktop, one desktop).
+
 Every episode gets its own `Session`, so nothing one task left behind (an
 open dialog, a file in the home folder, a setting) can leak into the next.
 The display number is chosen by Xvfb itself (`-displayfd`), so parallel
@@ -34,7 +37,7 @@ from pathlib import Path
 from protocols import TroupeError
 from runtime.process_tree import end_processes, found, processes_with_environ
 
-from actors.backends.x11 import reaper
+from actors.backends.x11 import openbox, reaper
 
 AT_SPI_LAUNCHER = "/usr/libexec/at-spi-bus-launcher"
 _PR_SET_PDEATHSIG = 1
@@ -114,6 +117,7 @@ class Session:
             if accessibility:
                 session._start_accessibility()
             if window_manager:
+                openbox.write(session.home)
                 session.spawn(["openbox", "--sm-disable"], name="openbox", package="openbox")
         except BaseException:
             session.close()

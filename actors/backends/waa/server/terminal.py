@@ -20,12 +20,13 @@ from pathlib import Path
 
 from Xlib import X, display as xdisplay, error as xerror
 
+from actors.backends.x11 import openbox
+
 LAUNCHER = """#!/bin/sh
 # A terminal as OSWorld's Ctrl+Alt+T opens one; `script` keeps what it shows for /terminal.
 exec xterm -T Terminal -e script -qfc "bash -i" "{logs}/$$.log"
 """
 KEYBIND = ('<keybind key="C-A-t"><action name="Execute"><command>{launcher}</command></action></keybind>')
-DEFAULT_RC = Path("/etc/xdg/openbox/rc.xml")
 _CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][A-Za-z0-9]|\x1b[=>]|\r")
 
 
@@ -36,13 +37,10 @@ def bind_keys(home: Path, folder: Path, env: dict[str, str]) -> Path:
     launcher = folder / "troupe-terminal"
     launcher.write_text(LAUNCHER.format(logs=logs))
     launcher.chmod(0o755)
-    base = DEFAULT_RC.read_text() if DEFAULT_RC.is_file() else '<openbox_config><keyboard></keyboard></openbox_config>'
-    config = home / ".config" / "openbox" / "rc.xml"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(base.replace("<keyboard>", "<keyboard>" + KEYBIND.format(launcher=launcher), 1))
-    openbox = shutil.which("openbox")
-    if openbox:
-        subprocess.run([openbox, "--reconfigure"], env=env, timeout=10, capture_output=True)
+    openbox.write(home, KEYBIND.format(launcher=launcher))
+    program = shutil.which("openbox")
+    if program:
+        subprocess.run([program, "--reconfigure"], env=env, timeout=10, capture_output=True)
     return logs
 
 
